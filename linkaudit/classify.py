@@ -1,0 +1,153 @@
+"""Pure decisions: what an HTTP answer or a failure means for a link, and
+which URLs are not requested at all (other schemes, crawler traps, user rules).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from http import HTTPStatus
+from urllib.parse import urlsplit
+
+from scrapy.exceptions import (
+    CannotResolveHostError,
+    DownloadCancelledError,
+    DownloadConnectionRefusedError,
+    DownloadFailedError,
+    DownloadTimeoutError,
+    ResponseDataLossError,
+)
+from twisted.internet import error as twisted_error
+
+# What the spider does with an HTTP answer.
+OK, REDIRECT, BROKEN, UNCHECKED, FALLBACK = "ok", "redirect", "broken", "unchecked", "fallback"
+
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+# Statuses that mean "this URL is gone": no GET fallback after a HEAD.
+GONE = frozenset({404, 410})
+# LinkedIn and others answer 999 to anything that looks automated.
+BOT_WALL_STATUSES = frozenset({999})
+# Challenge pages: Cloudflare marks them with cf-mitigated.
+BOT_WALL_HEADERS = (b"cf-mitigated",)
+
+
+def media_type(value: bytes | str | None) -> str | None:
+    """``text/html; charset=utf-8`` -> ``text/html``; None when absent."""
+    if not value:
+        return None
+    if isinstance(value, bytes):
+        value = value.decode("latin-1")
+    mtype = value.split(";", 1)[0].strip().lower()
+    return mtype or None
+
+
+def status_text(status: int) -> str:
+    """``404 Not Found``; an unknown status is given with a plain word."""
+    if status == 999:
+        return "999 Request denied"
+    try:
+        return f"{status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        return f"{status} HTTP status"
+
+
+def is_bot_wall(status: int, headers: Mapping[bytes, object]) -> bool:
+    if status in BOT_WALL_STATUSES:
+        return True
+    return status in (403, 429, 503) and any(h in headers for h in BOT_WALL_HEADERS)
+
+
+def judge_status(
+    status: int,
+    headers: Mapping[bytes, object],
+    *,
+    head: bool,
+    accept: Iterable[int] = (),
+) -> str:
+    """What an HTTP status means, given whether it answered a HEAD.
+
+    A HEAD that fails with anything but "gone" is asked again with GET:
+    many servers answer HEAD with 405, 403 or 500 while GET works.
+    """
+    if status in accept or 200 <= status < 300:
+        return OK
+    if 300 <= status < 400:
+        return REDIRECT
+    if status == 429 or is_bot_wall(status, headers):
+        return UNCHECKED
+    if head and status >= 400 and status not in GONE:
+        return FALLBACK
+    return BROKEN
+
+
+def unchecked_reason(status: int, headers: Mapping[bytes, object]) -> str:
+    if is_bot_wall(status, headers):
+        return f"{status_text(status)}: the site refused automated checking"
+    return f"{status_text(status)}: the server kept refusing after the allowed retries"
+
+
+def is_timeout(exc: BaseException) -> bool:
+    return isinstance(exc, DownloadTimeoutError | twisted_error.TimeoutError | TimeoutError)
+
+
+def describe_failure(exc: BaseException, *, host: str, timeout: float) -> str:
+    """A failure to get any HTTP answer, in words a person understands."""
+    if isinstance(exc, CannotResolveHostError | twisted_error.DNSLookupError):
+        return f"DNS lookup failed for {host}"
+    if isinstance(exc, DownloadConnectionRefusedError | twisted_error.ConnectionRefusedError):
+        return "Connection refused"
+    if is_timeout(exc):
+        return f"Timed out after {timeout:g} s"
+    if isinstance(exc, ResponseDataLossError):
+        return "Connection lost before the response was complete"
+    text = str(exc) or type(exc).__name__
+    lowered = text.lower()
+    if "certificate" in lowered or "ssl" in lowered or "tls" in lowered:
+        return f"TLS error: {text}"
+    if "reset" in lowered:
+        return "Connection reset by peer"
+    if isinstance(exc, DownloadCancelledError):
+        return "Download cancelled"
+    if isinstance(exc, DownloadFailedError):
+        return f"Download failed: {text}"
+    return f"{type(exc).__name__}: {text}"
+
+
+@dataclass(frozen=True)
+class TrapGuards:
+    """Rules that keep the audit out of crawler traps and the user's exclusions.
+
+    Each returns the reason a URL is excluded, or None.  Every limit is a
+    setting (see ``linkaudit/settings.py``); 0 turns a numeric one off.
+    """
+
+    max_path_segments: int = 32
+    max_segment_repeat: int = 3
+    exclude_userinfo: bool = True
+    exclude_double_slash: bool = True
+    patterns: tuple[re.Pattern[str], ...] = ()
+
+    def reason(self, url: str) -> str | None:
+        parts = urlsplit(url)
+        if self.exclude_userinfo and "@" in parts.netloc:
+            return "Excluded: URL has user info (user:password@)"
+        path = parts.path
+        if self.exclude_double_slash and "//" in path:
+            return "Excluded: '//' in the path (crawler trap guard)"
+        segments = [s for s in path.split("/") if s]
+        if self.max_path_segments and len(segments) > self.max_path_segments:
+            return f"Excluded: path deeper than {self.max_path_segments} segments"
+        if self.max_segment_repeat and len(segments) > self.max_segment_repeat:
+            counts: dict[str, int] = {}
+            for seg in segments:
+                counts[seg] = counts.get(seg, 0) + 1
+                if counts[seg] > self.max_segment_repeat:
+                    return (
+                        f"Excluded: path segment {seg!r} repeated more than "
+                        f"{self.max_segment_repeat} times (crawler trap guard)"
+                    )
+        for pattern in self.patterns:
+            if pattern.search(url):
+                return f"Excluded: matches LINKAUDIT_EXCLUDE pattern {pattern.pattern!r}"
+        return None

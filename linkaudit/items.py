@@ -1,0 +1,50 @@
+"""The one item linkaudit produces: the outcome of one URL."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# The report contract's per-URL fields, in the contract's order; also the
+# fields of feed exports (FEED_EXPORT_FIELDS), so `-O links.jsonl` carries
+# exactly what docs/item.schema.json documents.
+CONTRACT_FIELDS = (
+    "url",
+    "near",
+    "outcome",
+    "status",
+    "error",
+    "method",
+    "content_type",
+    "location",
+    "depth",
+    "referrer_count",
+    "referrers",
+)
+
+
+@dataclass
+class UrlResult:
+    """A URL, checked (or deliberately not).
+
+    ``links`` carries what this URL points to, ``(target, line)`` pairs: the
+    links of a scanned page, or the target of a redirect (line None).  The
+    report pipeline turns them into referrers; feeds leave them out.
+    ``referrers`` and ``referrer_count`` are filled in by that pipeline with
+    what is known when the URL is checked (the report has the final lists).
+    """
+
+    url: str
+    near: bool
+    outcome: str
+    depth: int
+    status: int | None = None
+    error: str | None = None
+    method: str | None = None
+    content_type: str | None = None
+    location: str | None = None
+    referrer_count: int = 0
+    referrers: list[dict] = field(default_factory=list)
+    links: list[tuple[str, int | None]] = field(default_factory=list)
+
+    def contract_dict(self) -> dict:
+        return {name: getattr(self, name) for name in CONTRACT_FIELDS}

@@ -1,0 +1,86 @@
+"""Honour ``Retry-After`` on 429 (and 503): wait, then ask again, a few times.
+
+Scrapy's RetryMiddleware retries at once, which is exactly what a server
+saying "too many requests" asks us not to do.  Waits are bounded by
+``LINKAUDIT_RETRY_AFTER_MAX``: a server asking for longer is not waited for
+and the URL ends ``unchecked`` rather than stalling the audit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import time
+
+from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured
+from scrapy.http import Request, Response
+
+logger = logging.getLogger(__name__)
+
+TRIES = "la_retry_after_tries"
+
+
+def retry_after_seconds(value: bytes | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a Retry-After value (delta-seconds or HTTP-date)."""
+    if not value:
+        return None
+    text = value.decode("latin-1").strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+class RetryAfterMiddleware:
+    """Settings: ``LINKAUDIT_RETRY_AFTER_CODES`` (default [429, 503]),
+    ``LINKAUDIT_RETRY_AFTER_TIMES`` (2 more tries; 0 turns this off),
+    ``LINKAUDIT_RETRY_AFTER_MAX`` (30 s), ``LINKAUDIT_RETRY_AFTER_DEFAULT``
+    (5 s, when a 429 gives no Retry-After).  503 is retried only when it
+    says Retry-After: a plain 503 is an outage, not a request to slow down.
+    """
+
+    def __init__(self, crawler: Crawler):
+        settings = crawler.settings
+        self.codes = set(settings.getlist("LINKAUDIT_RETRY_AFTER_CODES", [429, 503]))
+        self.codes = {int(c) for c in self.codes}
+        self.times = settings.getint("LINKAUDIT_RETRY_AFTER_TIMES", 2)
+        self.max_wait = settings.getfloat("LINKAUDIT_RETRY_AFTER_MAX", 30.0)
+        self.default_wait = settings.getfloat("LINKAUDIT_RETRY_AFTER_DEFAULT", 5.0)
+        if self.times <= 0 or not self.codes:
+            raise NotConfigured
+        self.stats = crawler.stats
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> RetryAfterMiddleware:
+        return cls(crawler)
+
+    async def process_response(
+        self, request: Request, response: Response, spider: object = None
+    ) -> Request | Response:
+        if response.status not in self.codes:
+            return response
+        tries = request.meta.get(TRIES, 0)
+        wait = retry_after_seconds(response.headers.get(b"Retry-After"))
+        if wait is None:
+            if response.status != 429:
+                return response
+            wait = self.default_wait
+        if tries >= self.times or wait > self.max_wait:
+            return response
+        logger.info(
+            "%s %s answered %s: retrying in %.1f s (Retry-After)",
+            request.method,
+            request.url,
+            response.status,
+            wait,
+        )
+        self.stats.inc_value("linkaudit/retry_after")
+        await asyncio.sleep(wait)
+        retry = request.replace(dont_filter=True)
+        retry.meta[TRIES] = tries + 1
+        return retry

@@ -1,0 +1,76 @@
+"""Item pipelines: gather the points-to edges and outcomes; write the report."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from scrapy import Spider, signals
+from scrapy.crawler import Crawler
+
+from linkaudit.items import UrlResult
+from linkaudit.report import build_report, now_iso, summary_text, write_json_atomic
+
+logger = logging.getLogger(__name__)
+
+
+class ReportPipeline:
+    """Records every URL's outcome and every link occurrence in the audit's
+    state, and writes the report when the spider closes, whatever the reason.
+
+    The report is written on ``spider_closed`` rather than in
+    ``close_spider``: only the signal carries the close reason
+    (``finished``, ``closespider_pagecount``, ``shutdown``...).
+    Setting: ``LINKAUDIT_REPORT`` (default ``linkaudit-report.json``), the
+    spider argument ``report=`` overrides it.
+    """
+
+    def __init__(self, crawler: Crawler):
+        self.crawler = crawler
+        self.started_at = now_iso()
+        self.report: dict[str, Any] | None = None
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> ReportPipeline:
+        return cls(crawler)
+
+    def open_spider(self, spider: Spider | None = None) -> None:
+        self.started_at = now_iso()
+
+    def process_item(self, item: Any, spider: Spider | None = None) -> Any:
+        if not isinstance(item, UrlResult):
+            return item
+        state = self.crawler.spider.state
+        for target, line in item.links:
+            state.add_referrer(target, item.url, line)
+        count, refs = state.referrers(item.url)
+        item.referrer_count = count
+        item.referrers = [{"url": page, "line": line} for page, line in refs]
+        state.set_result(item)
+        return item
+
+    def spider_closed(self, spider: Spider, reason: str) -> None:
+        settings = self.crawler.settings
+        stats = self.crawler.stats
+        self.report = build_report(
+            spider.state,
+            start_urls=spider.start_urls,
+            near_prefixes=spider.near_prefixes,
+            started_at=self.started_at,
+            finished_at=now_iso(),
+            finish_reason=reason,
+            pages=stats.get_value("linkaudit/pages", 0),
+            requests=stats.get_value("downloader/request_count", 0),
+            max_depth=spider.max_depth,
+        )
+        path = settings["LINKAUDIT_REPORT"]
+        try:
+            write_json_atomic(path, self.report)
+        except OSError as exc:
+            logger.error("linkaudit: cannot write the report %s: %s", path, exc)
+            stats.set_value("linkaudit/report_error", str(exc))
+        else:
+            logger.info("Report written to %s", path)
+        logger.info("%s", summary_text(self.report))
+        spider.state.close()

@@ -1,0 +1,130 @@
+"""The JSON report (``shared/contract/report.md``): built from the audit's
+state, written atomically, and summarised for a person."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from linkaudit.state import AuditState
+
+REPORT_VERSION = 1
+OUTCOMES = ("ok", "redirect", "broken", "blocked", "excluded", "unchecked")
+
+# Why a discovered URL was never checked, by Scrapy close reason.
+_NOT_CHECKED = {
+    "closespider_pagecount": "Not checked: hit limit reached",
+    "closespider_timeout": "Not checked: time limit reached",
+    "closespider_itemcount": "Not checked: item limit reached",
+    "closespider_errorcount": "Not checked: error limit reached",
+    "shutdown": "Not checked: the audit was interrupted",
+    "finished": "Not checked: the audit ended first",
+}
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def unchecked_error(finish_reason: str, depth: int, max_depth: int | None) -> str:
+    if max_depth is not None and depth > max_depth:
+        return "Not checked: depth limit reached"
+    return _NOT_CHECKED.get(finish_reason, f"Not checked: the audit ended ({finish_reason})")
+
+
+def build_report(
+    state: AuditState,
+    *,
+    start_urls: list[str],
+    near_prefixes: list[str],
+    started_at: str,
+    finished_at: str,
+    finish_reason: str,
+    pages: int,
+    requests: int,
+    max_depth: int | None = None,
+) -> dict[str, Any]:
+    near = tuple(near_prefixes)
+    urls = []
+    for entry in state.entries():
+        result = entry.result
+        if result is None:
+            item: dict[str, Any] = {
+                "url": entry.url,
+                "near": entry.url.startswith(near),
+                "outcome": "unchecked",
+                "status": None,
+                "error": unchecked_error(finish_reason, entry.depth, max_depth),
+                "method": None,
+                "content_type": None,
+                "location": None,
+            }
+        else:
+            item = result.contract_dict()
+        item["depth"] = entry.depth
+        item["referrer_count"] = entry.referrer_count
+        item["referrers"] = [{"url": page, "line": line} for page, line in entry.referrers]
+        urls.append(item)
+    urls.sort(key=lambda u: u["url"])
+    summary = {"urls": len(urls), "pages": pages, "requests": requests}
+    summary.update({o: 0 for o in OUTCOMES})
+    for u in urls:
+        summary[u["outcome"]] += 1
+    return {
+        "version": REPORT_VERSION,
+        "start_urls": list(start_urls),
+        "near_prefixes": list(near_prefixes),
+        "started_at": started_at,
+        "finished_at": finished_at,
+        "finish_reason": finish_reason,
+        "complete": finish_reason == "finished" and summary["unchecked"] == 0,
+        "summary": summary,
+        "urls": urls,
+    }
+
+
+def write_json_atomic(path: str, data: Any) -> None:
+    """Write to a temporary file beside ``path``, then rename: a reader never
+    sees half a report, and a failed write leaves the old file alone."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".linkaudit-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False, indent=1)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _where(referrers: Iterable[dict[str, Any]]) -> list[str]:
+    return [
+        f"    {r['url']}" + (f" line {r['line']}" if r["line"] is not None else " (redirect)")
+        for r in referrers
+    ]
+
+
+def summary_text(report: dict[str, Any]) -> str:
+    """Counts per outcome, then each broken URL with the pages and lines
+    that link to it: what a person acts on."""
+    s = report["summary"]
+    lines = [
+        f"linkaudit: {s['urls']} URLs, {s['pages']} pages scanned, {s['requests']} requests"
+        f" ({report['finish_reason']}{'' if report['complete'] else ', incomplete'})",
+        "  " + ", ".join(f"{o} {s[o]}" for o in OUTCOMES),
+    ]
+    broken = [u for u in report["urls"] if u["outcome"] == "broken"]
+    if broken:
+        lines.append(f"Broken links ({len(broken)}):")
+        for u in broken:
+            lines.append(f"  {u['url']}  [{u['error']}]")
+            lines.extend(_where(u["referrers"]))
+    return "\n".join(lines)

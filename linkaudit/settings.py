@@ -1,0 +1,70 @@
+"""Scrapy settings of linkaudit.  Every LINKAUDIT_* setting is documented in
+the README; Scrapy's own are set here where a link checker needs another
+default than Scrapy's."""
+
+from linkaudit import PROJECT_URL, __version__
+from linkaudit.items import CONTRACT_FIELDS
+
+BOT_NAME = "linkaudit"
+SPIDER_MODULES = ["linkaudit.spiders"]
+NEWSPIDER_MODULE = "linkaudit.spiders"
+
+# -- who we are ----------------------------------------------------------
+USER_AGENT = f"linkaudit/{__version__} (+{PROJECT_URL})"
+LINKAUDIT_CONTACT = ""  # an e-mail address sent as the From header
+
+# -- politeness ----------------------------------------------------------
+ROBOTSTXT_OBEY = True
+ROBOTSTXT_PARSER = "scrapy.robotstxt.ProtegoRobotParser"
+DOWNLOAD_DELAY = 1.0  # seconds between requests to one host (seed: at least one second)
+DOWNLOAD_DELAY_JITTER = 0  # "at least one second" means no random shortening
+CONCURRENT_REQUESTS = 16
+CONCURRENT_REQUESTS_PER_DOMAIN = 2
+DOWNLOAD_TIMEOUT = 15
+LINKAUDIT_MAX_CRAWL_DELAY = 30.0  # cap on robots.txt Crawl-delay; 0 ignores it
+LINKAUDIT_RETRY_AFTER_CODES = [429, 503]
+LINKAUDIT_RETRY_AFTER_TIMES = 2
+LINKAUDIT_RETRY_AFTER_MAX = 30.0
+LINKAUDIT_RETRY_AFTER_DEFAULT = 5.0
+
+# -- what is checked -----------------------------------------------------
+LINKAUDIT_REPORT = "linkaudit-report.json"
+LINKAUDIT_DEPTH = None  # link hops from the start URLs; None: no limit
+LINKAUDIT_ACCEPT_STATUS = []  # statuses counted as ok besides 2xx (e.g. [403])
+LINKAUDIT_HTML_TYPES = ["text/html", "application/xhtml+xml"]
+LINKAUDIT_EXCLUDE = []  # regular expressions; a matching URL is excluded
+LINKAUDIT_MAX_PATH_SEGMENTS = 32  # crawler-trap guards; 0 turns one off
+LINKAUDIT_MAX_SEGMENT_REPEAT = 3
+LINKAUDIT_EXCLUDE_USERINFO = True
+LINKAUDIT_EXCLUDE_DOUBLE_SLASH = True
+LINKAUDIT_STATE = "linkaudit.state.MemoryState"
+
+# -- components ----------------------------------------------------------
+DOWNLOADER_MIDDLEWARES = {
+    # Ours notes redirects of link checks and still follows robots.txt ones.
+    "scrapy.downloadermiddlewares.redirect.RedirectMiddleware": None,
+    "linkaudit.middlewares.redirects.RedirectRecorderMiddleware": 600,
+    "linkaudit.middlewares.retryafter.RetryAfterMiddleware": 550,
+    "scrapy.downloadermiddlewares.offsite.OffsiteMiddleware": None,
+}
+SPIDER_MIDDLEWARES = {
+    # The spider sets Referer, tracks depth and judges URL length itself.
+    "scrapy.spidermiddlewares.referer.RefererMiddleware": None,
+    "scrapy.spidermiddlewares.depth.DepthMiddleware": None,
+    "scrapy.spidermiddlewares.urllength.UrlLengthMiddleware": None,
+}
+EXTENSIONS = {
+    "linkaudit.extensions.CrawlDelay": 500,
+}
+ITEM_PIPELINES = {"linkaudit.pipelines.ReportPipeline": 300}
+LOG_FORMATTER = "linkaudit.logformatter.LinkAuditLogFormatter"
+LOG_LEVEL = "INFO"
+
+RETRY_ENABLED = False  # HEAD->GET fallback and Retry-After replace blind retries
+METAREFRESH_ENABLED = False  # meta refresh is a link, recorded by the spider
+COOKIES_ENABLED = False
+TELNETCONSOLE_ENABLED = False
+REMOTE_CONTROL_ENABLED = False
+DUPEFILTER_CLASS = "scrapy.dupefilters.BaseDupeFilter"  # the state dedupes
+FEED_EXPORT_FIELDS = list(CONTRACT_FIELDS)
+FEED_EXPORT_ENCODING = "utf-8"

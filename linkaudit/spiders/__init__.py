@@ -1,0 +1,1 @@
+"""The linkaudit spider lives in linkaudit.spiders.linkaudit."""

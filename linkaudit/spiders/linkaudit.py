@@ -1,0 +1,329 @@
+"""The linkaudit spider: HEAD every URL, GET and scan near HTML pages.
+
+The crawl is breadth-first by levels: the links found while checking depth d
+are held in the state's frontier and released, all of depth d+1 at once,
+when the engine is idle.  So every URL is first seen at its shortest depth,
+which the report promises and ``-a depth=N`` relies on.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import scrapy
+from scrapy import signals
+from scrapy.crawler import Crawler
+from scrapy.exceptions import DontCloseSpider, IgnoreRequest, StopDownload
+from scrapy.http import Request, Response, TextResponse
+from scrapy.utils.misc import build_from_crawler, load_object
+from twisted.python.failure import Failure
+
+from linkaudit import args as spider_args
+from linkaudit.classify import (
+    BROKEN,
+    FALLBACK,
+    HTML_TYPES,
+    OK,
+    REDIRECT,
+    TrapGuards,
+    describe_failure,
+    is_timeout,
+    judge_status,
+    media_type,
+    status_text,
+    unchecked_reason,
+)
+from linkaudit.extract import extract_links
+from linkaudit.items import UrlResult
+from linkaudit.middlewares.redirects import CHECK_URL, LOCATION, LOCATION_ERROR
+from linkaudit.state import AuditState
+from linkaudit.urls import HTTP_SCHEMES, InvalidURL, canonicalize, is_near, scheme_of
+
+logger = logging.getLogger(__name__)
+
+# request.meta keys of ours (CHECK_URL marks a link check)
+DEPTH = "la_depth"
+PHASE = "la_phase"  # "head", "get" (a page to scan) or "fallback" (after a HEAD failed)
+
+KNOWN_ARGS = frozenset({"start", "report", "near", "depth", "contact"})
+_DATA_URL_KEEP = 100  # data: URLs are reported by their first characters only
+
+
+class LinkAuditSpider(scrapy.Spider):
+    name = "linkaudit"
+
+    # ``start`` is taken explicitly and never stored under that name: since
+    # Scrapy 2.13, Spider.start() is the method that yields the first requests.
+    def __init__(self, start: str | None = None, **kwargs: Any):
+        unknown = sorted(k for k in kwargs if k not in KNOWN_ARGS and not k.startswith("_"))
+        self.arg_error: str | None = None
+        try:
+            if unknown:
+                raise spider_args.ArgumentError(
+                    f"{unknown[0]}: unknown argument (known: {', '.join(sorted(KNOWN_ARGS))})"
+                )
+            self.start_urls = spider_args.parse_start(start)
+            near = kwargs.pop("near", None)
+            self.near_prefixes = (
+                spider_args.parse_near(near) if near is not None else list(self.start_urls)
+            )
+            self.max_depth = spider_args.parse_depth(kwargs.pop("depth", None))
+            contact = kwargs.pop("contact", None)
+            self.contact = spider_args.parse_contact(contact) if contact is not None else None
+            report = kwargs.pop("report", None)
+            self.report_arg = spider_args.check_report_path(report) if report else None
+        except spider_args.ArgumentError as exc:
+            self.arg_error = str(exc)
+            self.start_urls, self.near_prefixes = [], []
+        # Scrapyd passes _job and friends; keep them as Scrapy would.
+        super().__init__(**{k: v for k, v in kwargs.items() if k.startswith("_")})
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> LinkAuditSpider:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        spider._configure(crawler)
+        if spider.arg_error:
+            # One line on stderr (whatever the log settings) and exit code 2,
+            # before the engine exists: no request, no report, no traceback.
+            print(f"linkaudit: error: {spider.arg_error}", file=sys.stderr)
+            raise SystemExit(2)
+        return spider
+
+    def _configure(self, crawler: Crawler) -> None:
+        """Turn arguments into settings (not frozen yet) and read ours."""
+        settings = crawler.settings
+        if self.arg_error is None:
+            if self.report_arg:
+                settings.set("LINKAUDIT_REPORT", self.report_arg, priority="cmdline")
+            else:
+                try:
+                    spider_args.check_report_path(settings["LINKAUDIT_REPORT"])
+                except spider_args.ArgumentError as exc:
+                    self.arg_error = str(exc)
+            if self.max_depth is None:
+                self.max_depth = spider_args.parse_depth(settings.get("LINKAUDIT_DEPTH"))
+            contact = self.contact or settings.get("LINKAUDIT_CONTACT")
+            if contact:
+                headers = dict(settings.getdict("DEFAULT_REQUEST_HEADERS"))
+                headers["From"] = contact
+                settings.set("DEFAULT_REQUEST_HEADERS", headers, priority="cmdline")
+        self.near_prefixes_t = tuple(self.near_prefixes)
+        self.accept = frozenset(int(s) for s in settings.getlist("LINKAUDIT_ACCEPT_STATUS"))
+        self.html_types = frozenset(
+            t.lower() for t in settings.getlist("LINKAUDIT_HTML_TYPES", sorted(HTML_TYPES))
+        )
+        self.url_length_limit = settings.getint("URLLENGTH_LIMIT", 2083)
+        self.timeout = settings.getfloat("DOWNLOAD_TIMEOUT", 180)
+        self.guards = TrapGuards(
+            max_path_segments=settings.getint("LINKAUDIT_MAX_PATH_SEGMENTS", 32),
+            max_segment_repeat=settings.getint("LINKAUDIT_MAX_SEGMENT_REPEAT", 3),
+            exclude_userinfo=settings.getbool("LINKAUDIT_EXCLUDE_USERINFO", True),
+            exclude_double_slash=settings.getbool("LINKAUDIT_EXCLUDE_DOUBLE_SLASH", True),
+            patterns=tuple(re.compile(p) for p in settings.getlist("LINKAUDIT_EXCLUDE")),
+        )
+        state_cls = load_object(settings.get("LINKAUDIT_STATE", "linkaudit.state.MemoryState"))
+        self.state: AuditState = build_from_crawler(state_cls, crawler)
+        crawler.signals.connect(self._on_idle, signal=signals.spider_idle)
+        crawler.signals.connect(self._on_headers, signal=signals.headers_received)
+
+    # -- requests ------------------------------------------------------------
+    async def start(self) -> AsyncIterator[Any]:
+        for url in self.start_urls:
+            for thing in self._discover(url, 0, None):
+                yield thing
+        for pending in self.state.next_level():
+            yield self._request(pending.url, pending.depth, pending.referer)
+
+    def _request(self, url: str, depth: int, referer: str | None, phase: str = "head") -> Request:
+        # A fresh Request each time (never request.replace()): copying the
+        # HEAD's meta into the GET would carry Scrapy's internal keys along.
+        return Request(
+            url,
+            method="HEAD" if phase == "head" else "GET",
+            headers={"Referer": referer} if referer else None,
+            meta={CHECK_URL: url, DEPTH: depth, PHASE: phase, "handle_httpstatus_all": True},
+            callback=self.on_response,
+            errback=self.on_error,
+            dont_filter=True,  # the state dedupes; no fingerprinting needed
+            priority=-depth,
+        )
+
+    def _on_idle(self) -> None:
+        """Release the next level of the frontier, breadth-first."""
+        level = self.state.next_level()
+        if not level:
+            return
+        logger.debug("Releasing %d URLs at depth %d", len(level), level[0].depth)
+        for pending in level:
+            self.crawler.engine.crawl(self._request(pending.url, pending.depth, pending.referer))
+        raise DontCloseSpider
+
+    def _on_headers(self, headers: Any, body_length: int, request: Request, spider: Any) -> None:
+        """Stop a GET at the headers unless it is a near HTML page to scan:
+        far pages and binaries are never downloaded, whatever their name."""
+        if request.meta.get(PHASE) in ("get", "fallback") and not (
+            self.is_near(request.meta[CHECK_URL])
+            and media_type(headers.get(b"Content-Type")) in self.html_types
+        ):
+            raise StopDownload(fail=False)
+
+    def is_near(self, url: str) -> bool:
+        return is_near(url, self.near_prefixes_t)
+
+    # -- discovery -------------------------------------------------------------
+    def _resolve(self, value: str, base: str) -> tuple[str, str | None, str | None]:
+        """(key, outcome, error) of a link value: outcome None means "check it"."""
+        try:
+            url = canonicalize(value, base)
+        except InvalidURL as exc:
+            return value, BROKEN, f"Invalid URL: {exc}"
+        scheme = scheme_of(url)
+        if scheme not in HTTP_SCHEMES:
+            if scheme == "data" and len(url) > _DATA_URL_KEEP:
+                url = url[:_DATA_URL_KEEP] + "..."
+            return url, "excluded", f"Excluded: {scheme}: link"
+        if len(url) > self.url_length_limit:
+            return url, BROKEN, f"Invalid URL: longer than {self.url_length_limit} characters"
+        reason = self.guards.reason(url)
+        if reason:
+            return url, "excluded", reason
+        return url, None, None
+
+    def _discover(
+        self,
+        url: str,
+        depth: int,
+        referer: str | None,
+        outcome: str | None = None,
+        error: str | None = None,
+    ) -> Iterator[UrlResult]:
+        """Note a URL; the first time, settle it now or put it in the frontier."""
+        if not self.state.discover(url, depth):
+            return
+        if outcome is not None:
+            yield UrlResult(
+                url=url, near=self.is_near(url), outcome=outcome, depth=depth, error=error
+            )
+        elif self.max_depth is None or depth <= self.max_depth:
+            self.state.enqueue(url, depth, referer)
+        # else: beyond the depth limit, reported as unchecked
+
+    def _scan(
+        self, response: TextResponse, url: str, depth: int
+    ) -> tuple[list[tuple[str, int | None]], list[UrlResult]]:
+        """The page's links, and the results of new ones settled on sight."""
+        raw_links, base = extract_links(response.text)
+        base_url = url
+        if base:
+            try:
+                base_url = canonicalize(base, url)
+            except InvalidURL:
+                pass
+        links: list[tuple[str, int | None]] = []
+        found: list[UrlResult] = []
+        resolved: dict[str, tuple[str, str | None, str | None]] = {}
+        for value, line, _tag in raw_links:
+            target = resolved.get(value)
+            if target is None:
+                target = resolved[value] = self._resolve(value, base_url)
+            key, outcome, error = target
+            links.append((key, line))
+            found.extend(self._discover(key, depth + 1, url, outcome, error))
+        self.crawler.stats.inc_value("linkaudit/pages")
+        logger.debug("Scanned %s: %d links", url, len(links))
+        return links, found
+
+    # -- outcomes ----------------------------------------------------------------
+    def _result(self, response: Response, outcome: str, **fields: Any) -> UrlResult:
+        meta = response.meta
+        url = meta[CHECK_URL]
+        return UrlResult(
+            url=url,
+            near=self.is_near(url),
+            outcome=outcome,
+            depth=meta[DEPTH],
+            status=response.status,
+            method=response.request.method,
+            content_type=media_type(response.headers.get(b"Content-Type")),
+            **fields,
+        )
+
+    def on_response(self, response: Response) -> Iterator[Any]:
+        meta = response.meta
+        url, depth, phase = meta[CHECK_URL], meta[DEPTH], meta[PHASE]
+        status = response.status
+        verdict = judge_status(status, response.headers, head=phase == "head", accept=self.accept)
+        if verdict == REDIRECT:
+            yield from self._redirect(response, url, depth)
+        elif verdict == FALLBACK:
+            logger.debug("HEAD %s answered %s: asking again with GET", url, status)
+            yield self._request(url, depth, response.request.headers.get("Referer"), "fallback")
+        elif verdict == OK:
+            ctype = media_type(response.headers.get(b"Content-Type"))
+            html = ctype in self.html_types and self.is_near(url)
+            if phase == "head" and html:
+                yield self._request(url, depth, response.request.headers.get("Referer"), "get")
+            elif (
+                phase != "head"
+                and html
+                and isinstance(response, TextResponse)
+                and ("download_stopped" not in response.flags)
+            ):
+                links, found = self._scan(response, url, depth)
+                yield self._result(response, OK, links=links)
+                yield from found
+            else:
+                yield self._result(response, OK)
+        elif verdict == BROKEN:
+            yield self._result(response, BROKEN, error=status_text(status))
+        else:
+            yield self._result(
+                response, "unchecked", error=unchecked_reason(status, response.headers)
+            )
+
+    def _redirect(self, response: Response, url: str, depth: int) -> Iterator[Any]:
+        meta = response.meta
+        location = meta.get(LOCATION)
+        if location is None:
+            error = meta.get(LOCATION_ERROR) or f"{status_text(response.status)} without a Location"
+            yield self._result(response, BROKEN, error=error)
+            return
+        yield self._result(
+            response,
+            REDIRECT,
+            error=status_text(response.status),
+            location=location,
+            links=[(location, None)],
+        )
+        key, outcome, error = self._resolve(location, url)
+        yield from self._discover(key, depth + 1, url, outcome, error)
+
+    def on_error(self, failure: Failure) -> Iterator[Any]:
+        request = failure.request
+        meta = request.meta
+        url, depth, phase = meta[CHECK_URL], meta[DEPTH], meta[PHASE]
+        exc = failure.value
+        if isinstance(exc, IgnoreRequest):
+            logger.info("%s %s blocked by robots.txt", request.method, url)
+            outcome, error = "blocked", "Disallowed by robots.txt"
+        elif phase == "head" and is_timeout(exc):
+            logger.info("HEAD %s timed out: asking again with GET", url)
+            yield self._request(url, depth, request.headers.get("Referer"), "fallback")
+            return
+        else:
+            outcome = BROKEN
+            host = request.url.split("/")[2] if "//" in request.url else request.url
+            error = describe_failure(exc, host=host.rpartition("@")[2], timeout=self.timeout)
+            logger.info("%s %s failed: %s", request.method, url, error)
+        yield UrlResult(
+            url=url,
+            near=self.is_near(url),
+            outcome=outcome,
+            depth=depth,
+            method=None if outcome == "blocked" else request.method,
+            error=error,
+        )

@@ -1,0 +1,129 @@
+"""What an audit knows, behind one small interface.
+
+The spider asks it what is new and what to check next; the report pipeline
+tells it outcomes and referrers and reads everything back at the end.  The
+memory implementation is the default; an embedded database (resume) and a
+shared one (several machines) implement the same methods, so neither the
+spider nor the pipelines change when the state moves.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from linkaudit.items import UrlResult
+
+
+class Pending(NamedTuple):
+    """A URL waiting in the frontier."""
+
+    url: str
+    depth: int
+    referer: str | None
+
+
+class Entry(NamedTuple):
+    """Everything the report says about one URL."""
+
+    url: str
+    depth: int
+    result: UrlResult | None  # None: discovered, never checked
+    referrer_count: int
+    referrers: list[tuple[str, int | None]]
+
+
+class AuditState(ABC):
+    """The audit's memory.  Depths are link hops from the nearest start URL.
+
+    The crawl runs breadth-first by levels (see the spider), so the first
+    depth a URL is discovered at is its shortest.
+    """
+
+    # -- the spider's side ------------------------------------------------
+    @abstractmethod
+    def discover(self, url: str, depth: int) -> bool:
+        """Note ``url`` at ``depth``; True only the first time it is seen."""
+
+    @abstractmethod
+    def enqueue(self, url: str, depth: int, referer: str | None) -> None:
+        """Put a discovered URL in the frontier, to be checked."""
+
+    @abstractmethod
+    def next_level(self) -> list[Pending]:
+        """Take every frontier URL of the shallowest waiting depth."""
+
+    # -- the pipeline's side ----------------------------------------------
+    @abstractmethod
+    def add_referrer(self, target: str, page: str, line: int | None) -> None:
+        """One link occurrence on ``page`` (or a redirect) points at ``target``."""
+
+    @abstractmethod
+    def set_result(self, result: UrlResult) -> None:
+        """Record a URL's outcome."""
+
+    @abstractmethod
+    def referrers(self, url: str) -> tuple[int, list[tuple[str, int | None]]]:
+        """How many link occurrences point at ``url``, and those kept."""
+
+    @abstractmethod
+    def entries(self) -> Iterator[Entry]:
+        """Every discovered URL, in no particular order."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook, nothing to release in memory
+        """Release resources (a database connection, say)."""
+
+
+class MemoryState(AuditState):
+    """The audit's state in this process's memory.
+
+    Referrer lists are kept only while a URL's outcome is unknown or not ok:
+    for an ok URL a count is enough, so a large site does not hold every
+    edge (280,000 on a 10,000-page site) in memory.
+    """
+
+    def __init__(self) -> None:
+        self._depth: dict[str, int] = {}
+        self._frontier: dict[int, list[Pending]] = {}
+        self._results: dict[str, UrlResult] = {}
+        self._counts: dict[str, int] = {}
+        self._refs: dict[str, list[tuple[str, int | None]]] = {}
+
+    @classmethod
+    def from_crawler(cls, crawler: object) -> MemoryState:
+        return cls()
+
+    def discover(self, url: str, depth: int) -> bool:
+        if url in self._depth:
+            return False
+        self._depth[url] = depth
+        return True
+
+    def enqueue(self, url: str, depth: int, referer: str | None) -> None:
+        self._frontier.setdefault(depth, []).append(Pending(url, depth, referer))
+
+    def next_level(self) -> list[Pending]:
+        if not self._frontier:
+            return []
+        return self._frontier.pop(min(self._frontier))
+
+    def add_referrer(self, target: str, page: str, line: int | None) -> None:
+        self._counts[target] = self._counts.get(target, 0) + 1
+        result = self._results.get(target)
+        if result is None or result.outcome != "ok":
+            self._refs.setdefault(target, []).append((page, line))
+
+    def set_result(self, result: UrlResult) -> None:
+        self._results[result.url] = result
+        self._depth.setdefault(result.url, result.depth)
+        if result.outcome == "ok":
+            self._refs.pop(result.url, None)
+
+    def referrers(self, url: str) -> tuple[int, list[tuple[str, int | None]]]:
+        return self._counts.get(url, 0), self._refs.get(url, [])
+
+    def entries(self) -> Iterator[Entry]:
+        for url, depth in self._depth.items():
+            count, refs = self.referrers(url)
+            yield Entry(url, depth, self._results.get(url), count, refs)

@@ -1,0 +1,125 @@
+"""A real HTTP server for tests: routes, misbehaviour on demand, and a log
+of every request (method, path, headers, body bytes sent, time)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass
+class Route:
+    status: int = 200
+    body: bytes | str = b""
+    content_type: str | None = "text/html; charset=utf-8"
+    headers: dict[str, str] = field(default_factory=dict)
+    head_status: int | None = None  # answer HEAD differently (405, 500...)
+    delay: float = 0.0  # seconds before answering
+    # answers one after the other: (status, headers), then the last repeats
+    sequence: list[tuple[int, dict[str, str]]] = field(default_factory=list)
+
+
+@dataclass
+class Hit:
+    method: str
+    path: str
+    headers: dict[str, str]
+    status: int
+    body_bytes: int
+    at: float
+
+
+class TestServer:
+    """Serves ``routes`` on 127.0.0.1, a free port; unknown paths are 404."""
+
+    __test__ = False  # not a test class, whatever pytest thinks of the name
+
+    def __init__(self, routes: dict[str, Route | str] | None = None):
+        self.routes: dict[str, Route] = {}
+        self.log: list[Hit] = []
+        self._lock = threading.Lock()
+        self._counts: dict[str, int] = {}
+        for path, route in (routes or {}).items():
+            self.add(path, route)
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def _answer(self) -> None:
+                path = self.path
+                route = server.routes.get(path) or server.routes.get(path.split("?")[0])
+                if route is None:
+                    route = Route(404, "<h1>Not Found</h1>")
+                if route.delay:
+                    time.sleep(route.delay)
+                status, extra = route.status, dict(route.headers)
+                if route.sequence:
+                    with server._lock:
+                        n = server._counts.get(path, 0)
+                        server._counts[path] = n + 1
+                    status, more = route.sequence[min(n, len(route.sequence) - 1)]
+                    extra.update(more)
+                if self.command == "HEAD" and route.head_status is not None:
+                    status = route.head_status
+                body = route.body.encode() if isinstance(route.body, str) else route.body
+                self.send_response(status)
+                if route.content_type:
+                    self.send_header("Content-Type", route.content_type)
+                for k, v in extra.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                sent = 0
+                if self.command != "HEAD":
+                    try:
+                        for i in range(0, len(body), 65536):
+                            self.wfile.write(body[i : i + 65536])
+                            sent += len(body[i : i + 65536])
+                    except (BrokenPipeError, ConnectionResetError):
+                        self.close_connection = True
+                with server._lock:
+                    server.log.append(
+                        Hit(self.command, path, dict(self.headers), status, sent, time.monotonic())
+                    )
+
+            do_GET = do_HEAD = do_POST = _answer
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def add(self, path: str, route: Route | str) -> None:
+        self.routes[path] = Route(body=route) if isinstance(route, str) else route
+
+    def __enter__(self) -> TestServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    # -- what the tests ask of the log ---------------------------------
+    def hits(self, path: str | None = None, method: str | None = None) -> list[Hit]:
+        with self._lock:
+            return [
+                h
+                for h in self.log
+                if (path is None or h.path == path) and (method is None or h.method == method)
+            ]
+
+    def methods(self, path: str) -> list[str]:
+        return [h.method for h in self.hits(path)]
+
+    def requested(self, pred: Callable[[Hit], bool]) -> list[Hit]:
+        with self._lock:
+            return [h for h in self.log if pred(h)]

@@ -1,0 +1,214 @@
+"""End to end: a real site on 127.0.0.1, a real crawl, the report and the
+server's request log."""
+
+from __future__ import annotations
+
+import pytest
+
+from linkaudit import __version__
+from tests.conftest import run_crawl
+from tests.server import Route
+
+BINARY = bytes(range(256)) * 8192  # 2 MiB, no extension, not HTML
+
+
+@pytest.fixture
+def site(server, far_server, closed_port):
+    far = far_server.url
+    server.add(
+        "/robots.txt", Route(body="User-agent: *\nDisallow: /private/\n", content_type="text/plain")
+    )
+    server.add(
+        "/",
+        f"""<!doctype html>
+<html><head><title>Home</title>
+<link rel="stylesheet" href="/style.css"><link rel="preconnect" href="https://cdn.invalid">
+</head><body>
+<a href="/about.html">About</a>
+<a href="about.html#team">About again</a>
+<a href="/old">Old page</a>
+<a href="/missing">Missing</a>
+<a href="/gone">Gone</a>
+<a href="/private/x.html">Private</a>
+<a href="mailto:info@example.com">Mail</a> <a href="tel:+123">Call</a> <a href="javascript:void(0)">JS</a>
+<a href="/song">A song (binary, no extension)</a>
+<a href="/nohead">No HEAD</a>
+<a href="/error">Server error</a>
+<a
+   class="multi"
+   href="/multiline-target">split tag</a>
+<img src="/pic.png" srcset="/pic-2x.png 2x, /pic-3x.png 3x">
+<iframe src="/frame.html"></iframe>
+<script src="/app.js"></script>
+<a href="{far}/page">far page</a>
+<a href="{far}/missing">far missing</a>
+<a href="{far}/into">far redirect into the site</a>
+<a href="http://127.0.0.1:{closed_port}/">closed port</a>
+<a href="http://nosuch.invalid/">no such host</a>
+<a href="/loop1">loop</a>
+<a href="/refresh.html">meta refresh</a>
+<a href="http://exa mple.com/">bad URL</a>
+<a href="/docs/">docs</a>
+</body></html>
+""",
+    )
+    server.add(
+        "/about.html",
+        '<p>About us</p>\n<a href="/">home</a>\n<a href="/missing">missing again</a>\n',
+    )
+    server.add("/old", Route(301, "", headers={"Location": "/about.html"}))
+    server.add("/gone", Route(410, "gone"))
+    server.add("/error", Route(500, "oops"))
+    server.add("/nohead", Route(head_status=405, body='<a href="/from-nohead">x</a>'))
+    server.add("/from-nohead", "ok")
+    server.add("/song", Route(body=BINARY, content_type="application/octet-stream"))
+    server.add("/style.css", Route(body="body{}", content_type="text/css"))
+    for p in ("/pic.png", "/pic-2x.png", "/app.js"):
+        server.add(p, Route(body=b"x", content_type="application/octet-stream"))
+    server.add("/frame.html", '<base href="/sub/"><a href="deep.html">relative to base</a>')
+    server.add("/sub/deep.html", "deep")
+    server.add("/multiline-target", Route(404, "nope"))
+    server.add("/loop1", Route(302, "", headers={"Location": "/loop2"}))
+    server.add("/loop2", Route(302, "", headers={"Location": "loop1"}))
+    server.add("/refresh.html", '<meta http-equiv="refresh" content="0; url=/refreshed.html">')
+    server.add("/refreshed.html", "refreshed")
+    # a link far down a long page: lxml's sourceline saturates at 65535
+    server.add("/docs/", "<p>line</p>\n" * 70000 + '<a href="/docs/broken">x</a>\n')
+    far_server.add("/page", '<a href="/never-followed">far pages are not scanned</a>')
+    far_server.add("/into", Route(302, "", headers={"Location": f"{server.url}/from-far.html"}))
+    server.add("/from-far.html", "welcome")
+    return server
+
+
+def test_full_audit(tmp_path, site, far_server, closed_port):
+    crawl = run_crawl(tmp_path, "-a", f"start={site.url}/", "-a", "contact=webmaster@example.com")
+    assert crawl.returncode == 0, crawl.stderr[-3000:]
+    report = crawl.report
+    base, far = site.url, far_server.url
+    assert report["start_urls"] == [f"{base}/"]
+    assert report["near_prefixes"] == [f"{base}/"]
+    assert report["finish_reason"] == "finished" and report["complete"] is True
+
+    def outcome(url):
+        entry = crawl.url(url)
+        return entry["outcome"], entry["status"], entry["method"]
+
+    assert outcome(f"{base}/") == ("ok", 200, "GET")
+    assert outcome(f"{base}/about.html") == ("ok", 200, "GET")
+    assert outcome(f"{base}/missing") == ("broken", 404, "HEAD")
+    assert outcome(f"{base}/gone") == ("broken", 410, "HEAD")
+    assert outcome(f"{base}/error") == ("broken", 500, "GET")  # HEAD 500, then GET 500
+    assert outcome(f"{base}/nohead") == ("ok", 200, "GET")  # HEAD 405, GET works
+    assert outcome(f"{base}/from-nohead")[0] == "ok"  # the fallback GET page was scanned
+    assert outcome(f"{base}/song") == ("ok", 200, "HEAD")
+    assert crawl.url(f"{base}/song")["content_type"] == "application/octet-stream"
+    assert outcome(f"{far}/page") == ("ok", 200, "HEAD")
+    assert outcome(f"{far}/missing") == ("broken", 404, "HEAD")
+
+    # redirects are links: recorded, target checked on its own merits
+    old = crawl.url(f"{base}/old")
+    assert (old["outcome"], old["status"], old["location"]) == (
+        "redirect",
+        301,
+        f"{base}/about.html",
+    )
+    assert old["error"] == "301 Moved Permanently"
+    assert crawl.url(f"{base}/about.html")["depth"] == 1  # linked directly too
+    into = crawl.url(f"{far}/into")
+    assert into["outcome"] == "redirect" and into["near"] is False
+    landed = crawl.url(f"{base}/from-far.html")
+    assert landed["outcome"] == "ok" and landed["near"] and landed["depth"] == 2
+    assert landed["method"] == "GET"  # near HTML, scanned although reached from far
+    assert landed["referrer_count"] == 1
+    loop1, loop2 = crawl.url(f"{base}/loop1"), crawl.url(f"{base}/loop2")
+    assert loop1["location"] == f"{base}/loop2" and loop2["location"] == f"{base}/loop1"
+    assert loop1["referrer_count"] == 2  # the home page, and loop2's redirect
+    assert {"url": f"{base}/loop1", "line": None} in loop2["referrers"]
+    assert len(site.hits("/loop1")) == 1 and len(site.hits("/loop2")) == 1
+
+    # meta refresh is a link; <base href> changes resolution
+    assert outcome(f"{base}/refreshed.html")[0] == "ok"
+    assert crawl.url(f"{base}/refreshed.html")["depth"] == 2
+    assert outcome(f"{base}/sub/deep.html")[0] == "ok"
+
+    # network failures: broken, no status, an error a person understands
+    closed = crawl.url(f"http://127.0.0.1:{closed_port}/")
+    assert (closed["outcome"], closed["status"], closed["error"]) == (
+        "broken",
+        None,
+        "Connection refused",
+    )
+    dns = crawl.url("http://nosuch.invalid/")
+    assert dns["outcome"] == "broken" and dns["status"] is None
+    assert dns["error"] == "DNS lookup failed for nosuch.invalid"
+
+    # not requested at all
+    blocked = crawl.url(f"{base}/private/x.html")
+    assert (blocked["outcome"], blocked["error"]) == ("blocked", "Disallowed by robots.txt")
+    assert blocked["referrers"] == [{"url": f"{base}/", "line": 10}]
+    for url, scheme in (
+        ("mailto:info@example.com", "mailto"),
+        ("tel:+123", "tel"),
+        ("javascript:void(0)", "javascript"),
+    ):
+        entry = crawl.url(url)
+        assert (entry["outcome"], entry["error"]) == ("excluded", f"Excluded: {scheme}: link")
+    bad = crawl.url("http://exa mple.com/")
+    assert bad["outcome"] == "broken" and bad["error"].startswith("Invalid URL: ")
+
+    # referrers: every occurrence, with the line where the start tag begins
+    missing = crawl.url(f"{base}/missing")
+    assert missing["referrer_count"] == 2
+    assert sorted(missing["referrers"], key=lambda r: r["url"]) == [
+        {"url": f"{base}/", "line": 8},
+        {"url": f"{base}/about.html", "line": 3},
+    ]
+    assert crawl.url(f"{base}/multiline-target")["referrers"] == [{"url": f"{base}/", "line": 15}]
+    assert crawl.url(f"{base}/docs/broken")["referrers"] == [
+        {"url": f"{base}/docs/", "line": 70001}
+    ]
+    assert crawl.url(f"{base}/about.html")["referrer_count"] == 3  # two links and a redirect
+    for u in ("/pic.png", "/pic-2x.png", "/pic-3x.png", "/frame.html", "/app.js", "/style.css"):
+        assert crawl.url(base + u)["outcome"] in ("ok", "broken")
+    assert "https://cdn.invalid/" not in [u["url"] for u in report["urls"]]
+
+    # the server's view: HEAD first, GET only for near HTML pages
+    gets = sorted(h.path for h in site.hits(method="GET"))
+    assert gets == sorted(
+        [
+            "/robots.txt",
+            "/",
+            "/about.html",
+            "/nohead",
+            "/error",
+            "/frame.html",
+            "/sub/deep.html",
+            "/refresh.html",
+            "/refreshed.html",
+            "/from-far.html",
+            "/from-nohead",
+            "/docs/",
+        ]
+    )
+    assert "/song" not in {h.path for h in site.hits(method="GET")}
+    assert sum(h.body_bytes for h in site.hits("/song")) == 0
+    assert [h.method for h in far_server.log if h.path != "/robots.txt"].count("GET") == 0
+    assert len(site.hits("/robots.txt")) == 1 and len(far_server.hits("/robots.txt")) == 1
+    assert not far_server.hits("/never-followed")
+    for path in {h.path for h in site.log if h.path != "/robots.txt"}:
+        assert site.methods(path)[0] == "HEAD", path
+        assert len(site.hits(path, "HEAD")) == 1, path
+
+    # politeness headers
+    head = site.hits("/missing", "HEAD")[0]
+    assert head.headers["User-Agent"].startswith(f"linkaudit/{__version__} (+http")
+    assert head.headers["From"] == "webmaster@example.com"
+    assert head.headers["Referer"] in (f"{base}/", f"{base}/about.html")
+
+    summary = report["summary"]
+    assert summary["pages"] == len(
+        {h.path for h in site.hits(method="GET")} - {"/robots.txt", "/error"}
+    )
+    assert (
+        summary["requests"] == len(site.log) + len(far_server.log) + 4
+    )  # + robots.txt and HEAD of the closed port and the DNS failure
