@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from urllib.parse import quote, urljoin, urlsplit
+from urllib.parse import SplitResult, quote, urlsplit
 
 __all__ = ["InvalidURL", "canonicalize", "is_near", "scheme_of"]
 
@@ -64,7 +64,7 @@ def _normalize_escapes(text: str, safe: str) -> str:
 
 def _remove_dot_segments(path: str) -> str:
     """RFC 3986 section 5.2.4, for an absolute path."""
-    if "." not in path:
+    if "." not in path or not path.startswith("/"):
         return path
     segments = path.split("/")
     out: list[str] = []
@@ -78,6 +78,31 @@ def _remove_dot_segments(path: str) -> str:
     if segments[-1] in (".", ".."):
         out.append("")
     return "/" + "/".join(out)
+
+
+def resolve(base: str, ref: str) -> str:
+    """RFC 3986 section 5.2 reference resolution.
+
+    Not ``urllib.parse.urljoin``: it drops empty path segments
+    (``a//b`` becomes ``a/b``), which changes the URL and hides the ``//``
+    that the crawler-trap guard looks for.
+    """
+    if scheme_of(ref):
+        return ref
+    b = urlsplit(base)
+    r = urlsplit(ref)
+    if ref.startswith("//"):
+        return b.scheme + ":" + ref
+    if not r.path:
+        path, query = b.path, (r.query if "?" in ref.split("#", 1)[0] else b.query)
+    else:
+        if r.path.startswith("/"):
+            path = r.path
+        else:
+            directory = b.path[: b.path.rfind("/") + 1] if b.path else "/"
+            path = directory + r.path
+        path, query = _remove_dot_segments(path), r.query
+    return SplitResult(b.scheme, b.netloc, path, query, "").geturl()
 
 
 def _canonical_host(host: str, had_brackets: bool) -> str:
@@ -112,7 +137,7 @@ def canonicalize(url: str, base: str | None = None) -> str:
         raise InvalidURL("control character in URL")
     if base is not None:
         try:
-            url = urljoin(base, url)
+            url = resolve(base, url)
         except ValueError as exc:
             raise InvalidURL(str(exc)) from None
     scheme = scheme_of(url)

@@ -67,7 +67,8 @@ def run_crawl(
     merged = {"DOWNLOAD_DELAY": "0", "CONCURRENT_REQUESTS_PER_DOMAIN": "8"}
     merged.update(settings or {})
     for name, value in merged.items():
-        cmd += ["-s", f"{name}={value}"]
+        if value is not None:  # None: keep the project's default
+            cmd += ["-s", f"{name}={value}"]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env)
     data = json.loads(report.read_text()) if report.exists() else None

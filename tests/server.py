@@ -54,7 +54,7 @@ class TestServer:
 
             def _answer(self) -> None:
                 path = self.path
-                route = server.routes.get(path) or server.routes.get(path.split("?")[0])
+                route = server.route_for(path)
                 if route is None:
                     route = Route(404, "<h1>Not Found</h1>")
                 if route.delay:
@@ -96,6 +96,15 @@ class TestServer:
         self.port = self.httpd.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def route_for(self, path: str) -> Route | None:
+        """Exact path first; then the longest ``prefix*`` route."""
+        route = self.routes.get(path) or self.routes.get(path.split("?")[0])
+        if route is None:
+            prefixes = [p for p in self.routes if p.endswith("*") and path.startswith(p[:-1])]
+            if prefixes:
+                route = self.routes[max(prefixes, key=len)]
+        return route
 
     def add(self, path: str, route: Route | str) -> None:
         self.routes[path] = Route(body=route) if isinstance(route, str) else route

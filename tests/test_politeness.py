@@ -1,0 +1,79 @@
+"""Politeness end to end: delays, robots.txt Crawl-delay, Retry-After."""
+
+from __future__ import annotations
+
+from tests.conftest import run_crawl
+from tests.server import Route
+
+
+def _gaps(hits):
+    times = [h.at for h in hits]
+    return [b - a for a, b in zip(times, times[1:], strict=False)]
+
+
+def _three_pages(server):
+    server.add("/", '<a href="/a">a</a> <a href="/b">b</a>')
+    server.add("/a", "a")
+    server.add("/b", "b")
+
+
+def test_default_delay_is_at_least_one_second_per_host(tmp_path, server):
+    _three_pages(server)
+    crawl = run_crawl(tmp_path, "-a", f"start={server.url}/", settings={"DOWNLOAD_DELAY": None})
+    assert crawl.report["complete"]
+    assert len(server.log) == 7  # robots.txt, then HEAD and GET of each page
+    assert min(_gaps(server.log)) >= 0.95
+
+
+def test_robots_crawl_delay_raises_the_host_delay(tmp_path, server):
+    _three_pages(server)
+    server.add(
+        "/robots.txt", Route(body="User-agent: *\nCrawl-delay: 1.5\n", content_type="text/plain")
+    )
+    crawl = run_crawl(tmp_path, "-a", f"start={server.url}/")  # DOWNLOAD_DELAY=0
+    assert crawl.report["complete"]
+    assert min(_gaps(server.log[1:])) >= 1.4  # after robots.txt was read
+
+
+def test_malformed_robots_keeps_its_meaning(tmp_path, server):
+    # records without blank lines between them (the WWW::RobotRules example)
+    server.add(
+        "/robots.txt",
+        Route(
+            body="User-agent: linkaudit\nDisallow: /secret\nUser-agent: *\nDisallow: /\n",
+            content_type="text/plain",
+        ),
+    )
+    server.add("/", '<a href="/secret/x">s</a> <a href="/open">o</a>')
+    server.add("/open", "open")
+    crawl = run_crawl(tmp_path, "-a", f"start={server.url}/")
+    assert crawl.url(f"{server.url}/secret/x")["outcome"] == "blocked"
+    assert crawl.url(f"{server.url}/open")["outcome"] == "ok"
+    assert not server.hits("/secret/x")
+
+
+def test_retry_after_is_honoured_then_gives_up(tmp_path, server):
+    server.add("/", '<a href="/busy">busy</a> <a href="/always">always</a> <a href="/dated">d</a>')
+    server.add("/busy", Route(sequence=[(429, {"Retry-After": "1"}), (200, {})], body="ok"))
+    server.add("/always", Route(status=429, headers={"Retry-After": "0"}, body="slow down"))
+    crawl = run_crawl(tmp_path, "-a", f"start={server.url}/")
+    busy = crawl.url(f"{server.url}/busy")
+    assert (busy["outcome"], busy["status"]) == ("ok", 200)
+    heads = server.hits("/busy", "HEAD")
+    assert len(heads) == 2 and heads[1].at - heads[0].at >= 0.95
+    always = crawl.url(f"{server.url}/always")
+    assert (always["outcome"], always["status"]) == ("unchecked", 429)
+    assert "kept refusing" in always["error"]
+    assert server.methods("/always") == ["HEAD"] * 3  # one try and LINKAUDIT_RETRY_AFTER_TIMES more
+    assert crawl.report["complete"] is False
+
+
+def test_redirecting_robots_txt_is_followed(tmp_path, server):
+    server.add("/robots.txt", Route(301, "", headers={"Location": "/real-robots.txt"}))
+    server.add(
+        "/real-robots.txt", Route(body="User-agent: *\nDisallow: /no\n", content_type="text/plain")
+    )
+    server.add("/", '<a href="/no">no</a>')
+    crawl = run_crawl(tmp_path, "-a", f"start={server.url}/")
+    assert crawl.url(f"{server.url}/no")["outcome"] == "blocked"
+    assert server.methods("/real-robots.txt") == ["GET"]
