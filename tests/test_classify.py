@@ -1,0 +1,106 @@
+"""What answers and failures mean; which URLs are never requested."""
+
+from __future__ import annotations
+
+import email.utils
+import re
+import time
+
+import pytest
+from scrapy.exceptions import (
+    CannotResolveHostError,
+    DownloadConnectionRefusedError,
+    DownloadTimeoutError,
+)
+
+from linkaudit.args import ArgumentError, parse_contact, parse_depth, parse_start, split_list
+from linkaudit.classify import (
+    TrapGuards,
+    describe_failure,
+    judge_status,
+    media_type,
+    status_text,
+)
+from linkaudit.middlewares.retryafter import retry_after_seconds
+
+
+@pytest.mark.parametrize(
+    "status, headers, head, verdict",
+    [
+        (200, {}, True, "ok"),
+        (204, {}, False, "ok"),
+        (301, {}, True, "redirect"),
+        (404, {}, True, "broken"),
+        (410, {}, True, "broken"),
+        (405, {}, True, "fallback"),
+        (501, {}, True, "fallback"),
+        (403, {}, True, "fallback"),
+        (500, {}, True, "fallback"),
+        (500, {}, False, "broken"),
+        (405, {}, False, "broken"),
+        (429, {}, True, "unchecked"),
+        (999, {}, True, "unchecked"),
+        (403, {b"cf-mitigated": [b"challenge"]}, False, "unchecked"),
+    ],
+)
+def test_judge_status(status, headers, head, verdict):
+    assert judge_status(status, headers, head=head) == verdict
+
+
+def test_accepted_statuses_are_ok():
+    assert judge_status(403, {}, head=False, accept={403}) == "ok"
+
+
+def test_words_for_people():
+    assert status_text(404) == "404 Not Found"
+    assert status_text(301) == "301 Moved Permanently"
+    assert media_type(b"Text/HTML; charset=UTF-8") == "text/html"
+    assert media_type(None) is None
+    assert describe_failure(CannotResolveHostError("x"), host="nosuch.invalid", timeout=15) == (
+        "DNS lookup failed for nosuch.invalid"
+    )
+    assert (
+        describe_failure(DownloadConnectionRefusedError(), host="h", timeout=15)
+        == "Connection refused"
+    )
+    assert describe_failure(DownloadTimeoutError(), host="h", timeout=15) == "Timed out after 15 s"
+
+
+@pytest.mark.parametrize(
+    "url, reason",
+    [
+        ("http://user:pw@h/", "user info"),
+        ("http://h/a//b", "'//' in the path"),
+        ("http://h/docs/docs/docs/docs/", "repeated more than 3 times"),
+        ("http://h/" + "a/" * 40, "deeper than 32"),
+        ("http://h/private/x", "LINKAUDIT_EXCLUDE"),
+        ("http://h/docs/docs/docs/", None),
+        ("http://h/2024/01/01/post", None),
+    ],
+)
+def test_trap_guards(url, reason):
+    guards = TrapGuards(patterns=(re.compile(r"/private/"),))
+    got = guards.reason(url)
+    assert (got is None) if reason is None else (reason in got)
+
+
+def test_guards_can_be_switched_off():
+    off = TrapGuards(0, 0, False, False)
+    assert off.reason("http://u@h//docs/docs/docs/docs/docs/") is None
+
+
+def test_retry_after_forms():
+    assert retry_after_seconds(b"120") == 120
+    when = email.utils.formatdate(time.time() + 30, usegmt=True).encode()
+    assert 28 <= retry_after_seconds(when) <= 31
+    assert retry_after_seconds(b"soon") is None and retry_after_seconds(None) is None
+
+
+def test_argument_parsing():
+    assert split_list(" a, b\tc ,, ") == ["a", "b", "c"]
+    assert parse_start("http://H/ https://h/x,http://H/") == ["http://h/", "https://h/x"]
+    assert parse_depth("0") == 0 and parse_depth(None) is None
+    assert parse_contact(" bot-admin@example.org ") == "bot-admin@example.org"
+    for bad in (lambda: parse_start(""), lambda: parse_depth("-1"), lambda: parse_contact("a@b")):
+        with pytest.raises(ArgumentError):
+            bad()
