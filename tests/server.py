@@ -18,6 +18,7 @@ class Route:
     headers: dict[str, str] = field(default_factory=dict)
     head_status: int | None = None  # answer HEAD differently (405, 500...)
     delay: float = 0.0  # seconds before answering
+    head_delay: float | None = None  # answer HEAD after this instead
     # answers one after the other: (status, headers), then the last repeats
     sequence: list[tuple[int, dict[str, str]]] = field(default_factory=list)
 
@@ -57,8 +58,11 @@ class TestServer:
                 route = server.route_for(path)
                 if route is None:
                     route = Route(404, "<h1>Not Found</h1>")
-                if route.delay:
-                    time.sleep(route.delay)
+                delay = route.delay
+                if self.command == "HEAD" and route.head_delay is not None:
+                    delay = route.head_delay
+                if delay:
+                    time.sleep(delay)
                 status, extra = route.status, dict(route.headers)
                 if route.sequence:
                     with server._lock:

@@ -49,6 +49,8 @@ def site(server, far_server, closed_port):
 <a href="/refresh.html">meta refresh</a>
 <a href="http://exa mple.com/">bad URL</a>
 <a href="/docs/">docs</a>
+<a href="/tofar">redirect out of the site</a>
+<a href="/latin1.html">latin-1 page</a>
 </body></html>
 """,
     )
@@ -56,6 +58,10 @@ def site(server, far_server, closed_port):
         "/about.html",
         '<p>About us</p>\n<a href="/">home</a>\n<a href="/missing">missing again</a>\n',
     )
+    server.add("/tofar", Route(307, "", headers={"Location": f"{far}/page"}))
+    latin1 = '<a href="/caf\xe9">caf\xe9</a>'.encode("latin-1")
+    server.add("/latin1.html", Route(body=latin1, content_type="text/html; charset=iso-8859-1"))
+    server.add("/caf%C3%A9", "caf\u00e9")
     server.add("/old", Route(301, "", headers={"Location": "/about.html"}))
     server.add("/gone", Route(410, "gone"))
     server.add("/error", Route(500, "oops"))
@@ -126,6 +132,15 @@ def test_full_audit(tmp_path, site, far_server, closed_port):
     assert {"url": f"{base}/loop1", "line": None} in loop2["referrers"]
     assert len(site.hits("/loop1")) == 1 and len(site.hits("/loop2")) == 1
 
+    tofar = crawl.url(f"{base}/tofar")
+    assert (tofar["outcome"], tofar["location"]) == ("redirect", f"{far}/page"), tofar
+    assert crawl.url(f"{far}/page")["referrer_count"] == 2  # a link and the redirect
+    assert far_server.methods("/page") == ["HEAD"]
+    # non-ASCII hrefs become UTF-8 percent-encoding whatever the page's encoding
+    assert crawl.url(f"{base}/caf%C3%A9")["outcome"] == "ok"
+    # cookies are off: the Set-Cookie of the home page is never sent back
+    assert not [h for h in site.log if "Cookie" in h.headers]
+
     # meta refresh is a link; <base href> changes resolution
     assert outcome(f"{base}/refreshed.html")[0] == "ok"
     assert crawl.url(f"{base}/refreshed.html")["depth"] == 2
@@ -188,6 +203,8 @@ def test_full_audit(tmp_path, site, far_server, closed_port):
             "/from-far.html",
             "/from-nohead",
             "/docs/",
+            "/latin1.html",
+            "/caf%C3%A9",
         ]
     )
     assert "/song" not in {h.path for h in site.hits(method="GET")}

@@ -30,24 +30,23 @@ def test_depth_is_shortest_even_when_the_long_path_is_found_first(tmp_path, serv
     assert crawl.report["complete"] is False and crawl.report["finish_reason"] == "finished"
 
 
-def _fan_site(server, pages=30):
-    server.add("/", "\n".join(f'<a href="/p{i}">p{i}</a>' for i in range(pages)))
-    for i in range(pages):
-        server.add(f"/p{i}", Route(body=f'<a href="/q{i}">q</a>', delay=0.05))
+def _limited_crawl(tmp_path, server, delay, **settings):
+    """A crawl of 30 slow pages, stopped by a limit."""
+    server.add("/", "\n".join(f'<a href="/p{i}">p{i}</a>' for i in range(30)))
+    server.add("/p*", Route(body='<a href="/q">q</a>', delay=delay))
+    crawl = run_crawl(tmp_path, "-a", f"start={server.url}/", settings=settings)
+    report = crawl.report
+    assert report["complete"] is False and report["summary"]["unchecked"] > 0
+    return report
 
 
 def test_hit_limit_leaves_a_valid_incomplete_report(tmp_path, server):
-    _fan_site(server)
-    crawl = run_crawl(
-        tmp_path,
-        "-a",
-        f"start={server.url}/",
-        settings={"CLOSESPIDER_PAGECOUNT": "6", "CONCURRENT_REQUESTS": "2"},
+    report = _limited_crawl(
+        tmp_path, server, 0.05, CLOSESPIDER_PAGECOUNT="6", CONCURRENT_REQUESTS="2"
     )
-    report = crawl.report
-    assert report["finish_reason"] == "closespider_pagecount" and report["complete"] is False
+    assert report["finish_reason"] == "closespider_pagecount"
     unchecked = [u for u in report["urls"] if u["outcome"] == "unchecked"]
-    assert unchecked and all(u["error"] == "Not checked: hit limit reached" for u in unchecked)
+    assert all(u["error"] == "Not checked: hit limit reached" for u in unchecked)
     assert all(u["status"] is None and u["referrers"] for u in unchecked)
     # every response counts, robots.txt included; what is in flight (at most
     # CONCURRENT_REQUESTS) still completes after the limit is reached
@@ -56,17 +55,10 @@ def test_hit_limit_leaves_a_valid_incomplete_report(tmp_path, server):
 
 
 def test_time_limit_leaves_a_valid_incomplete_report(tmp_path, server):
-    server.add("/", "\n".join(f'<a href="/p{i}">p{i}</a>' for i in range(30)))
-    server.add("/p*", Route(body="slow", delay=0.5))
-    crawl = run_crawl(
-        tmp_path,
-        "-a",
-        f"start={server.url}/",
-        settings={"CLOSESPIDER_TIMEOUT": "1", "CONCURRENT_REQUESTS_PER_DOMAIN": "1"},
+    report = _limited_crawl(
+        tmp_path, server, 0.5, CLOSESPIDER_TIMEOUT="1", CONCURRENT_REQUESTS_PER_DOMAIN="1"
     )
-    report = crawl.report
-    assert report["finish_reason"] == "closespider_timeout" and report["complete"] is False
-    assert report["summary"]["unchecked"] > 0
+    assert report["finish_reason"] == "closespider_timeout"
     assert {u["error"] for u in report["urls"] if u["outcome"] == "unchecked"} == {
         "Not checked: time limit reached"
     }
