@@ -44,7 +44,7 @@ def site(server, far_server, closed_port):
 <a href="{far}/missing">far missing</a>
 <a href="{far}/into">far redirect into the site</a>
 <a href="http://127.0.0.1:{closed_port}/">closed port</a>
-<a href="http://nosuch.invalid/">no such host</a>
+<a href="http://nosuch.invalid:8080/">no such host</a>
 <a href="/loop1">loop</a>
 <a href="/refresh.html">meta refresh</a>
 <a href="http://exa mple.com/">bad URL</a>
@@ -153,7 +153,7 @@ def test_full_audit(tmp_path, site, far_server, closed_port):
         None,
         "Connection refused",
     )
-    dns = crawl.url("http://nosuch.invalid/")
+    dns = crawl.url("http://nosuch.invalid:8080/")
     assert dns["outcome"] == "broken" and dns["status"] is None
     assert dns["error"] == "DNS lookup failed for nosuch.invalid"
 

@@ -19,6 +19,7 @@ from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest, StopDownload
 from scrapy.http import Request, Response, TextResponse
+from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler, load_object
 from twisted.python.failure import Failure
 
@@ -316,8 +317,8 @@ class LinkAuditSpider(scrapy.Spider):
             return
         else:
             outcome = BROKEN
-            host = request.url.split("/")[2] if "//" in request.url else request.url
-            error = describe_failure(exc, host=host.rpartition("@")[2], timeout=self.timeout)
+            host = urlparse_cached(request).hostname or url
+            error = describe_failure(exc, host=host, timeout=self.timeout)
             logger.info("%s %s failed: %s", request.method, url, error)
         yield UrlResult(
             url=url,
