@@ -46,8 +46,7 @@ class RetryAfterMiddleware:
 
     def __init__(self, crawler: Crawler):
         settings = crawler.settings
-        self.codes = set(settings.getlist("LINKAUDIT_RETRY_AFTER_CODES", [429, 503]))
-        self.codes = {int(c) for c in self.codes}
+        self.codes = {int(c) for c in settings.getlist("LINKAUDIT_RETRY_AFTER_CODES", [429, 503])}
         self.times = settings.getint("LINKAUDIT_RETRY_AFTER_TIMES", 2)
         self.max_wait = settings.getfloat("LINKAUDIT_RETRY_AFTER_MAX", 30.0)
         self.default_wait = settings.getfloat("LINKAUDIT_RETRY_AFTER_DEFAULT", 5.0)
