@@ -21,6 +21,7 @@ DOWNLOAD_DELAY_JITTER = 0  # "at least one second" means no random shortening
 CONCURRENT_REQUESTS = 16
 CONCURRENT_REQUESTS_PER_DOMAIN = 2
 DOWNLOAD_TIMEOUT = 15
+LINKAUDIT_ROBOTSTXT_MAXSIZE = 500 * 1024  # bytes of robots.txt parsed (RFC 9309's minimum)
 LINKAUDIT_MAX_CRAWL_DELAY = 30.0  # cap on robots.txt Crawl-delay; 0 ignores it
 LINKAUDIT_RETRY_AFTER_CODES = [429, 503]
 LINKAUDIT_RETRY_AFTER_TIMES = 2
@@ -46,6 +47,9 @@ DOWNLOADER_MIDDLEWARES = {
     "linkaudit.middlewares.redirects.RedirectRecorderMiddleware": 600,
     "linkaudit.middlewares.retryafter.RetryAfterMiddleware": 550,
     "scrapy.downloadermiddlewares.offsite.OffsiteMiddleware": None,
+    # RFC 9309 statuses and one-line failures (see the module)
+    "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+    "linkaudit.middlewares.robots.RobotsMiddleware": 100,
 }
 SPIDER_MIDDLEWARES = {
     # The spider sets Referer, tracks depth and judges URL length itself.

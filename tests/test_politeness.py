@@ -77,3 +77,25 @@ def test_redirecting_robots_txt_is_followed(tmp_path, server):
     crawl = run_crawl(tmp_path, "-a", f"start={server.url}/")
     assert crawl.url(f"{server.url}/no")["outcome"] == "blocked"
     assert server.methods("/real-robots.txt") == ["GET"]
+
+
+def test_robots_txt_statuses_follow_rfc_9309(tmp_path, server, far_server, closed_port):
+    # far_server's robots.txt fails with 503: that host counts as disallowed;
+    # the closed port has no robots.txt answer at all: its URL reports that.
+    far_server.add("/robots.txt", Route(503, "down", content_type="text/plain"))
+    server.add("/robots.txt", Route(404, "no robots here"))
+    server.add(
+        "/",
+        f'<a href="/page">p</a> <a href="{far_server.url}/x">x</a> '
+        f'<a href="http://127.0.0.1:{closed_port}/y">y</a>',
+    )
+    server.add("/page", "page")
+    crawl = run_crawl(tmp_path, "-a", f"start={server.url}/")
+    assert crawl.url(f"{server.url}/page")["outcome"] == "ok"  # 404 robots.txt: allow all
+    far = crawl.url(f"{far_server.url}/x")
+    assert far["outcome"] == "blocked" and "robots.txt answered 503" in far["error"]
+    assert [h.path for h in far_server.log] == ["/robots.txt"]
+    closed = crawl.url(f"http://127.0.0.1:{closed_port}/y")
+    assert (closed["outcome"], closed["error"]) == ("broken", "Connection refused")
+    assert "Traceback" not in crawl.stderr
+    assert "could not be fetched" in crawl.stderr

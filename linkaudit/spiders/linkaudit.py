@@ -41,6 +41,7 @@ from linkaudit.classify import (
 from linkaudit.extract import extract_links
 from linkaudit.items import UrlResult
 from linkaudit.middlewares.redirects import CHECK_URL, LOCATION, LOCATION_ERROR
+from linkaudit.middlewares.robots import RobotsBlocked
 from linkaudit.state import AuditState
 from linkaudit.urls import HTTP_SCHEMES, InvalidURL, canonicalize, is_near, scheme_of
 
@@ -309,8 +310,9 @@ class LinkAuditSpider(scrapy.Spider):
         url, depth, phase = meta[CHECK_URL], meta[DEPTH], meta[PHASE]
         exc = failure.value
         if isinstance(exc, IgnoreRequest):
-            logger.info("%s %s blocked by robots.txt", request.method, url)
-            outcome, error = "blocked", "Disallowed by robots.txt"
+            outcome = "blocked"
+            error = str(exc) if isinstance(exc, RobotsBlocked) else "Disallowed by robots.txt"
+            logger.info("%s %s not requested: %s", request.method, url, error)
         elif phase == "head" and is_timeout(exc):
             logger.info("HEAD %s timed out: asking again with GET", url)
             yield self._request(url, depth, request.headers.get("Referer"), "fallback")

@@ -1,0 +1,97 @@
+"""robots.txt as RFC 9309 reads it, with failures said in one line.
+
+Scrapy's RobotsTxtMiddleware parses whatever body comes back, so a 503 page
+becomes "allow everything", and it logs a robots.txt that got no answer at
+ERROR with a traceback.  This subclass keeps its fetching and caching and
+changes what an answer means:
+
+- 2xx: parsed (at most ``LINKAUDIT_ROBOTSTXT_MAXSIZE`` bytes, default 500 KiB,
+  the RFC's minimum a crawler must read);
+- 4xx: no rules, everything allowed;
+- 5xx (after any Retry-After waits): the host counts as disallowed for this
+  run (RFC 9309), and each URL there is ``blocked`` with that reason;
+- no HTTP answer at all: one INFO line, and the URLs are requested anyway so
+  that each reports the real failure (``DNS lookup failed``, ``Connection
+  refused``) as ``broken`` rather than hiding it behind ``blocked``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from scrapy.crawler import Crawler
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+from scrapy.exceptions import IgnoreRequest
+from scrapy.http import Request, Response
+from scrapy.http.request import NO_CALLBACK
+from scrapy.robotstxt import RobotParser
+from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.httpobj import urlparse_cached
+from twisted.internet.defer import Deferred
+
+logger = logging.getLogger(__name__)
+
+DISALLOW_ALL = b"User-agent: *\nDisallow: /\n"
+
+
+class RobotsBlocked(IgnoreRequest):
+    """A request robots.txt does not let us make; the message says why."""
+
+
+class RobotsMiddleware(RobotsTxtMiddleware):
+    def __init__(self, crawler: Crawler):
+        super().__init__(crawler)
+        self.maxsize = crawler.settings.getint("LINKAUDIT_ROBOTSTXT_MAXSIZE", 500 * 1024)
+        self.reasons: dict[str, str] = {}  # netloc -> why everything is disallowed
+
+    async def robot_parser(self, request: Request) -> RobotParser | None:
+        # The parent's method, but a fetch failure is one line, not a traceback.
+        netloc = urlparse_cached(request).netloc
+        if netloc not in self._parsers:
+            self._parsers[netloc] = Deferred()
+            robots = Request(
+                f"{urlparse_cached(request).scheme}://{netloc}/robots.txt",
+                priority=self.DOWNLOAD_PRIORITY,
+                meta={"dont_obey_robotstxt": True},
+                callback=NO_CALLBACK,
+            )
+            try:
+                response = await self.crawler.engine.download_async(robots)
+                await self._parse_robots(response, netloc, request)
+            except Exception as exc:
+                if not isinstance(exc, IgnoreRequest):
+                    logger.info(
+                        "robots.txt of %s could not be fetched (%s: %s): its URLs are "
+                        "checked and will report the failure",
+                        netloc,
+                        type(exc).__name__,
+                        exc,
+                    )
+                self._robots_error(exc, netloc)
+            self._stats.inc_value("robotstxt/request_count")
+        parser = self._parsers[netloc]
+        if isinstance(parser, Deferred):
+            return await maybe_deferred_to_future(parser)
+        return parser
+
+    async def _parse_robots(self, response: Response, netloc: str, request: Request) -> None:
+        status = response.status
+        if status >= 500:
+            self.reasons[netloc] = (
+                f"Disallowed: robots.txt answered {status} "
+                "(RFC 9309: a host whose robots.txt fails counts as disallowed)"
+            )
+            logger.info("robots.txt of %s answered %s: host treated as disallowed", netloc, status)
+            response = response.replace(body=DISALLOW_ALL)
+        elif status >= 400:
+            response = response.replace(body=b"")
+        elif len(response.body) > self.maxsize:
+            response = response.replace(body=response.body[: self.maxsize])
+        await super()._parse_robots(response, netloc, request)
+
+    def process_request_2(self, rp: RobotParser | None, request: Request) -> None:
+        try:
+            super().process_request_2(rp, request)
+        except IgnoreRequest:
+            reason = self.reasons.get(urlparse_cached(request).netloc, "Disallowed by robots.txt")
+            raise RobotsBlocked(reason) from None
