@@ -90,3 +90,23 @@ def test_a_link_checker_turns_off_what_it_does_not_need():
     assert settings.getbool("COOKIES_ENABLED") is False
     assert settings.getbool("METAREFRESH_ENABLED") is False
     assert settings.getint("DOWNLOAD_TIMEOUT") == 15 and settings.getfloat("DOWNLOAD_DELAY") == 1
+
+
+def test_bot_walls_are_unchecked_not_broken(tmp_path, server):
+    server.add(
+        "/", '<a href="/challenge">c</a> <a href="/linkedin">l</a> <a href="/forbidden">f</a>'
+    )
+    server.add("/challenge", Route(403, "Just a moment...", headers={"cf-mitigated": "challenge"}))
+    server.add("/linkedin", Route(999, ""))
+    server.add("/forbidden", Route(403, "no"))
+    crawl = run_crawl(tmp_path, "-a", f"start={server.url}/")
+    for path in ("/challenge", "/linkedin"):
+        entry = crawl.url(server.url + path)
+        assert entry["outcome"] == "unchecked" and "refused automated checking" in entry["error"]
+        assert entry["referrers"] == [{"url": f"{server.url}/", "line": 1}]
+    assert crawl.url(f"{server.url}/challenge")["status"] == 403
+    assert crawl.url(f"{server.url}/linkedin")["status"] == 999
+    # a plain 403 is asked again with GET, then broken
+    forbidden = crawl.url(f"{server.url}/forbidden")
+    assert (forbidden["outcome"], forbidden["method"]) == ("broken", "GET")
+    assert server.methods("/forbidden") == ["HEAD", "GET"]
