@@ -27,8 +27,7 @@ class ReportPipeline:
 
     def __init__(self, crawler: Crawler):
         self.crawler = crawler
-        self.started_at = now_iso()
-        self.report: dict[str, Any] | None = None
+        self.started_at = now_iso()  # open_spider sets it again when the crawl starts
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 
     @classmethod
@@ -53,7 +52,7 @@ class ReportPipeline:
     def spider_closed(self, spider: Spider, reason: str) -> None:
         settings = self.crawler.settings
         stats = self.crawler.stats
-        self.report = build_report(
+        report = build_report(
             spider.state,
             start_urls=spider.start_urls,
             near_prefixes=spider.near_prefixes,
@@ -66,11 +65,11 @@ class ReportPipeline:
         )
         path = settings["LINKAUDIT_REPORT"]
         try:
-            write_json_atomic(path, self.report)
+            write_json_atomic(path, report)
         except OSError as exc:
             logger.error("linkaudit: cannot write the report %s: %s", path, exc)
             stats.set_value("linkaudit/report_error", str(exc))
         else:
             logger.info("Report written to %s", path)
-        logger.info("%s", summary_text(self.report))
+        logger.info("%s", summary_text(report))
         spider.state.close()

@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from linkaudit.state import AuditState
+from linkaudit.urls import is_near
 
 REPORT_VERSION = 1
 OUTCOMES = ("ok", "redirect", "broken", "blocked", "excluded", "unchecked")
@@ -40,7 +41,7 @@ def build_report(
     state: AuditState,
     *,
     start_urls: list[str],
-    near_prefixes: list[str],
+    near_prefixes: Sequence[str],
     started_at: str,
     finished_at: str,
     finish_reason: str,
@@ -48,14 +49,14 @@ def build_report(
     requests: int,
     max_depth: int | None = None,
 ) -> dict[str, Any]:
-    near = tuple(near_prefixes)
+    near = tuple(near_prefixes)  # is_near takes a tuple, as str.startswith does
     urls = []
     for entry in state.entries():
         result = entry.result
         if result is None:
             item: dict[str, Any] = {
                 "url": entry.url,
-                "near": entry.url.startswith(near),
+                "near": is_near(entry.url, near),
                 "outcome": "unchecked",
                 "status": None,
                 "error": unchecked_error(finish_reason, entry.depth, max_depth),

@@ -70,8 +70,8 @@ class LinkAuditSpider(scrapy.Spider):
                 )
             self.start_urls = spider_args.parse_start(start)
             near = kwargs.pop("near", None)
-            self.near_prefixes = (
-                spider_args.parse_near(near) if near is not None else list(self.start_urls)
+            self.near_prefixes = tuple(
+                spider_args.parse_near(near) if near is not None else self.start_urls
             )
             self.max_depth = spider_args.parse_depth(kwargs.pop("depth", None))
             contact = kwargs.pop("contact", None)
@@ -80,7 +80,7 @@ class LinkAuditSpider(scrapy.Spider):
             self.report_arg = spider_args.check_report_path(report) if report else None
         except spider_args.ArgumentError as exc:
             self.arg_error = str(exc)
-            self.start_urls, self.near_prefixes = [], []
+            self.start_urls, self.near_prefixes = [], ()
         # Scrapyd passes _job and friends; keep them as Scrapy would.
         super().__init__(**{k: v for k, v in kwargs.items() if k.startswith("_")})
 
@@ -113,7 +113,6 @@ class LinkAuditSpider(scrapy.Spider):
                 headers = dict(settings.getdict("DEFAULT_REQUEST_HEADERS"))
                 headers["From"] = contact
                 settings.set("DEFAULT_REQUEST_HEADERS", headers, priority="cmdline")
-        self.near_prefixes_t = tuple(self.near_prefixes)
         self.accept = frozenset(int(s) for s in settings.getlist("LINKAUDIT_ACCEPT_STATUS"))
         self.html_types = frozenset(
             t.lower() for t in settings.getlist("LINKAUDIT_HTML_TYPES", sorted(HTML_TYPES))
@@ -151,7 +150,6 @@ class LinkAuditSpider(scrapy.Spider):
             callback=self.on_response,
             errback=self.on_error,
             dont_filter=True,  # the state dedupes; no fingerprinting needed
-            priority=-depth,
         )
 
     def _on_idle(self) -> None:
@@ -174,7 +172,7 @@ class LinkAuditSpider(scrapy.Spider):
             raise StopDownload(fail=False)
 
     def is_near(self, url: str) -> bool:
-        return is_near(url, self.near_prefixes_t)
+        return is_near(url, self.near_prefixes)
 
     # -- discovery -------------------------------------------------------------
     def _resolve(self, value: str, base: str) -> tuple[str, str | None, str | None]:
@@ -183,6 +181,10 @@ class LinkAuditSpider(scrapy.Spider):
             url = canonicalize(value, base)
         except InvalidURL as exc:
             return value, BROKEN, f"Invalid URL: {exc}"
+        return self._judge(url)
+
+    def _judge(self, url: str) -> tuple[str, str | None, str | None]:
+        """(key, outcome, error) of a canonical URL: settled now, or to check."""
         scheme = scheme_of(url)
         if scheme not in HTTP_SCHEMES:
             if scheme == "data" and len(url) > _DATA_URL_KEEP:
@@ -301,7 +303,7 @@ class LinkAuditSpider(scrapy.Spider):
             location=location,
             links=[(location, None)],
         )
-        key, outcome, error = self._resolve(location, url)
+        key, outcome, error = self._judge(location)  # already canonical
         yield from self._discover(key, depth + 1, url, outcome, error)
 
     def on_error(self, failure: Failure) -> Iterator[Any]:
