@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 from linkaudit.urls import HTTP_SCHEMES, InvalidURL, canonicalize, scheme_of
 
@@ -84,3 +85,98 @@ def check_report_path(path: str) -> str:
     if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
         raise ArgumentError(f"report: {path} is not writable")
     return path
+
+
+def check_journal_path(settings: Any) -> None:
+    """Resolve the journal's path (default: beside the report) and check it
+    can be written, as for the report."""
+    from linkaudit.journal import journal_path_for  # the journal imports Scrapy
+
+    if not settings.getbool("LINKAUDIT_JOURNAL_ENABLED", True):
+        return
+    path = settings.get("LINKAUDIT_JOURNAL") or journal_path_for(settings["LINKAUDIT_REPORT"])
+    try:
+        path = check_report_path(path)
+    except ArgumentError as exc:
+        raise ArgumentError("journal" + str(exc)[len("report") :]) from None
+    settings.set("LINKAUDIT_JOURNAL", path, priority="cmdline")
+
+
+# -- settings --------------------------------------------------------------
+# Every numeric setting linkaudit adds or relies on, with its lower bound.
+# (name, kind, minimum): kind "int" or "float"; the value may also be None
+# where the default is None.
+NUMERIC_SETTINGS: tuple[tuple[str, str, float], ...] = (
+    ("DOWNLOAD_DELAY", "float", 0),
+    ("DOWNLOAD_TIMEOUT", "float", 0.001),
+    ("CONCURRENT_REQUESTS", "int", 1),
+    ("CONCURRENT_REQUESTS_PER_DOMAIN", "int", 1),
+    ("CLOSESPIDER_PAGECOUNT", "int", 0),
+    ("CLOSESPIDER_TIMEOUT", "float", 0),
+    ("URLLENGTH_LIMIT", "int", 1),
+    ("LINKAUDIT_DEPTH", "int", 0),
+    ("LINKAUDIT_MAX_CRAWL_DELAY", "float", 0),
+    ("LINKAUDIT_ROBOTSTXT_MAXSIZE", "int", 1),
+    ("LINKAUDIT_RETRY_AFTER_TIMES", "int", 0),
+    ("LINKAUDIT_RETRY_AFTER_MAX", "float", 0),
+    ("LINKAUDIT_RETRY_AFTER_DEFAULT", "float", 0),
+    ("LINKAUDIT_MAX_PATH_SEGMENTS", "int", 0),
+    ("LINKAUDIT_MAX_SEGMENT_REPEAT", "int", 0),
+    ("LINKAUDIT_PAGE_MAXSIZE", "int", 1),
+)
+BOOL_SETTINGS = (
+    "ROBOTSTXT_OBEY",
+    "DOWNLOAD_VERIFY_CERTIFICATES",
+    "LINKAUDIT_EXCLUDE_USERINFO",
+    "LINKAUDIT_EXCLUDE_DOUBLE_SLASH",
+    "LINKAUDIT_HOST_FAILURE_CACHE",
+    "LINKAUDIT_JOURNAL_ENABLED",
+)
+STATUS_LIST_SETTINGS = ("LINKAUDIT_ACCEPT_STATUS", "LINKAUDIT_RETRY_AFTER_CODES")
+
+
+def _number(name: str, value: object, kind: str, minimum: float) -> None:
+    if value is None or value == "":
+        return
+    try:
+        number = int(value) if kind == "int" else float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        word = "a whole number" if kind == "int" else "a number"
+        raise ArgumentError(f"{name}: {value!r} is not {word}") from None
+    if number != number or number < minimum:  # NaN too
+        if number < 0:
+            raise ArgumentError(f"{name}: {value!r} is negative")
+        raise ArgumentError(f"{name}: {value!r} is too small (at least {minimum:g})")
+
+
+def validate_settings(settings: Any) -> None:
+    """Check linkaudit's settings (and the Scrapy ones it relies on) before
+    the crawl: a typo in ``-s`` must not surface as a traceback mid-crawl."""
+    for name, kind, minimum in NUMERIC_SETTINGS:
+        _number(name, settings.get(name), kind, minimum)
+    for name in BOOL_SETTINGS:
+        try:
+            settings.getbool(name)
+        except ValueError:
+            raise ArgumentError(f"{name}: {settings.get(name)!r} is not true or false") from None
+    for name in STATUS_LIST_SETTINGS:
+        for value in settings.getlist(name):
+            try:
+                status = int(value)
+            except (TypeError, ValueError):
+                raise ArgumentError(f"{name}: {value!r} is not an HTTP status") from None
+            if not 100 <= status <= 999:
+                raise ArgumentError(f"{name}: {status} is not an HTTP status (100-999)")
+    for pattern in settings.getlist("LINKAUDIT_EXCLUDE"):
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ArgumentError(
+                f"LINKAUDIT_EXCLUDE: {pattern!r} is not a regular expression ({exc})"
+            ) from None
+    contact = settings.get("LINKAUDIT_CONTACT")
+    if contact:
+        try:
+            parse_contact(contact)
+        except ArgumentError as exc:
+            raise ArgumentError(f"LINKAUDIT_CONTACT: {str(exc).split(': ', 1)[1]}") from None
