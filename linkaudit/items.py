@@ -45,6 +45,12 @@ class UrlResult:
     referrer_count: int = 0
     referrers: list[dict] = field(default_factory=list)
     links: list[tuple[str, int | None]] = field(default_factory=list)
+    # Optional report fields (absent when unset): the page was cut at
+    # LINKAUDIT_PAGE_MAXSIZE and only what was read was scanned.
+    truncated: bool = False
 
     def contract_dict(self) -> dict:
-        return {name: getattr(self, name) for name in CONTRACT_FIELDS}
+        data = {name: getattr(self, name) for name in CONTRACT_FIELDS}
+        if self.truncated:
+            data["truncated"] = True
+        return data

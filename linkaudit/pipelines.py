@@ -8,6 +8,7 @@ from typing import Any
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 
+from linkaudit.exitstatus import fail_at_exit
 from linkaudit.items import UrlResult
 from linkaudit.report import build_report, now_iso, summary_text, write_json_atomic
 
@@ -67,8 +68,21 @@ class ReportPipeline:
         try:
             write_json_atomic(path, report)
         except OSError as exc:
-            logger.error("linkaudit: cannot write the report %s: %s", path, exc)
+            # Not a traceback: one line, a non-zero exit, and the journal
+            # (linkaudit/journal.py) still holds every result.
+            journal = (
+                settings.get("LINKAUDIT_JOURNAL")
+                if settings.getbool("LINKAUDIT_JOURNAL_ENABLED", True)
+                else None
+            )
+            logger.error(
+                "linkaudit: cannot write the report %s: %s%s",
+                path,
+                exc.strerror or exc,
+                f"; the results are in the journal {journal}" if journal else "",
+            )
             stats.set_value("linkaudit/report_error", str(exc))
+            fail_at_exit(1)
         else:
             logger.info("Report written to %s", path)
         logger.info("%s", summary_text(report))

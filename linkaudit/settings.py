@@ -21,6 +21,9 @@ DOWNLOAD_DELAY_JITTER = 0  # "at least one second" means no random shortening
 CONCURRENT_REQUESTS = 16
 CONCURRENT_REQUESTS_PER_DOMAIN = 2
 DOWNLOAD_TIMEOUT = 15
+# A bad certificate is a broken link (Scrapy's default is not to verify);
+# set False to accept self-signed or expired certificates.
+DOWNLOAD_VERIFY_CERTIFICATES = True
 LINKAUDIT_ROBOTSTXT_MAXSIZE = 500 * 1024  # bytes of robots.txt parsed (RFC 9309's minimum)
 LINKAUDIT_MAX_CRAWL_DELAY = 30.0  # cap on robots.txt Crawl-delay; 0 ignores it
 LINKAUDIT_RETRY_AFTER_CODES = [429, 503]
@@ -30,7 +33,17 @@ LINKAUDIT_RETRY_AFTER_DEFAULT = 5.0
 
 # -- what is checked -----------------------------------------------------
 LINKAUDIT_REPORT = "linkaudit-report.json"
+# Every result as it comes, one flushed JSON line each (linkaudit/journal.py);
+# empty: beside the report, <report>.journal.jsonl
+LINKAUDIT_JOURNAL = ""
+LINKAUDIT_JOURNAL_ENABLED = True
 LINKAUDIT_DEPTH = None  # link hops from the start URLs; None: no limit
+# Bytes of a near page read and scanned (after decompression); the rest is
+# not downloaded and the report marks the page "truncated" (seed 003's $MAXSIZE)
+LINKAUDIT_PAGE_MAXSIZE = 5 * 1024 * 1024
+# After a DNS failure, refused connection or connect timeout, fail the host's
+# other URLs at once with the same error instead of waiting for each
+LINKAUDIT_HOST_FAILURE_CACHE = True
 LINKAUDIT_ACCEPT_STATUS = []  # statuses counted as ok besides 2xx (e.g. [403])
 LINKAUDIT_HTML_TYPES = ["text/html", "application/xhtml+xml"]
 LINKAUDIT_EXCLUDE = []  # regular expressions; a matching URL is excluded
@@ -59,8 +72,12 @@ SPIDER_MIDDLEWARES = {
 }
 EXTENSIONS = {
     "linkaudit.extensions.CrawlDelay": 500,
+    "linkaudit.extensions.DrainOnClose": 500,
 }
-ITEM_PIPELINES = {"linkaudit.pipelines.ReportPipeline": 300}
+ITEM_PIPELINES = {
+    "linkaudit.pipelines.ReportPipeline": 300,
+    "linkaudit.journal.JournalPipeline": 400,
+}
 LOG_FORMATTER = "linkaudit.logformatter.LinkAuditLogFormatter"
 LOG_LEVEL = "INFO"
 
@@ -69,6 +86,9 @@ METAREFRESH_ENABLED = False  # meta refresh is a link, recorded by the spider
 COOKIES_ENABLED = False
 TELNETCONSOLE_ENABLED = False
 REMOTE_CONTROL_ENABLED = False
+# Check each level's URLs in the order they were found (Scrapy's default is LIFO)
+SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"
+SCHEDULER_DISK_QUEUE = "scrapy.squeues.PickleFifoDiskQueue"
 DUPEFILTER_CLASS = "scrapy.dupefilters.BaseDupeFilter"  # the state dedupes
 FEED_EXPORT_FIELDS = list(CONTRACT_FIELDS)
 FEED_EXPORT_ENCODING = "utf-8"

@@ -7,6 +7,8 @@ import os
 import socket
 import subprocess
 import sys
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +51,79 @@ def validate(report: dict) -> None:
     assert [u["url"] for u in report["urls"]] == sorted(u["url"] for u in report["urls"])
 
 
+def crawl_command(tmp_path: Path, *args: str, settings: dict | None = None) -> list[str]:
+    """The ``scrapy crawl linkaudit`` command line the tests run."""
+    cmd = [sys.executable, "-m", "scrapy", "crawl", "linkaudit", *args]
+    if not any(a.startswith("report=") for a in args):
+        cmd += ["-a", f"report={tmp_path / 'report.json'}"]
+    merged = {"DOWNLOAD_DELAY": "0", "CONCURRENT_REQUESTS_PER_DOMAIN": "8"}
+    merged.update(settings or {})
+    for name, value in merged.items():
+        if value is not None:  # None: keep the project's default
+            cmd += ["-s", f"{name}={value}"]
+    return cmd
+
+
+class Spawned:
+    """A crawl running in the background, its stderr collected by a thread
+    (so the pipe never fills and tests can wait for a log line)."""
+
+    def __init__(self, cmd: list[str]):
+        self.proc = subprocess.Popen(
+            cmd,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        )
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.lines.append(line)
+
+    @property
+    def stderr(self) -> str:
+        return "".join(self.lines)
+
+    def signal(self, sig: int) -> None:
+        self.proc.send_signal(sig)
+
+    def wait(self, timeout: float = 60) -> int:
+        try:
+            code = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+            raise
+        self._reader.join(timeout=10)
+        return code
+
+
+def spawn_crawl(tmp_path: Path, *args: str, settings: dict | None = None) -> Spawned:
+    """A crawl running in the background, for tests that interrupt it."""
+    return Spawned(crawl_command(tmp_path, *args, settings=settings))
+
+
+def wait_for(predicate, timeout: float = 30, what: str = "condition") -> None:
+    """Poll ``predicate`` until true; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def journal_records(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.endswith("}")]
+
+
 def run_crawl(
     tmp_path: Path,
     *args: str,
@@ -61,14 +136,9 @@ def run_crawl(
     Tests run with no delay unless they set one: politeness is tested on its own.
     """
     report = tmp_path / report_name
-    cmd = [sys.executable, "-m", "scrapy", "crawl", "linkaudit", *args]
-    if not any(a.startswith("report=") for a in args):
-        cmd += ["-a", f"report={report}"]
-    merged = {"DOWNLOAD_DELAY": "0", "CONCURRENT_REQUESTS_PER_DOMAIN": "8"}
-    merged.update(settings or {})
-    for name, value in merged.items():
-        if value is not None:  # None: keep the project's default
-            cmd += ["-s", f"{name}={value}"]
+    if report_name != "report.json" and not any(a.startswith("report=") for a in args):
+        args = (*args, "-a", f"report={report}")
+    cmd = crawl_command(tmp_path, *args, settings=settings)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env)
     data = json.loads(report.read_text()) if report.exists() else None

@@ -38,6 +38,7 @@ from linkaudit.classify import (
     status_text,
     unchecked_reason,
 )
+from linkaudit.extensions import Interrupted
 from linkaudit.extract import extract_links
 from linkaudit.items import UrlResult
 from linkaudit.middlewares.redirects import CHECK_URL, LOCATION, LOCATION_ERROR
@@ -51,7 +52,7 @@ logger = logging.getLogger(__name__)
 DEPTH = "la_depth"
 PHASE = "la_phase"  # "head", "get" (a page to scan) or "fallback" (after a HEAD failed)
 
-KNOWN_ARGS = frozenset({"start", "report", "near", "depth", "contact"})
+KNOWN_ARGS = frozenset({"start", "report", "journal", "near", "depth", "contact"})
 _DATA_URL_KEEP = 100  # data: URLs are reported by their first characters only
 
 
@@ -78,6 +79,7 @@ class LinkAuditSpider(scrapy.Spider):
             self.contact = spider_args.parse_contact(contact) if contact is not None else None
             report = kwargs.pop("report", None)
             self.report_arg = spider_args.check_report_path(report) if report else None
+            self.journal_arg = kwargs.pop("journal", None)
         except spider_args.ArgumentError as exc:
             self.arg_error = str(exc)
             self.start_urls, self.near_prefixes = [], ()
@@ -97,22 +99,35 @@ class LinkAuditSpider(scrapy.Spider):
 
     def _configure(self, crawler: Crawler) -> None:
         """Turn arguments into settings (not frozen yet) and read ours."""
+        if self.arg_error is not None:
+            return
         settings = crawler.settings
-        if self.arg_error is None:
+        try:
+            spider_args.validate_settings(settings)
             if self.report_arg:
                 settings.set("LINKAUDIT_REPORT", self.report_arg, priority="cmdline")
             else:
-                try:
-                    spider_args.check_report_path(settings["LINKAUDIT_REPORT"])
-                except spider_args.ArgumentError as exc:
-                    self.arg_error = str(exc)
+                spider_args.check_report_path(settings["LINKAUDIT_REPORT"])
+            if self.journal_arg is not None:
+                settings.set("LINKAUDIT_JOURNAL", self.journal_arg, priority="cmdline")
+            spider_args.check_journal_path(settings)
             if self.max_depth is None:
                 self.max_depth = spider_args.parse_depth(settings.get("LINKAUDIT_DEPTH"))
-            contact = self.contact or settings.get("LINKAUDIT_CONTACT")
-            if contact:
-                headers = dict(settings.getdict("DEFAULT_REQUEST_HEADERS"))
-                headers["From"] = contact
-                settings.set("DEFAULT_REQUEST_HEADERS", headers, priority="cmdline")
+            state_path = settings.get("LINKAUDIT_STATE", "linkaudit.state.MemoryState")
+            try:
+                state_cls = load_object(state_path)
+            except (ImportError, NameError, ValueError, AttributeError) as exc:
+                raise spider_args.ArgumentError(
+                    f"LINKAUDIT_STATE: cannot load {state_path!r} ({exc})"
+                ) from None
+        except spider_args.ArgumentError as exc:
+            self.arg_error = str(exc)
+            return
+        contact = self.contact or settings.get("LINKAUDIT_CONTACT")
+        if contact:
+            headers = dict(settings.getdict("DEFAULT_REQUEST_HEADERS"))
+            headers["From"] = contact
+            settings.set("DEFAULT_REQUEST_HEADERS", headers, priority="cmdline")
         self.accept = frozenset(int(s) for s in settings.getlist("LINKAUDIT_ACCEPT_STATUS"))
         self.html_types = frozenset(
             t.lower() for t in settings.getlist("LINKAUDIT_HTML_TYPES", sorted(HTML_TYPES))
@@ -126,7 +141,6 @@ class LinkAuditSpider(scrapy.Spider):
             exclude_double_slash=settings.getbool("LINKAUDIT_EXCLUDE_DOUBLE_SLASH", True),
             patterns=tuple(re.compile(p) for p in settings.getlist("LINKAUDIT_EXCLUDE")),
         )
-        state_cls = load_object(settings.get("LINKAUDIT_STATE", "linkaudit.state.MemoryState"))
         self.state: AuditState = build_from_crawler(state_cls, crawler)
         crawler.signals.connect(self._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(self._on_headers, signal=signals.headers_received)
@@ -311,6 +325,8 @@ class LinkAuditSpider(scrapy.Spider):
         meta = request.meta
         url, depth, phase = meta[CHECK_URL], meta[DEPTH], meta[PHASE]
         exc = failure.value
+        if isinstance(exc, Interrupted):
+            return  # never sent: the report lists it unchecked
         if isinstance(exc, IgnoreRequest):
             outcome = "blocked"
             error = str(exc) if isinstance(exc, RobotsBlocked) else "Disallowed by robots.txt"

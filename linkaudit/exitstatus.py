@@ -1,0 +1,42 @@
+"""A non-zero exit status for failures Scrapy's ``crawl`` command cannot see.
+
+``scrapy crawl`` exits 1 only when the crawl fails to start; a report that
+cannot be written at the very end happens in a signal handler, whose errors
+Scrapy logs and swallows.  So the handler asks for a status here, and it is
+applied when the interpreter exits, after Scrapy has shut down and its own
+``sys.exit(0)`` has run.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import sys
+
+_requested: list[int] = []
+
+
+def fail_at_exit(code: int = 1) -> None:
+    """Make the process exit with ``code`` (the highest asked for wins)."""
+    if not _requested:
+        atexit.register(_exit)
+    _requested.append(code)
+
+
+def requested() -> int:
+    """The status asked for so far, 0 when none (for in-process callers)."""
+    return max(_requested, default=0)
+
+
+def _exit() -> None:
+    # Registered after logging's own handler, so it runs first: flush what
+    # the user must see, then leave with the status (os._exit, as SystemExit
+    # raised inside atexit would be ignored).
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(requested())

@@ -1,0 +1,136 @@
+"""Interruptions and failures at the end: nothing already checked is lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import ROOT, journal_records, spawn_crawl, validate, wait_for
+from tests.server import Route
+
+# One request at a time.  A delay is needed as well: with DOWNLOAD_DELAY=0,
+# Scrapy 2.19's downloader starts every queued request of a slot at once,
+# whatever CONCURRENT_REQUESTS_PER_DOMAIN says.
+SERIAL = {"CONCURRENT_REQUESTS_PER_DOMAIN": "1", "DOWNLOAD_DELAY": "0.01"}
+
+
+def _site(server, fast: int, slow: int, delay: float) -> None:
+    links = [f'<a href="/q{i}">q</a>' for i in range(fast)]
+    links += [f'<a href="/p{i}">p</a>' for i in range(slow)]
+    server.add("/", "\n".join(links))
+    server.add("/q*", Route(body="fast", content_type="text/plain"))
+    server.add("/p*", Route(body="slow", content_type="text/plain", delay=delay))
+
+
+def _checked(records: list[dict]) -> set[str]:
+    return {r["url"] for r in records if r["type"] == "url"}
+
+
+def test_sigterm_behaves_like_one_ctrl_c(tmp_path, server):
+    _site(server, fast=3, slow=10, delay=0.3)
+    journal = tmp_path / "report.journal.jsonl"
+    proc = spawn_crawl(tmp_path, "-a", f"start={server.url}/", settings=SERIAL)
+    wait_for(lambda: len(_checked(journal_records(journal))) >= 4, what="four results")
+    proc.signal(signal.SIGTERM)
+    proc.wait(timeout=30)
+    err = proc.stderr
+    data = json.loads((tmp_path / "report.json").read_text())
+    validate(data)
+    assert data["finish_reason"] == "shutdown" and data["complete"] is False
+    undone = [u for u in data["urls"] if u["outcome"] == "unchecked"]
+    assert undone and {u["error"] for u in undone} == {"Not checked: the audit was interrupted"}
+    assert data["summary"]["ok"] >= 4
+    assert "Traceback" not in err
+    # the journal ended cleanly too, with the same close reason
+    assert journal_records(journal)[-1]["finish_reason"] == "shutdown"
+
+
+def test_ctrl_c_twice_loses_nothing_the_journal_rebuilds_the_report(tmp_path, server):
+    _site(server, fast=5, slow=5, delay=4)
+    journal = tmp_path / "report.journal.jsonl"
+    proc = spawn_crawl(tmp_path, "-a", f"start={server.url}/", settings=SERIAL)
+    # "/" and the five fast links are done; /p0 now hangs for 4 s
+    wait_for(lambda: len(_checked(journal_records(journal))) >= 6, what="six results")
+    wait_for(lambda: len(server.hits()) >= 8, what="the slow request")  # robots, GET / too
+    proc.signal(signal.SIGINT)
+    # a second signal sent before Python ran the first handler would merge with it
+    wait_for(lambda: "Send again to force" in proc.stderr, what="the first Ctrl-C to land")
+    proc.signal(signal.SIGINT)
+    proc.wait(timeout=30)
+    records = journal_records(journal)
+    assert records[0]["type"] == "start"
+    assert all(r["type"] != "end" for r in records)  # Scrapy skipped spider_closed
+    answered = {f"{server.url}{h.path}" for h in server.hits() if h.path != "/robots.txt"}
+    answered.discard(f"{server.url}/p0")  # cut off by the second Ctrl-C
+    assert answered <= _checked(records)
+
+    rebuilt = tmp_path / "rebuilt.json"
+    out = subprocess.run(
+        [sys.executable, "-m", "linkaudit.journal", str(journal), "-o", str(rebuilt)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert out.returncode == 0, out.stderr
+    data = json.loads(rebuilt.read_text())
+    validate(data)
+    assert data["finish_reason"] == "shutdown" and data["complete"] is False
+    by_url = {u["url"]: u for u in data["urls"]}
+    for i in range(5):
+        entry = by_url[f"{server.url}/q{i}"]
+        assert entry["outcome"] == "ok" and entry["referrer_count"] == 1
+    assert by_url[f"{server.url}/p4"]["outcome"] == "unchecked"
+    assert by_url[f"{server.url}/p4"]["referrers"] == [{"url": f"{server.url}/", "line": 10}]
+
+
+def test_rebuilding_from_a_bad_journal_is_one_line(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    out = subprocess.run(
+        [sys.executable, "-m", "linkaudit.journal", str(bad), "-o", str(tmp_path / "r.json")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == [
+        "linkaudit: error: not a linkaudit journal (no start record)"
+    ]
+
+
+def test_report_directory_gone_at_the_end(tmp_path, server):
+    _site(server, fast=3, slow=6, delay=0.3)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    journal = out_dir / "r.journal.jsonl"
+    proc = spawn_crawl(
+        tmp_path,
+        "-a",
+        f"start={server.url}/",
+        "-a",
+        f"report={out_dir / 'r.json'}",
+        settings=SERIAL,
+    )
+    wait_for(lambda: len(_checked(journal_records(journal))) >= 3, what="three results")
+    shutil.rmtree(out_dir)
+    assert proc.wait(timeout=60) != 0
+    err = proc.stderr
+    assert "Traceback" not in err
+    assert re.search(r"cannot write the report .*r\.json: No such file or directory", err), err
+    saved = re.search(r"the journal was saved to (\S+)", err)
+    assert saved, err
+    rescued = journal_records(Path(saved.group(1)))
+    try:
+        assert rescued[-1]["type"] == "end" and rescued[-1]["finish_reason"] == "finished"
+        # every URL is in it: the start page, 3 fast and 6 slow links
+        assert len(_checked(rescued)) == 10
+    finally:
+        os.unlink(saved.group(1))
