@@ -60,6 +60,9 @@ DOWNLOADER_MIDDLEWARES = {
     "linkaudit.middlewares.redirects.RedirectRecorderMiddleware": 600,
     "linkaudit.middlewares.retryafter.RetryAfterMiddleware": 550,
     "scrapy.downloadermiddlewares.offsite.OffsiteMiddleware": None,
+    # Expands compressed pages up to LINKAUDIT_PAGE_MAXSIZE, never further
+    "scrapy.downloadermiddlewares.httpcompression.HttpCompressionMiddleware": None,
+    "linkaudit.middlewares.decompress.CappedDecompressionMiddleware": 590,
     # RFC 9309 statuses and one-line failures (see the module)
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
     "linkaudit.middlewares.robots.RobotsMiddleware": 100,

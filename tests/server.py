@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -21,6 +21,11 @@ class Route:
     head_delay: float | None = None  # answer HEAD after this instead
     # answers one after the other: (status, headers), then the last repeats
     sequence: list[tuple[int, dict[str, str]]] = field(default_factory=list)
+    # a body sent piece by piece with no Content-Length, then the connection
+    # closes (endless bodies, drips); ``body`` is ignored
+    stream: Callable[[], Iterator[bytes]] | None = None
+    head_content_type: str | None = None  # a HEAD that names another type
+    head_body: bytes = b""  # a body sent after a HEAD's headers (a broken server)
 
 
 @dataclass
@@ -74,14 +79,31 @@ class TestServer:
                     status = route.head_status
                 body = route.body.encode() if isinstance(route.body, str) else route.body
                 self.send_response(status)
-                if route.content_type:
-                    self.send_header("Content-Type", route.content_type)
+                ctype = route.content_type
+                if self.command == "HEAD" and route.head_content_type:
+                    ctype = route.head_content_type
+                if ctype:
+                    self.send_header("Content-Type", ctype)
                 for k, v in extra.items():
                     self.send_header(k, v)
-                self.send_header("Content-Length", str(len(body)))
+                if route.stream is not None and self.command != "HEAD":
+                    self.send_header("Connection", "close")
+                    self.close_connection = True
+                else:
+                    self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 sent = 0
-                if self.command != "HEAD":
+                if self.command == "HEAD" and route.head_body:
+                    self.wfile.write(route.head_body)
+                if route.stream is not None and self.command != "HEAD":
+                    try:
+                        for piece in route.stream():
+                            self.wfile.write(piece)
+                            self.wfile.flush()
+                            sent += len(piece)
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass
+                elif self.command != "HEAD":
                     try:
                         for i in range(0, len(body), 65536):
                             self.wfile.write(body[i : i + 65536])

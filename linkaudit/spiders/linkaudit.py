@@ -41,6 +41,7 @@ from linkaudit.classify import (
 from linkaudit.extensions import Interrupted
 from linkaudit.extract import extract_links
 from linkaudit.items import UrlResult
+from linkaudit.middlewares.decompress import TRUNCATED
 from linkaudit.middlewares.redirects import CHECK_URL, LOCATION, LOCATION_ERROR
 from linkaudit.middlewares.robots import RobotsBlocked
 from linkaudit.state import AuditState
@@ -53,6 +54,7 @@ DEPTH = "la_depth"
 PHASE = "la_phase"  # "head", "get" (a page to scan) or "fallback" (after a HEAD failed)
 
 KNOWN_ARGS = frozenset({"start", "report", "journal", "near", "depth", "contact"})
+_READ = "la_read"  # bytes of the body received so far
 _DATA_URL_KEEP = 100  # data: URLs are reported by their first characters only
 
 
@@ -144,6 +146,8 @@ class LinkAuditSpider(scrapy.Spider):
         self.state: AuditState = build_from_crawler(state_cls, crawler)
         crawler.signals.connect(self._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(self._on_headers, signal=signals.headers_received)
+        self.page_maxsize = settings.getint("LINKAUDIT_PAGE_MAXSIZE")
+        crawler.signals.connect(self._on_bytes, signal=signals.bytes_received)
 
     # -- requests ------------------------------------------------------------
     async def start(self) -> AsyncIterator[Any]:
@@ -183,6 +187,17 @@ class LinkAuditSpider(scrapy.Spider):
             self.is_near(request.meta[CHECK_URL])
             and media_type(headers.get(b"Content-Type")) in self.html_types
         ):
+            raise StopDownload(fail=False)
+
+    def _on_bytes(self, data: bytes, request: Request, spider: Any) -> None:
+        """Cut a page at LINKAUDIT_PAGE_MAXSIZE bytes: what was read is
+        scanned and the report says the page was truncated.  (Only near HTML
+        pages get this far; everything else stopped at the headers.)"""
+        meta = request.meta
+        read = meta.get(_READ, 0) + len(data)
+        meta[_READ] = read
+        if read > self.page_maxsize and PHASE in meta:
+            meta[TRUNCATED] = True
             raise StopDownload(fail=False)
 
     def is_near(self, url: str) -> bool:
@@ -231,10 +246,17 @@ class LinkAuditSpider(scrapy.Spider):
         # else: beyond the depth limit, reported as unchecked
 
     def _scan(
-        self, response: TextResponse, url: str, depth: int
+        self, response: Response, url: str, depth: int, truncated: bool = False
     ) -> tuple[list[tuple[str, int | None]], list[UrlResult]]:
-        """The page's links, and the results of new ones settled on sight."""
-        raw_links, base = extract_links(response.text)
+        """The page's links, and the results of new ones settled on sight.
+
+        A body that is not text (a PNG sent as text/html) has no links."""
+        if truncated:
+            self.crawler.stats.inc_value("linkaudit/pages_truncated")
+            logger.info("%s is larger than %d bytes: the rest was not read", url, self.page_maxsize)
+        if not isinstance(response, TextResponse):
+            return [], []
+        raw_links, base = extract_links(response.text[: self.page_maxsize])
         base_url = url
         if base:
             try:
@@ -285,14 +307,10 @@ class LinkAuditSpider(scrapy.Spider):
             html = ctype in self.html_types and self.is_near(url)
             if phase == "head" and html:
                 yield self._request(url, depth, response.request.headers.get("Referer"), "get")
-            elif (
-                phase != "head"
-                and html
-                and isinstance(response, TextResponse)
-                and ("download_stopped" not in response.flags)
-            ):
-                links, found = self._scan(response, url, depth)
-                yield self._result(response, OK, links=links)
+            elif phase != "head" and html:
+                truncated = bool(meta.get(TRUNCATED))
+                links, found = self._scan(response, url, depth, truncated)
+                yield self._result(response, OK, links=links, truncated=truncated)
                 yield from found
             else:
                 yield self._result(response, OK)
