@@ -66,6 +66,8 @@ DOWNLOADER_MIDDLEWARES = {
     # RFC 9309 statuses and one-line failures (see the module)
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
     "linkaudit.middlewares.robots.RobotsMiddleware": 100,
+    # After robots.txt (whose fetch is usually the first to find a host dead)
+    "linkaudit.middlewares.hostfailures.HostFailureCacheMiddleware": 110,
 }
 SPIDER_MIDDLEWARES = {
     # The spider sets Referer, tracks depth and judges URL length itself.

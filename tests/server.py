@@ -3,6 +3,7 @@ of every request (method, path, headers, body bytes sent, time)."""
 
 from __future__ import annotations
 
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -43,7 +44,11 @@ class TestServer:
 
     __test__ = False  # not a test class, whatever pytest thinks of the name
 
-    def __init__(self, routes: dict[str, Route | str] | None = None):
+    def __init__(
+        self,
+        routes: dict[str, Route | str] | None = None,
+        tls: tuple[str, str] | None = None,  # (certificate file, key file): https
+    ):
         self.routes: dict[str, Route] = {}
         self.log: list[Hit] = []
         self._lock = threading.Lock()
@@ -120,7 +125,13 @@ class TestServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}"
+        scheme = "http"
+        if tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
+            scheme = "https"
+        self.url = f"{scheme}://127.0.0.1:{self.port}"
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     def route_for(self, path: str) -> Route | None:

@@ -1,0 +1,93 @@
+"""Servers that misbehave: each fault ends as one broken URL with words that
+say what happened, within the timeout, and the crawl goes on."""
+
+from __future__ import annotations
+
+import re
+import time
+from contextlib import ExitStack
+
+from tests import rawserver
+from tests.conftest import run_crawl
+
+TIMEOUT = 2  # DOWNLOAD_TIMEOUT for these crawls
+
+TRICKS = {
+    "silent": (rawserver.silent, "Timed out after 2 s"),
+    "stall_body": (rawserver.stall_body, "Timed out after 2 s"),
+    "drip": (rawserver.drip, "Timed out after 2 s"),
+    "reset_mid_body": (rawserver.reset_mid_body, "Connection reset"),
+    "close_without_response": (
+        rawserver.close_without_response,
+        "Connection closed without a response",
+    ),
+    "garbage": (rawserver.garbage, "Invalid HTTP response"),
+}
+
+
+def test_each_fault_is_a_broken_link_that_says_what_happened(tmp_path, server):
+    with ExitStack() as stack:
+        raw = {name: stack.enter_context(rawserver.RawServer(t)) for name, (t, _) in TRICKS.items()}
+        # near, so that HTML pages are fetched with GET and their bodies met
+        links = [f'<a href="{r.url}/page">{n}</a>' for n, r in raw.items()]
+        links.append('<a href="/fine">fine</a>')
+        server.add("/", "\n".join(links))
+        server.add("/fine", "ok")
+        near = ",".join([f"{server.url}/", *(f"{r.url}/" for r in raw.values())])
+        started = time.monotonic()
+        crawl = run_crawl(
+            tmp_path,
+            "-a",
+            f"start={server.url}/",
+            "-a",
+            f"near={near}",
+            settings={"DOWNLOAD_TIMEOUT": str(TIMEOUT)},
+        )
+        elapsed = time.monotonic() - started
+    assert crawl.url(f"{server.url}/fine")["outcome"] == "ok"
+    for name, (_, words) in TRICKS.items():
+        entry = crawl.url(f"{raw[name].url}/page")
+        assert entry["outcome"] == "broken", (name, entry)
+        assert entry["error"].startswith(words), (name, entry)
+        assert entry["referrers"] == [
+            {"url": f"{server.url}/", "line": list(TRICKS).index(name) + 1}
+        ]
+    assert crawl.report["complete"] is True
+    assert "Traceback" not in crawl.stderr
+    # every fault in parallel: a HEAD and a GET fallback at most, each within the timeout
+    assert elapsed < 2 * TIMEOUT + 10
+
+
+def test_a_dead_host_fails_fast_after_its_first_failure(tmp_path, server, closed_port):
+    blackhole = rawserver.RawServer(rawserver.silent, robots=False)
+    with blackhole:
+        links = [f'<a href="{blackhole.url}/b{i}">b</a>' for i in range(10)]
+        links += [f'<a href="http://127.0.0.1:{closed_port}/r{i}">r</a>' for i in range(10)]
+        links += [f'<a href="http://nosuch.invalid/d{i}">d</a>' for i in range(10)]
+        server.add("/", "\n".join(links))
+        started = time.monotonic()
+        crawl = run_crawl(
+            tmp_path,
+            "-a",
+            f"start={server.url}/",
+            # one at a time per host: without the cache, 10 x (HEAD + GET) timeouts
+            settings={
+                "DOWNLOAD_TIMEOUT": str(TIMEOUT),
+                "CONCURRENT_REQUESTS_PER_DOMAIN": "1",
+                "DOWNLOAD_DELAY": "0.01",
+            },
+        )
+        elapsed = time.monotonic() - started
+    for i in range(10):
+        assert crawl.url(f"{blackhole.url}/b{i}")["error"] == "Timed out after 2 s"
+        assert crawl.url(f"http://127.0.0.1:{closed_port}/r{i}")["error"] == "Connection refused"
+        assert crawl.url(f"http://nosuch.invalid/d{i}")["error"] == (
+            "DNS lookup failed for nosuch.invalid"
+        )
+    # only robots.txt reached the black hole; everything after it failed at once
+    assert blackhole.requests == [("GET", "/robots.txt")]
+    assert elapsed < 4 * TIMEOUT + 10
+    hits = re.search(r"'linkaudit/host_failure_cache/hit': (\d+)", crawl.stderr)
+    assert hits and 27 <= int(hits.group(1)) <= 30, crawl.stderr[-2000:]
+    # one clear line per dead host, no traceback
+    assert "Traceback" not in crawl.stderr
