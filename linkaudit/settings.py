@@ -86,6 +86,9 @@ ITEM_PIPELINES = {
 LOG_FORMATTER = "linkaudit.logformatter.LinkAuditLogFormatter"
 LOG_LEVEL = "INFO"
 
+# Scrapy's default resolver is IPv4 only: http://[::1]/ and IPv6-only hosts
+# would be "DNS lookup failed"
+DNS_RESOLVER = "scrapy.resolver.CachingHostnameResolver"
 RETRY_ENABLED = False  # HEAD->GET fallback and Retry-After replace blind retries
 METAREFRESH_ENABLED = False  # meta refresh is a link, recorded by the spider
 COOKIES_ENABLED = False

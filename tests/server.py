@@ -79,7 +79,8 @@ class TestServer:
                         n = server._counts.get(path, 0)
                         server._counts[path] = n + 1
                     status, more = route.sequence[min(n, len(route.sequence) - 1)]
-                    extra.update(more)
+                    # a callable value is computed now (a date relative to now)
+                    extra.update({k: v() if callable(v) else v for k, v in more.items()})
                 if self.command == "HEAD" and route.head_status is not None:
                     status = route.head_status
                 body = route.body.encode() if isinstance(route.body, str) else route.body

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from linkaudit.extract import extract_links, parse_meta_refresh, parse_srcset
+from linkaudit.urls import InvalidURL, canonicalize
 
 
 def values(html):
@@ -94,3 +95,43 @@ def test_fuzz_extractor_never_raises(html):
     links, base = extract_links(html)
     for link in links:
         assert link.value and link.value == link.value.strip() and link.line >= 1
+
+
+_href = st.one_of(
+    st.text(max_size=60),
+    st.builds(
+        lambda scheme, host, path: f"{scheme}{host}{path}",
+        st.sampled_from(["http://", "https://", "HTTP://", "//", "", "mailto:", "javascript:"]),
+        st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20),
+        st.text(max_size=30),
+    ),
+)
+_body = st.lists(
+    st.one_of(
+        st.builds(lambda h: f'<a href="{h}">x</a>', _href),
+        st.builds(lambda h: f"<img src='{h}' srcset='{h} 2x, {h}'>", _href),
+        st.builds(lambda h: f"<base href={h}><link rel=stylesheet href={h}>", _href),
+        st.text(alphabet=st.sampled_from(list("<>!-/\n &;#\0\ufeffé")), max_size=20),
+    ),
+    max_size=12,
+).map("\n".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_body)
+def test_fuzz_every_link_of_a_page_canonicalises_idempotently(html):
+    """Extractor and canonicaliser together, on whole pages: no exception,
+    and every URL they produce is canonical (canonicalising again changes
+    nothing)."""
+    links, base = extract_links(html)
+    page = "http://example.com/dir/page.html"
+    try:
+        base_url = canonicalize(base, page) if base else page
+    except InvalidURL:
+        base_url = page
+    for link in links:
+        try:
+            url = canonicalize(link.value, base_url)
+        except InvalidURL:
+            continue
+        assert canonicalize(url) == url, (link.value, url)

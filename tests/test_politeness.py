@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from email.utils import formatdate
+
 from tests.conftest import run_crawl
 from tests.server import Route
 
@@ -99,3 +102,49 @@ def test_robots_txt_statuses_follow_rfc_9309(tmp_path, server, far_server, close
     assert (closed["outcome"], closed["error"]) == ("broken", "Connection refused")
     assert "Traceback" not in crawl.stderr
     assert "could not be fetched" in crawl.stderr
+
+
+def test_retry_after_as_an_http_date_and_on_503(tmp_path, server):
+    server.add("/", '<a href="/dated">d</a> <a href="/maint">m</a> <a href="/down">x</a>')
+    # an HTTP-date two seconds ahead: computed when the server answers
+    retry_at = {"Retry-After": lambda: formatdate(time.time() + 2, usegmt=True)}
+    server.add("/dated", Route(sequence=[(429, retry_at), (200, {})], body="ok"))
+    server.add("/maint", Route(sequence=[(503, {"Retry-After": "1"}), (200, {})], body="ok"))
+    server.add("/down", Route(503, "down"))  # no Retry-After: a broken link, not a wait
+    crawl = run_crawl(tmp_path, "-a", f"start={server.url}/")
+    dated = crawl.url(f"{server.url}/dated")
+    assert (dated["outcome"], dated["status"]) == ("ok", 200)
+    heads = server.hits("/dated", "HEAD")
+    assert len(heads) == 2 and heads[1].at - heads[0].at >= 0.9
+    maint = crawl.url(f"{server.url}/maint")
+    assert (maint["outcome"], maint["status"]) == ("ok", 200)
+    heads = server.hits("/maint", "HEAD")
+    assert len(heads) == 2 and heads[1].at - heads[0].at >= 0.95
+    down = crawl.url(f"{server.url}/down")
+    assert (down["outcome"], down["error"]) == ("broken", "503 Service Unavailable")
+    assert server.methods("/down") == ["HEAD", "GET"]
+
+
+def test_huge_or_binary_robots_txt(tmp_path, server, far_server):
+    early = "User-agent: *\nDisallow: /early\n"
+    filler = "# comment line to make this robots.txt very large indeed\n" * 12_000  # ~700 KB
+    server.add(
+        "/robots.txt",
+        Route(body=early + filler + "Disallow: /late\n", content_type="text/plain"),
+    )
+    far_server.add(
+        "/robots.txt", Route(body=b"\x89PNG\r\n\x1a\n\0\0\xff" * 500, content_type="image/png")
+    )
+    server.add(
+        "/",
+        f'<a href="/early">e</a> <a href="/late">l</a> <a href="{far_server.url}/page">f</a>',
+    )
+    server.add("/late", "late")
+    far_server.add("/page", "page")
+    crawl = run_crawl(tmp_path, "-a", f"start={server.url}/")
+    assert crawl.url(f"{server.url}/early")["outcome"] == "blocked"
+    # rules past LINKAUDIT_ROBOTSTXT_MAXSIZE (500 KiB) are not read
+    assert crawl.url(f"{server.url}/late")["outcome"] == "ok"
+    # a robots.txt that is not text has no rules: everything is allowed
+    assert crawl.url(f"{far_server.url}/page")["outcome"] == "ok"
+    assert "Traceback" not in crawl.stderr
