@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import ROOT, journal_records, spawn_crawl, validate, wait_for
+from tests.conftest import ROOT, crawl_command, journal_records, spawn_crawl, validate, wait_for
 from tests.server import Route
 
 # One request at a time.  A delay is needed as well: with DOWNLOAD_DELAY=0,
@@ -134,3 +135,36 @@ def test_report_directory_gone_at_the_end(tmp_path, server):
         assert len(_checked(rescued)) == 10
     finally:
         os.unlink(saved.group(1))
+
+
+def test_report_too_big_for_the_disk(tmp_path, server):
+    """A full disk, as the process sees it: RLIMIT_FSIZE makes a write past
+    16 KB fail (EFBIG, as ENOSPC would).  The journal, written line by line,
+    fits; the report does not."""
+    server.add("/", "\n".join(f'<a href="/missing-{i:02}">x</a>' for i in range(50)))
+    limit = 16 * 1024
+
+    def small_disk() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    cmd = crawl_command(tmp_path, "-a", f"start={server.url}/")
+    proc = subprocess.run(
+        cmd,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=small_disk,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert re.search(
+        r"cannot write the report .*report\.json: File too large; the results are in the "
+        r"journal .*report\.journal\.jsonl",
+        proc.stderr,
+    ), proc.stderr[-2000:]
+    assert not (tmp_path / "report.json").exists()
+    records = journal_records(tmp_path / "report.journal.jsonl")
+    assert records[-1]["type"] == "end"
+    assert len(_checked(records)) == 51  # the start page and its 50 links
