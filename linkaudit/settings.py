@@ -88,7 +88,7 @@ LOG_LEVEL = "INFO"
 
 # Scrapy's default resolver is IPv4 only: http://[::1]/ and IPv6-only hosts
 # would be "DNS lookup failed"
-DNS_RESOLVER = "scrapy.resolver.CachingHostnameResolver"
+TWISTED_DNS_RESOLVER = "scrapy.resolver.CachingHostnameResolver"
 RETRY_ENABLED = False  # HEAD->GET fallback and Retry-After replace blind retries
 METAREFRESH_ENABLED = False  # meta refresh is a link, recorded by the spider
 COOKIES_ENABLED = False

@@ -1,0 +1,227 @@
+"""``linkaudit URL...``: the same spider and settings as ``scrapy crawl
+linkaudit``, run in-process, with a summary on stdout and an exit code a CI
+job can rely on:
+
+- 0: nothing broken, and the audit was complete;
+- 1: something is broken;
+- 2: a usage or configuration error (nothing was requested);
+- 3: nothing broken was found, but the audit was incomplete (a limit or an
+  interruption stopped it, or a URL could not be verified).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import textwrap
+from typing import Any, NoReturn
+
+from scrapy.crawler import CrawlerProcess
+from scrapy.settings import Settings
+
+from linkaudit import __version__
+from linkaudit import args as spider_args
+from linkaudit.formats import FORMATS
+from linkaudit.journal import read_journal, rebuild_report
+
+EXIT_OK, EXIT_BROKEN, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Defaults shown where there is one; file names never hyphen-broken."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if (
+            action.default is None
+            or action.default is argparse.SUPPRESS
+            or action.default in ([], 0, False)
+        ):
+            return action.help or ""
+        return super()._get_help_string(action) or ""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # one line, as for every other bad input; --help shows the usage
+        self.exit(EXIT_USAGE, f"linkaudit: error: {message}\n")
+
+
+def _setting(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUE")
+    return name, value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="linkaudit",
+        description="Audit the links of a website: every broken link, with the pages "
+        "and lines that carry it.",
+        epilog="Exit codes: 0 nothing broken, 1 something broken, 2 usage or configuration "
+        "error, 3 incomplete audit with nothing broken found.",
+        formatter_class=_HelpFormatter,
+    )
+    p.add_argument(
+        "urls", nargs="+", metavar="URL", help="start URL(s); the site is what starts with them"
+    )
+    p.add_argument(
+        "--report", default="linkaudit-report.json", help="where the JSON report is written"
+    )
+    p.add_argument(
+        "--near",
+        metavar="PREFIX",
+        action="append",
+        help="what counts as in the site (repeatable); default: the start URLs",
+    )
+    p.add_argument("--depth", help="link hops from the start URLs; default: no limit")
+    p.add_argument("--delay", help="seconds between requests to one host", default="1.0")
+    p.add_argument(
+        "--max-requests",
+        help="stop after this many responses (CLOSESPIDER_PAGECOUNT); default: no limit",
+    )
+    p.add_argument(
+        "--max-time", help="stop after this many seconds (CLOSESPIDER_TIMEOUT); default: no limit"
+    )
+    p.add_argument("--contact", metavar="EMAIL", help="sent as the From header")
+    p.add_argument(
+        "--jsonl",
+        metavar="PATH",
+        help="also export every checked URL as JSON lines (a Scrapy feed)",
+    )
+    p.add_argument(
+        "--journal", metavar="PATH", help="journal of results; default: beside the report"
+    )
+    p.add_argument(
+        "--format",
+        choices=sorted(FORMATS),
+        default="text",
+        help="what is printed on stdout at the end",
+    )
+    p.add_argument(
+        "-s",
+        "--set",
+        dest="settings",
+        metavar="NAME=VALUE",
+        type=_setting,
+        action="append",
+        default=[],
+        help="any Scrapy or linkaudit setting (repeatable)",
+    )
+    noise = p.add_mutually_exclusive_group()
+    noise.add_argument("-q", "--quiet", action="store_true", help="errors only on stderr")
+    noise.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="log each response (-vv: the reasoning too)",
+    )
+    p.add_argument("--version", action="version", version=f"linkaudit {__version__}")
+    return p
+
+
+def _settings(ns: argparse.Namespace) -> Settings:
+    settings = Settings()
+    settings.setmodule("linkaudit.settings", priority="project")
+    level = "ERROR" if ns.quiet else ("WARNING", "INFO", "DEBUG")[min(ns.verbose, 2)]
+    chosen: dict[str, Any] = {
+        "LOG_LEVEL": level,
+        "LINKAUDIT_REPORT": os.path.abspath(ns.report),
+        "DOWNLOAD_DELAY": ns.delay,
+    }
+    if ns.max_requests is not None:
+        chosen["CLOSESPIDER_PAGECOUNT"] = ns.max_requests
+    if ns.max_time is not None:
+        chosen["CLOSESPIDER_TIMEOUT"] = ns.max_time
+    if ns.journal:
+        chosen["LINKAUDIT_JOURNAL"] = os.path.abspath(ns.journal)
+    if ns.jsonl:
+        chosen["FEEDS"] = {os.path.abspath(ns.jsonl): {"format": "jsonlines", "overwrite": True}}
+    settings.setdict(chosen, priority="cmdline")
+    for name, value in ns.settings:  # -s wins over the options, as in Scrapy
+        settings.set(name, value, priority="cmdline")
+    return settings
+
+
+def _spider_kwargs(ns: argparse.Namespace, settings: Settings) -> dict[str, str]:
+    """Check everything the spider would, so that errors are ours to print."""
+    kwargs = {"start": " ".join(ns.urls)}
+    spider_args.parse_start(kwargs["start"])
+    if ns.near:
+        kwargs["near"] = ",".join(ns.near)
+        spider_args.parse_near(kwargs["near"])
+    if ns.depth is not None:
+        spider_args.parse_depth(ns.depth)
+        kwargs["depth"] = ns.depth
+    if ns.contact:
+        kwargs["contact"] = spider_args.parse_contact(ns.contact)
+    for option, name in (
+        ("--delay", "DOWNLOAD_DELAY"),
+        ("--max-requests", "CLOSESPIDER_PAGECOUNT"),
+        ("--max-time", "CLOSESPIDER_TIMEOUT"),
+    ):
+        try:
+            spider_args.validate_settings(_only(settings, name))
+        except spider_args.ArgumentError as exc:
+            raise spider_args.ArgumentError(f"{option}{str(exc)[len(name) :]}") from None
+    spider_args.check_report_path(settings["LINKAUDIT_REPORT"])
+    spider_args.validate_settings(settings)
+    spider_args.check_journal_path(settings)
+    return kwargs
+
+
+def _only(settings: Settings, name: str) -> Settings:
+    one = Settings()
+    one.set(name, settings.get(name))
+    return one
+
+
+def _load_report(settings: Settings) -> dict[str, Any] | None:
+    try:
+        with open(settings["LINKAUDIT_REPORT"], encoding="utf-8") as fh:
+            return json.load(fh)
+    except (OSError, ValueError):
+        pass
+    journal = settings.get("LINKAUDIT_JOURNAL")
+    try:  # the report could not be written: the journal has the results
+        with open(journal, encoding="utf-8") as fh:
+            return rebuild_report(read_journal(fh))
+    except (OSError, TypeError, ValueError, KeyError):
+        return None
+
+
+def exit_code(report: dict[str, Any]) -> int:
+    if report["summary"]["broken"]:
+        return EXIT_BROKEN
+    return EXIT_OK if report["complete"] else EXIT_INCOMPLETE
+
+
+def main(argv: list[str] | None = None) -> int:
+    ns = build_parser().parse_args(argv)
+    settings = _settings(ns)
+    try:
+        kwargs = _spider_kwargs(ns, settings)
+    except spider_args.ArgumentError as exc:
+        print(f"linkaudit: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    from linkaudit.spiders.linkaudit import LinkAuditSpider
+
+    process = CrawlerProcess(settings)
+    process.crawl(LinkAuditSpider, **kwargs)
+    process.start()
+    report = _load_report(settings)
+    if report is None:
+        print("linkaudit: error: the audit left no report and no journal", file=sys.stderr)
+        return EXIT_USAGE
+    print(FORMATS[ns.format](report))
+    return exit_code(report)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

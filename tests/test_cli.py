@@ -1,0 +1,123 @@
+"""The ``linkaudit`` console command: options, exit codes, output formats."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from linkaudit import __version__
+from tests.server import Route
+
+LINKAUDIT = str(Path(sys.executable).with_name("linkaudit"))  # installed by pip -e .
+
+
+def run(tmp_path, *args, timeout=90):
+    return subprocess.run(
+        [LINKAUDIT, *args], cwd=tmp_path, capture_output=True, text=True, timeout=timeout
+    )
+
+
+@pytest.fixture
+def site(server):
+    server.add("/", '<a href="/ok">a</a>\n<a href="/gone">b</a>')
+    server.add("/ok", "ok")
+    return server
+
+
+def test_broken_link_exit_1_and_the_text_summary(tmp_path, site):
+    out = run(tmp_path, f"{site.url}/", "--delay", "0", "--jsonl", "links.jsonl")
+    assert out.returncode == 1, out.stderr
+    assert f"  {site.url}/gone  [404 Not Found]\n    {site.url}/ line 2" in out.stdout
+    report = json.loads((tmp_path / "linkaudit-report.json").read_text())
+    assert report["summary"]["broken"] == 1
+    lines = [json.loads(x) for x in (tmp_path / "links.jsonl").read_text().splitlines()]
+    assert sorted(i["url"] for i in lines) == [f"{site.url}/", f"{site.url}/gone", f"{site.url}/ok"]
+    assert "Traceback" not in out.stderr
+
+
+def test_clean_site_exit_0_and_incomplete_exit_3(tmp_path, server):
+    server.add("/", "\n".join(f'<a href="/p{i}">p</a>' for i in range(20)))
+    server.add("/p*", Route(body="page", content_type="text/plain"))
+    clean = run(tmp_path, f"{server.url}/", "--delay", "0", "--quiet")
+    assert clean.returncode == 0, clean.stderr
+    assert clean.stderr == ""
+    limited = run(tmp_path, f"{server.url}/", "--delay", "0", "--max-requests", "4")
+    assert limited.returncode == 3, limited.stdout
+    assert "incomplete" in limited.stdout
+
+
+def test_formats_for_ci(tmp_path, site):
+    junit = run(tmp_path, f"{site.url}/", "--delay", "0", "--format", "junit", "-q")
+    suite = ET.fromstring(junit.stdout)
+    assert (suite.get("tests"), suite.get("failures")) == ("3", "1")
+    (failed,) = [c for c in suite if c.find("failure") is not None]
+    assert failed.get("name") == f"{site.url}/gone"
+
+    sarif = json.loads(run(tmp_path, f"{site.url}/", "--delay", "0", "--format", "sarif").stdout)
+    assert sarif["version"] == "2.1.0"
+    (result,) = sarif["runs"][0]["results"]
+    location = result["locations"][0]["physicalLocation"]
+    assert location == {"artifactLocation": {"uri": f"{site.url}/"}, "region": {"startLine": 2}}
+
+    markdown = run(tmp_path, f"{site.url}/", "--delay", "0", "--format", "markdown").stdout
+    assert markdown.startswith("### linkaudit: 1 broken link")
+    assert f"| {site.url}/gone | 404 Not Found | {site.url}/ line 2 |" in markdown
+
+    as_json = json.loads(run(tmp_path, f"{site.url}/", "--delay", "0", "--format", "json").stdout)
+    assert as_json == json.loads((tmp_path / "linkaudit-report.json").read_text()) | {
+        "started_at": as_json["started_at"],
+        "finished_at": as_json["finished_at"],
+    }
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ([], "the following arguments are required: URL"),
+        (["ftp://example.com/"], "start: 'ftp://example.com/' is not an http(s) URL"),
+        (["{url}/", "--delay", "-1"], "--delay: '-1' is negative"),
+        (["{url}/", "--max-time", "soon"], "--max-time: 'soon' is not a number"),
+        (["{url}/", "--depth", "two"], "depth: 'two' is not a whole number"),
+        (["{url}/", "--contact", "nobody"], "contact: 'nobody' is not an e-mail address"),
+        (["{url}/", "-s", "DOWNLOAD_TIMEOUT=x"], "DOWNLOAD_TIMEOUT: 'x' is not a number"),
+        (
+            ["{url}/", "--report", "/nonexistent/r.json"],
+            "report: directory /nonexistent does not exist",
+        ),
+        (["{url}/", "--format", "pdf"], "argument --format: invalid choice: 'pdf'"),
+    ],
+)
+def test_usage_errors_exit_2_in_one_line(tmp_path, server, args, message):
+    out = run(tmp_path, *[a.replace("{url}", server.url) for a in args])
+    assert out.returncode == 2
+    assert out.stderr.splitlines()[0].startswith(f"linkaudit: error: {message}"), out.stderr
+    assert len(out.stderr.splitlines()) == 1
+    assert server.log == []
+
+
+def test_help_and_version(tmp_path):
+    help_text = run(tmp_path, "--help").stdout
+    for option in (
+        "--report",
+        "--near",
+        "--depth",
+        "--delay",
+        "--max-requests",
+        "--max-time",
+        "--contact",
+        "--jsonl",
+        "--format",
+        "--quiet",
+        "--verbose",
+        "--version",
+        "-s",
+    ):
+        assert option in help_text, option
+    assert "(default: linkaudit-report.json)" in " ".join(help_text.split())
+    assert "Exit codes: 0" in " ".join(help_text.split())
+    assert run(tmp_path, "--version").stdout.strip() == f"linkaudit {__version__}"
