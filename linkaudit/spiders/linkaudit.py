@@ -256,7 +256,10 @@ class LinkAuditSpider(scrapy.Spider):
             logger.info("%s is larger than %d bytes: the rest was not read", url, self.page_maxsize)
         if not isinstance(response, TextResponse):
             return [], []
-        raw_links, base = extract_links(response.text[: self.page_maxsize])
+        text = response.text
+        if truncated:  # the last chunk may reach past the cap; only cut pages are copied
+            text = text[: self.page_maxsize]
+        raw_links, base = extract_links(text)
         base_url = url
         if base:
             try:
