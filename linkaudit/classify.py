@@ -4,9 +4,11 @@ which URLs are not requested at all (other schemes, crawler traps, user rules).
 
 from __future__ import annotations
 
+import email.utils
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from http import HTTPStatus
 from urllib.parse import urlsplit
 
@@ -42,6 +44,26 @@ def media_type(value: bytes | str | None) -> str | None:
         value = value.decode("latin-1")
     mtype = value.split(";", 1)[0].strip().lower()
     return mtype or None
+
+
+def http_date(value: bytes | str | None) -> datetime | None:
+    """An HTTP-date header value (RFC 9110, all three formats) as an aware
+    datetime; None when absent or not a date."""
+    if not value:
+        return None
+    if isinstance(value, bytes):
+        value = value.decode("latin-1")
+    try:
+        when = email.utils.parsedate_to_datetime(value.strip())
+    except (TypeError, ValueError, IndexError):
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def http_date_iso(value: bytes | str | None) -> str | None:
+    """``Wed, 21 Oct 2015 07:28:00 GMT`` -> ``2015-10-21T07:28:00+00:00``."""
+    when = http_date(value)
+    return when.astimezone(UTC).isoformat(timespec="seconds") if when else None
 
 
 def status_text(status: int) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from html import unescape
 from typing import NamedTuple
 
-__all__ = ["RawLink", "extract_links", "parse_srcset", "parse_meta_refresh"]
+__all__ = ["Extracted", "RawLink", "extract_links", "parse_srcset", "parse_meta_refresh"]
 
 
 class RawLink(NamedTuple):
@@ -24,6 +24,15 @@ class RawLink(NamedTuple):
     value: str
     line: int
     tag: str
+
+
+class Extracted(NamedTuple):
+    """What a page holds: its links, its first ``<base href>`` and how many
+    ``<img>`` elements point somewhere (the report's page statistics)."""
+
+    links: list[RawLink]
+    base: str | None
+    images: int
 
 
 # Which attributes of which elements are links.
@@ -138,14 +147,16 @@ def _links_in_tag(tag: str, attrs: dict[str, str]) -> Iterator[str]:
             yield value
 
 
-def extract_links(text: str) -> tuple[list[RawLink], str | None]:
-    """All link values in ``text`` and the first ``<base href>``, if any.
+def extract_links(text: str) -> Extracted:
+    """All link values in ``text``, the first ``<base href>`` if any, and
+    the number of images.
 
     Values are stripped of surrounding whitespace; empty ones are skipped.
     Lines are 1-based and name the line of the start tag's ``<``.
     """
     links: list[RawLink] = []
     base: str | None = None
+    images = 0
     pos = 0
     line, line_pos = 1, 0  # line number of offset line_pos, counted lazily
     while True:
@@ -164,11 +175,14 @@ def extract_links(text: str) -> tuple[list[RawLink], str | None]:
             if base is None and attrs.get("href", "").strip():
                 base = attrs["href"].strip()
         else:
+            found = len(links)
             for value in _links_in_tag(tag, attrs):
                 value = value.strip()
                 if value:
                     links.append(RawLink(value, line, tag))
+            if tag == "img" and len(links) > found:
+                images += 1
         if tag in _RAW_TEXT:
             end = _RAW_END[tag].search(text, pos)
             pos = end.end() if end else len(text)
-    return links, base
+    return Extracted(links, base, images)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 # The report contract's per-URL fields, in the contract's order; also the
 # fields of feed exports (FEED_EXPORT_FIELDS), so `-O links.jsonl` carries
@@ -45,12 +46,29 @@ class UrlResult:
     referrer_count: int = 0
     referrers: list[dict] = field(default_factory=list)
     links: list[tuple[str, int | None]] = field(default_factory=list)
-    # Optional report fields (absent when unset): the page was cut at
-    # LINKAUDIT_PAGE_MAXSIZE and only what was read was scanned.
+    # Optional report fields, absent when unset (OPTIONAL_FIELDS):
+    # the page was cut at LINKAUDIT_PAGE_MAXSIZE and only what was read was
+    # scanned; a scanned page's statistics (see page_stats()).
     truncated: bool = False
+    page: dict[str, Any] | None = None
 
-    def contract_dict(self) -> dict:
+    def optional_dict(self) -> dict[str, Any]:
+        """The optional fields that are set."""
+        return {name: getattr(self, name) for name in OPTIONAL_FIELDS if getattr(self, name)}
+
+    def contract_dict(self) -> dict[str, Any]:
         data = {name: getattr(self, name) for name in CONTRACT_FIELDS}
-        if self.truncated:
-            data["truncated"] = True
+        data.update(self.optional_dict())
         return data
+
+
+OPTIONAL_FIELDS = ("truncated", "page")
+
+
+def page_stats(
+    size: int, last_modified: str | None, links: int, images: int
+) -> dict[str, Any]:
+    """A scanned page's ``page`` field: bytes of HTML read (after
+    decompression), its Last-Modified as ISO 8601 UTC (None when absent or
+    not an HTTP date), link occurrences and ``<img>`` elements."""
+    return {"bytes": size, "last_modified": last_modified, "links": links, "images": images}

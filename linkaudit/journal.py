@@ -32,8 +32,7 @@ from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
-from linkaudit.classify import HTML_TYPES
-from linkaudit.items import CONTRACT_FIELDS, UrlResult
+from linkaudit.items import CONTRACT_FIELDS, OPTIONAL_FIELDS, UrlResult
 from linkaudit.report import build_report, now_iso, write_json_atomic
 from linkaudit.state import MemoryState
 
@@ -87,8 +86,7 @@ class JournalPipeline:
         if isinstance(item, UrlResult) and self.file is not None:
             record: dict[str, Any] = {"type": "url"}
             record.update((name, getattr(item, name)) for name in _RESULT_FIELDS)
-            if item.truncated:
-                record["truncated"] = True
+            record.update(item.optional_dict())
             if item.links:
                 record["links"] = item.links
             self._write(record)
@@ -158,7 +156,8 @@ def rebuild_report(records: list[dict[str, Any]]) -> dict[str, Any]:
             state.add_referrer(target, rec["url"], line)
     for rec in results:
         fields = {name: rec.get(name) for name in _RESULT_FIELDS}
-        state.set_result(UrlResult(truncated=bool(rec.get("truncated")), **fields))
+        optional = {name: rec[name] for name in OPTIONAL_FIELDS if name in rec}
+        state.set_result(UrlResult(**fields, **optional))
     return build_report(
         state,
         start_urls=start["start_urls"],
@@ -166,18 +165,9 @@ def rebuild_report(records: list[dict[str, Any]]) -> dict[str, Any]:
         started_at=start["started_at"],
         finished_at=end["finished_at"] if end else now_iso(),
         finish_reason=end["finish_reason"] if end else "shutdown",
-        pages=end["pages"] if end else sum(1 for r in results if _scanned(r)),
+        pages=end["pages"] if end else sum(1 for r in results if "page" in r),
         requests=end["requests"] if end else sum(1 for r in results if r.get("method")),
         max_depth=start.get("max_depth"),
-    )
-
-
-def _scanned(rec: dict[str, Any]) -> bool:
-    return (
-        rec.get("method") == "GET"
-        and rec.get("near") is True
-        and rec.get("outcome") == "ok"
-        and rec.get("content_type") in HTML_TYPES
     )
 
 

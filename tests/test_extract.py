@@ -54,7 +54,7 @@ def test_lines_past_65535():
 
 
 def test_base_whitespace_entities_and_empty_values():
-    links, base = extract_links(
+    links, base, _images = extract_links(
         '<base href=" /root/ "><base href="/second/"><a href="  x.html\n">x</a>'
         '<a href="">e</a><a href="   ">w</a><a>none</a><A HREF="q?a=1&amp;b=2">'
     )
@@ -80,6 +80,15 @@ def test_malformed_html_still_yields_links():
     assert got[0] == "unquoted.html" and "unclosed.html" in got and got[-1] == "i.png"
 
 
+def test_images_are_counted_per_img_element():
+    html = """<img src=a.png srcset="a.png 1x, a2.png 2x"><img srcset=b.png>
+<img alt="no source"><img src="  "><!-- <img src=c.png> --><picture><source srcset=d.png></picture>
+<IMG SRC=e.png><a href=f.html><img src=g.png></a>"""
+    extracted = extract_links(html)
+    assert extracted.images == 4  # a, b, e, g: not the empty ones, nor the commented one
+    assert len(extracted.links) == 8  # srcset candidates and the picture source are links
+
+
 def test_srcset_and_meta_refresh_parsing():
     # per HTML, a candidate URL runs to whitespace: commas inside it stay
     assert parse_srcset("a.png 1x,b.png 2x, c,d.png 100w") == ["a.png", "b.png", "c,d.png"]
@@ -92,7 +101,7 @@ def test_srcset_and_meta_refresh_parsing():
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("<>'\"=/ \nahrefsciptmgd!-x.&;#")), max_size=200))
 def test_fuzz_extractor_never_raises(html):
-    links, base = extract_links(html)
+    links, base, _images = extract_links(html)
     for link in links:
         assert link.value and link.value == link.value.strip() and link.line >= 1
 
@@ -123,7 +132,7 @@ def test_fuzz_every_link_of_a_page_canonicalises_idempotently(html):
     """Extractor and canonicaliser together, on whole pages: no exception,
     and every URL they produce is canonical (canonicalising again changes
     nothing)."""
-    links, base = extract_links(html)
+    links, base, _images = extract_links(html)
     page = "http://example.com/dir/page.html"
     try:
         base_url = canonicalize(base, page) if base else page

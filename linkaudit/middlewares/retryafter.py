@@ -9,13 +9,14 @@ and the URL ends ``unchecked`` rather than stalling the audit.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import logging
 import time
 
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Request, Response
+
+from linkaudit.classify import http_date
 
 logger = logging.getLogger(__name__)
 
@@ -29,9 +30,8 @@ def retry_after_seconds(value: bytes | None, now: float | None = None) -> float 
     text = value.decode("latin-1").strip()
     if text.isdigit():
         return float(text)
-    try:
-        when = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError):
+    when = http_date(text)
+    if when is None:
         return None
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 

@@ -32,6 +32,7 @@ from linkaudit.classify import (
     REDIRECT,
     TrapGuards,
     describe_failure,
+    http_date_iso,
     is_timeout,
     judge_status,
     media_type,
@@ -40,7 +41,7 @@ from linkaudit.classify import (
 )
 from linkaudit.extensions import Interrupted
 from linkaudit.extract import extract_links
-from linkaudit.items import UrlResult
+from linkaudit.items import UrlResult, page_stats
 from linkaudit.middlewares.decompress import TRUNCATED
 from linkaudit.middlewares.redirects import CHECK_URL, LOCATION, LOCATION_ERROR
 from linkaudit.middlewares.robots import RobotsBlocked
@@ -247,19 +248,20 @@ class LinkAuditSpider(scrapy.Spider):
 
     def _scan(
         self, response: Response, url: str, depth: int, truncated: bool = False
-    ) -> tuple[list[tuple[str, int | None]], list[UrlResult]]:
-        """The page's links, and the results of new ones settled on sight.
+    ) -> tuple[list[tuple[str, int | None]], int, list[UrlResult]]:
+        """The page's links, its number of images, and the results of new
+        links settled on sight.
 
         A body that is not text (a PNG sent as text/html) has no links."""
         if truncated:
             self.crawler.stats.inc_value("linkaudit/pages_truncated")
             logger.info("%s is larger than %d bytes: the rest was not read", url, self.page_maxsize)
         if not isinstance(response, TextResponse):
-            return [], []
+            return [], 0, []
         text = response.text
         if truncated:  # the last chunk may reach past the cap; only cut pages are copied
             text = text[: self.page_maxsize]
-        raw_links, base = extract_links(text)
+        raw_links, base, images = extract_links(text)
         base_url = url
         if base:
             try:
@@ -278,7 +280,7 @@ class LinkAuditSpider(scrapy.Spider):
             found.extend(self._discover(key, depth + 1, url, outcome, error))
         self.crawler.stats.inc_value("linkaudit/pages")
         logger.debug("Scanned %s: %d links", url, len(links))
-        return links, found
+        return links, images, found
 
     # -- outcomes ----------------------------------------------------------------
     def _result(self, response: Response, outcome: str, **fields: Any) -> UrlResult:
@@ -312,8 +314,14 @@ class LinkAuditSpider(scrapy.Spider):
                 yield self._request(url, depth, response.request.headers.get("Referer"), "get")
             elif phase != "head" and html:
                 truncated = bool(meta.get(TRUNCATED))
-                links, found = self._scan(response, url, depth, truncated)
-                yield self._result(response, OK, links=links, truncated=truncated)
+                links, images, found = self._scan(response, url, depth, truncated)
+                page = page_stats(
+                    len(response.body),
+                    http_date_iso(response.headers.get(b"Last-Modified")),
+                    len(links),
+                    images,
+                )
+                yield self._result(response, OK, links=links, truncated=truncated, page=page)
                 yield from found
             else:
                 yield self._result(response, OK)
