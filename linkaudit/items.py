@@ -65,9 +65,7 @@ class UrlResult:
 OPTIONAL_FIELDS = ("truncated", "page")
 
 
-def page_stats(
-    size: int, last_modified: str | None, links: int, images: int
-) -> dict[str, Any]:
+def page_stats(size: int, last_modified: str | None, links: int, images: int) -> dict[str, Any]:
     """A scanned page's ``page`` field: bytes of HTML read (after
     decompression), its Last-Modified as ISO 8601 UTC (None when absent or
     not an HTTP date), link occurrences and ``<img>`` elements."""
