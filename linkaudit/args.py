@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from typing import Any
 
 from linkaudit.urls import HTTP_SCHEMES, InvalidURL, canonicalize, scheme_of
@@ -84,6 +85,19 @@ def check_report_path(path: str) -> str:
         raise ArgumentError(f"report: directory {parent} does not exist")
     if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
         raise ArgumentError(f"report: {path} is not writable")
+    return path
+
+
+def check_pagedir(path: str) -> str:
+    """The page archive's directory must exist and take files now."""
+    path = os.path.abspath(os.path.expanduser(path))
+    if not os.path.isdir(path):
+        what = "is not a directory" if os.path.exists(path) else "does not exist"
+        raise ArgumentError(f"pagedir: {path} {what}")
+    try:  # os.access lies for root and on some file systems: try it
+        tempfile.TemporaryFile(dir=path).close()
+    except OSError:
+        raise ArgumentError(f"pagedir: {path} is not writable") from None
     return path
 
 

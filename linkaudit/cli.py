@@ -98,6 +98,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--journal", metavar="PATH", help="journal of results; default: beside the report"
     )
     p.add_argument(
+        "--pagedir",
+        metavar="DIR",
+        help="save every site page fetched in DIR as files 0, 1, 2... "
+        "(URL, depth, then the HTML); DIR must exist",
+    )
+    p.add_argument(
         "--format",
         choices=sorted(FORMATS),
         default="text",
@@ -161,6 +167,8 @@ def _spider_kwargs(ns: argparse.Namespace, settings: Settings) -> dict[str, str]
         kwargs["depth"] = ns.depth
     if ns.contact:
         kwargs["contact"] = spider_args.parse_contact(ns.contact)
+    if ns.pagedir:
+        kwargs["pagedir"] = spider_args.check_pagedir(ns.pagedir)
     for option, name in (
         ("--delay", "DOWNLOAD_DELAY"),
         ("--max-requests", "CLOSESPIDER_PAGECOUNT"),

@@ -37,6 +37,9 @@ LINKAUDIT_REPORT = "linkaudit-report.json"
 # empty: beside the report, <report>.journal.jsonl
 LINKAUDIT_JOURNAL = ""
 LINKAUDIT_JOURNAL_ENABLED = True
+# Save every near HTML page fetched here, as files 0, 1, 2... (URL, depth,
+# HTML); empty: off (linkaudit/archive.py)
+LINKAUDIT_PAGEDIR = ""
 LINKAUDIT_DEPTH = None  # link hops from the start URLs; None: no limit
 # Bytes of a near page read and scanned (after decompression); the rest is
 # not downloaded and the report marks the page "truncated" (seed 003's $MAXSIZE)
@@ -78,6 +81,7 @@ SPIDER_MIDDLEWARES = {
 EXTENSIONS = {
     "linkaudit.extensions.CrawlDelay": 500,
     "linkaudit.extensions.DrainOnClose": 500,
+    "linkaudit.archive.PageArchive": 500,
 }
 ITEM_PIPELINES = {
     "linkaudit.pipelines.ReportPipeline": 300,

@@ -90,6 +90,7 @@ def test_formats_for_ci(tmp_path, site):
             "report: directory /nonexistent does not exist",
         ),
         (["{url}/", "--format", "pdf"], "argument --format: invalid choice: 'pdf'"),
+        (["{url}/", "--pagedir", "/nonexistent"], "pagedir: /nonexistent does not exist"),
     ],
 )
 def test_usage_errors_exit_2_in_one_line(tmp_path, server, args, message):

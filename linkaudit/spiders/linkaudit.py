@@ -45,6 +45,7 @@ from linkaudit.items import UrlResult, page_stats
 from linkaudit.middlewares.decompress import TRUNCATED
 from linkaudit.middlewares.redirects import CHECK_URL, LOCATION, LOCATION_ERROR
 from linkaudit.middlewares.robots import RobotsBlocked
+from linkaudit.signals import page_scanned
 from linkaudit.state import AuditState
 from linkaudit.urls import HTTP_SCHEMES, InvalidURL, canonicalize, is_near, scheme_of
 
@@ -54,7 +55,7 @@ logger = logging.getLogger(__name__)
 DEPTH = "la_depth"
 PHASE = "la_phase"  # "head", "get" (a page to scan) or "fallback" (after a HEAD failed)
 
-KNOWN_ARGS = frozenset({"start", "report", "journal", "near", "depth", "contact"})
+KNOWN_ARGS = frozenset({"start", "report", "journal", "near", "depth", "contact", "pagedir"})
 _READ = "la_read"  # bytes of the body received so far
 _DATA_URL_KEEP = 100  # data: URLs are reported by their first characters only
 
@@ -83,6 +84,8 @@ class LinkAuditSpider(scrapy.Spider):
             report = kwargs.pop("report", None)
             self.report_arg = spider_args.check_report_path(report) if report else None
             self.journal_arg = kwargs.pop("journal", None)
+            pagedir = kwargs.pop("pagedir", None)
+            self.pagedir_arg = spider_args.check_pagedir(pagedir) if pagedir else None
         except spider_args.ArgumentError as exc:
             self.arg_error = str(exc)
             self.start_urls, self.near_prefixes = [], ()
@@ -114,6 +117,10 @@ class LinkAuditSpider(scrapy.Spider):
             if self.journal_arg is not None:
                 settings.set("LINKAUDIT_JOURNAL", self.journal_arg, priority="cmdline")
             spider_args.check_journal_path(settings)
+            if self.pagedir_arg:
+                settings.set("LINKAUDIT_PAGEDIR", self.pagedir_arg, priority="cmdline")
+            elif settings.get("LINKAUDIT_PAGEDIR"):
+                spider_args.check_pagedir(settings["LINKAUDIT_PAGEDIR"])
             if self.max_depth is None:
                 self.max_depth = spider_args.parse_depth(settings.get("LINKAUDIT_DEPTH"))
             state_path = settings.get("LINKAUDIT_STATE", "linkaudit.state.MemoryState")
@@ -315,6 +322,9 @@ class LinkAuditSpider(scrapy.Spider):
             elif phase != "head" and html:
                 truncated = bool(meta.get(TRUNCATED))
                 links, images, found = self._scan(response, url, depth, truncated)
+                self.crawler.signals.send_catch_log(
+                    page_scanned, response=response, url=url, depth=depth
+                )
                 page = page_stats(
                     len(response.body),
                     http_date_iso(response.headers.get(b"Last-Modified")),
