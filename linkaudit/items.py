@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-# The report contract's per-URL fields, in the contract's order; also the
-# fields of feed exports (FEED_EXPORT_FIELDS), so `-O links.jsonl` carries
-# exactly what docs/item.schema.json documents.
+# The report contract's per-URL fields, in the contract's order.  With
+# OPTIONAL_FIELDS they are the fields of feed exports (FEED_EXPORT_FIELDS),
+# so `-O links.jsonl` carries exactly what docs/item.schema.json documents.
 CONTRACT_FIELDS = (
     "url",
     "near",

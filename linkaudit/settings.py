@@ -3,7 +3,7 @@ the README; Scrapy's own are set here where a link checker needs another
 default than Scrapy's."""
 
 from linkaudit import PROJECT_URL, __version__
-from linkaudit.items import CONTRACT_FIELDS
+from linkaudit.items import CONTRACT_FIELDS, OPTIONAL_FIELDS
 
 BOT_NAME = "linkaudit"
 SPIDER_MODULES = ["linkaudit.spiders"]
@@ -102,5 +102,7 @@ REMOTE_CONTROL_ENABLED = False
 SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"
 SCHEDULER_DISK_QUEUE = "scrapy.squeues.PickleFifoDiskQueue"
 DUPEFILTER_CLASS = "scrapy.dupefilters.BaseDupeFilter"  # the state dedupes
-FEED_EXPORT_FIELDS = list(CONTRACT_FIELDS)
+# One item per checked URL, as docs/item.schema.json describes
+FEED_EXPORT_FIELDS = [*CONTRACT_FIELDS, *OPTIONAL_FIELDS]
+FEED_EXPORTERS = {"csv": "linkaudit.exporters.CsvItemExporter"}
 FEED_EXPORT_ENCODING = "utf-8"

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
-from linkaudit.items import CONTRACT_FIELDS
 from tests.conftest import run_crawl
 from tests.server import Route
 
@@ -96,17 +93,3 @@ def test_several_start_urls_and_near_prefixes(tmp_path, server):
     assert crawl.url(f"{u}/c/page")["near"] is True
     assert server.methods("/c/page") == ["HEAD", "GET"]
     assert crawl.url(f"{u}/b/")["near"] is False
-
-
-def test_feed_export_has_one_item_per_checked_url(tmp_path, server):
-    server.add("/", '<a href="/x">x</a> <a href="/missing">m</a> <a href="mailto:a@b.c">m</a>')
-    server.add("/x", "x")
-    feed = tmp_path / "links.jsonl"
-    crawl = run_crawl(tmp_path, "-a", f"start={server.url}/", "-O", str(feed))
-    assert crawl.returncode == 0
-    items = [json.loads(line) for line in feed.read_text().splitlines()]
-    assert all(list(item) == list(CONTRACT_FIELDS) for item in items)
-    assert sorted(i["url"] for i in items) == [u["url"] for u in crawl.report["urls"]]
-    missing = next(i for i in items if i["url"].endswith("/missing"))
-    assert missing["outcome"] == "broken"
-    assert missing["referrers"] == [{"url": f"{server.url}/", "line": 1}]
