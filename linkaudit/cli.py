@@ -140,6 +140,8 @@ def _settings(ns: argparse.Namespace) -> Settings:
         "LOG_LEVEL": level,
         "LINKAUDIT_REPORT": os.path.abspath(ns.report),
         "DOWNLOAD_DELAY": ns.delay,
+        # a status line only where a person watches
+        "LINKAUDIT_PROGRESS": sys.stdout.isatty() and not ns.quiet,
     }
     if ns.max_requests is not None:
         chosen["CLOSESPIDER_PAGECOUNT"] = ns.max_requests

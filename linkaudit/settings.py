@@ -55,6 +55,9 @@ LINKAUDIT_MAX_SEGMENT_REPEAT = 3
 LINKAUDIT_EXCLUDE_USERINFO = True
 LINKAUDIT_EXCLUDE_DOUBLE_SLASH = True
 LINKAUDIT_STATE = "linkaudit.state.MemoryState"
+# A live status line on stdout (the linkaudit command sets it on a terminal)
+LINKAUDIT_PROGRESS = False
+LINKAUDIT_PROGRESS_INTERVAL = 0.25
 
 # -- components ----------------------------------------------------------
 DOWNLOADER_MIDDLEWARES = {
@@ -82,6 +85,7 @@ EXTENSIONS = {
     "linkaudit.extensions.CrawlDelay": 500,
     "linkaudit.extensions.DrainOnClose": 500,
     "linkaudit.archive.PageArchive": 500,
+    "linkaudit.progress.Progress": 500,
 }
 ITEM_PIPELINES = {
     "linkaudit.pipelines.ReportPipeline": 300,

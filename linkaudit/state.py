@@ -54,6 +54,10 @@ class AuditState(ABC):
     def next_level(self) -> list[Pending]:
         """Take every frontier URL of the shallowest waiting depth."""
 
+    @abstractmethod
+    def waiting(self) -> int:
+        """How many URLs the frontier holds (for progress reports)."""
+
     # -- the pipeline's side ----------------------------------------------
     @abstractmethod
     def add_referrer(self, target: str, page: str, line: int | None) -> None:
@@ -107,6 +111,9 @@ class MemoryState(AuditState):
         if not self._frontier:
             return []
         return self._frontier.pop(min(self._frontier))
+
+    def waiting(self) -> int:
+        return sum(map(len, self._frontier.values()))
 
     def add_referrer(self, target: str, page: str, line: int | None) -> None:
         self._counts[target] = self._counts.get(target, 0) + 1

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
+import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -122,3 +126,61 @@ def test_help_and_version(tmp_path):
     assert "(default: linkaudit-report.json)" in " ".join(help_text.split())
     assert "Exit codes: 0" in " ".join(help_text.split())
     assert run(tmp_path, "--version").stdout.strip() == f"linkaudit {__version__}"
+
+
+def run_on_terminal(tmp_path, *args, timeout=60):
+    """The command with its stdout on a pseudo-terminal, as in a shell."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [LINKAUDIT, *args], cwd=tmp_path, stdout=slave, stderr=subprocess.PIPE, text=True
+    )
+    os.close(slave)
+    chunks: list[bytes] = []
+
+    def read() -> None:  # until the child closes the terminal
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the other end is closed
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        proc.wait(timeout=timeout)
+    finally:
+        proc.kill()
+        reader.join(timeout=10)
+        os.close(master)
+    return proc.returncode, b"".join(chunks).decode(), proc.stderr.read()
+
+
+PROGRESS = re.compile(
+    r"\r\x1b\[Klinkaudit: (\d+) checked, (\d+) queued, (\d+) broken, [\d.]+ requests/s, \d+:\d\d elapsed"
+)
+
+
+def test_progress_line_on_a_terminal_only(tmp_path, server):
+    links = [f'<a href="/p{i}">p</a>' for i in range(12)]
+    server.add("/", '<a href="/x">x</a>\n' + "\n".join(links))
+    server.add("/p*", Route(body="page", content_type="text/plain", delay=0.15))
+    slow = ["--delay", "0", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=1", "-s", "DOWNLOAD_DELAY=0.01"]
+    code, out, err = run_on_terminal(tmp_path, f"{server.url}/", *slow)
+    assert code == 1, err
+    updates = [tuple(map(int, m.groups())) for m in PROGRESS.finditer(out)]
+    assert len(updates) >= 4, out  # redrawn a few times a second over ~2 s
+    checked = [u[0] for u in updates]
+    assert checked == sorted(checked) and checked[-1] >= 10
+    assert any(queued > 0 for _, queued, _ in updates)
+    assert updates[-1][2] == 1  # /x, checked first, is broken
+    # the line is erased before the summary, which starts on a clean line
+    summary = out[out.rindex("\r\x1b[K") + len("\r\x1b[K") :]
+    assert summary.startswith("linkaudit: 14 URLs")
+
+    quiet = run_on_terminal(tmp_path, f"{server.url}/", *slow, "--quiet")[1]
+    assert "checked," not in quiet and quiet.startswith("linkaudit: 14 URLs")
+    piped = run(tmp_path, f"{server.url}/", *slow)
+    assert "checked," not in piped.stdout and "\x1b" not in piped.stdout

@@ -1,0 +1,90 @@
+"""A live status line on the terminal: URLs checked, queued, broken so far,
+requests per second and time elapsed, redrawn a few times a second.
+
+Settings: ``LINKAUDIT_PROGRESS`` (default False; the ``linkaudit`` command
+turns it on when its stdout is a terminal and it is not ``--quiet``) and
+``LINKAUDIT_PROGRESS_INTERVAL`` (seconds between redraws, default 0.25).
+The line is drawn on stdout with a carriage return and erased when the
+audit ends, so the summary printed after it starts on a clean line.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, TextIO
+
+from scrapy import signals
+from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured
+from twisted.internet import task
+
+from linkaudit.items import UrlResult
+
+_ERASE = "\r\033[K"  # back to the start of the line, clear it
+
+
+def status_line(checked: int, queued: int, broken: int, requests: int, elapsed: float) -> str:
+    rate = requests / elapsed if elapsed > 0 else 0.0
+    minutes, seconds = divmod(int(elapsed), 60)
+    return (
+        f"linkaudit: {checked} checked, {queued} queued, {broken} broken, "
+        f"{rate:.1f} requests/s, {minutes}:{seconds:02d} elapsed"
+    )
+
+
+class Progress:
+    def __init__(self, crawler: Crawler, interval: float, stream: TextIO):
+        self.crawler = crawler
+        self.interval = interval
+        self.stream = stream
+        self.checked = self.broken = 0
+        self.started = time.monotonic()
+        self.loop: task.LoopingCall | None = None
+        crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(self.item_scraped, signal=signals.item_scraped)
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Progress:
+        if not crawler.settings.getbool("LINKAUDIT_PROGRESS"):
+            raise NotConfigured
+        interval = crawler.settings.getfloat("LINKAUDIT_PROGRESS_INTERVAL", 0.25)
+        return cls(crawler, interval, sys.stdout)
+
+    def spider_opened(self, spider: Any) -> None:
+        self.started = time.monotonic()
+        self.loop = task.LoopingCall(self.draw)
+        self.loop.start(self.interval, now=True)
+
+    def item_scraped(self, item: Any, spider: Any) -> None:
+        if isinstance(item, UrlResult):
+            self.checked += 1
+            self.broken += item.outcome == "broken"
+
+    def queued(self) -> int:
+        """Frontier, scheduler and downloads in flight."""
+        engine = self.crawler.engine
+        spider = self.crawler.spider
+        queued = spider.state.waiting() if hasattr(spider, "state") else 0
+        slot = getattr(engine, "_slot", None)  # Scrapy 2.19 keeps the scheduler there
+        if slot is not None and slot.scheduler is not None:
+            queued += len(slot.scheduler)
+        return queued + len(engine.downloader.active)
+
+    def draw(self) -> None:
+        line = status_line(
+            self.checked,
+            self.queued(),
+            self.broken,
+            self.crawler.stats.get_value("downloader/request_count", 0),
+            time.monotonic() - self.started,
+        )
+        self.stream.write(_ERASE + line)
+        self.stream.flush()
+
+    def spider_closed(self, spider: Any) -> None:
+        if self.loop is not None and self.loop.running:
+            self.loop.stop()
+        self.stream.write(_ERASE)
+        self.stream.flush()
