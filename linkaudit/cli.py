@@ -12,6 +12,7 @@ job can rely on:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -23,6 +24,7 @@ from scrapy.settings import Settings
 
 from linkaudit import __version__
 from linkaudit import args as spider_args
+from linkaudit.demosite import DemoSite
 from linkaudit.formats import FORMATS
 from linkaudit.journal import read_journal, rebuild_report
 
@@ -68,7 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_HelpFormatter,
     )
     p.add_argument(
-        "urls", nargs="+", metavar="URL", help="start URL(s); the site is what starts with them"
+        "urls", nargs="*", metavar="URL", help="start URL(s); the site is what starts with them"
+    )
+    p.add_argument(
+        "--demo",
+        action="store_true",
+        help="serve a small bundled example site on 127.0.0.1 and audit it (offline)",
     )
     p.add_argument(
         "--report", default="linkaudit-report.json", help="where the JSON report is written"
@@ -80,7 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="what counts as in the site (repeatable); default: the start URLs",
     )
     p.add_argument("--depth", help="link hops from the start URLs; default: no limit")
-    p.add_argument("--delay", help="seconds between requests to one host", default="1.0")
+    p.add_argument(
+        "--delay", help="seconds between requests to one host; default: 1.0 (0.1 with --demo)"
+    )
     p.add_argument(
         "--max-requests",
         help="stop after this many responses (CLOSESPIDER_PAGECOUNT); default: no limit",
@@ -139,7 +148,7 @@ def _settings(ns: argparse.Namespace) -> Settings:
     chosen: dict[str, Any] = {
         "LOG_LEVEL": level,
         "LINKAUDIT_REPORT": os.path.abspath(ns.report),
-        "DOWNLOAD_DELAY": ns.delay,
+        "DOWNLOAD_DELAY": ns.delay if ns.delay is not None else ("0.1" if ns.demo else "1.0"),
         # a status line only where a person watches
         "LINKAUDIT_PROGRESS": sys.stdout.isatty() and not ns.quiet,
     }
@@ -206,6 +215,14 @@ def _load_report(settings: Settings) -> dict[str, Any] | None:
         return None
 
 
+def _crawl(settings: Settings, kwargs: dict[str, str]) -> None:
+    from linkaudit.spiders.linkaudit import LinkAuditSpider  # imports the reactor
+
+    process = CrawlerProcess(settings)
+    process.crawl(LinkAuditSpider, **kwargs)
+    process.start()
+
+
 def exit_code(report: dict[str, Any]) -> int:
     if report["summary"]["broken"]:
         return EXIT_BROKEN
@@ -213,18 +230,23 @@ def exit_code(report: dict[str, Any]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ns = build_parser().parse_args(argv)
-    settings = _settings(ns)
-    try:
-        kwargs = _spider_kwargs(ns, settings)
-    except spider_args.ArgumentError as exc:
-        print(f"linkaudit: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    from linkaudit.spiders.linkaudit import LinkAuditSpider
-
-    process = CrawlerProcess(settings)
-    process.crawl(LinkAuditSpider, **kwargs)
-    process.start()
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    if ns.demo and ns.urls:
+        parser.error("--demo audits the bundled site: give no URL with it")
+    if not ns.demo and not ns.urls:
+        parser.error("the following arguments are required: URL")
+    with DemoSite() if ns.demo else contextlib.nullcontext() as demo:
+        if demo is not None:
+            ns.urls = [demo.url]
+            print(f"linkaudit: demo site at {demo.url}", file=sys.stderr)
+        settings = _settings(ns)
+        try:
+            kwargs = _spider_kwargs(ns, settings)
+        except spider_args.ArgumentError as exc:
+            print(f"linkaudit: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        _crawl(settings, kwargs)
     report = _load_report(settings)
     if report is None:
         print("linkaudit: error: the audit left no report and no journal", file=sys.stderr)

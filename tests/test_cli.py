@@ -184,3 +184,33 @@ def test_progress_line_on_a_terminal_only(tmp_path, server):
     assert "checked," not in quiet and quiet.startswith("linkaudit: 14 URLs")
     piped = run(tmp_path, f"{server.url}/", *slow)
     assert "checked," not in piped.stdout and "\x1b" not in piped.stdout
+
+
+def test_demo_audits_the_bundled_site_offline(tmp_path):
+    out = run(tmp_path, "--demo", "--report", "demo.json")
+    assert out.returncode == 1, out.stderr  # the demo site has broken links, on purpose
+    report = json.loads((tmp_path / "demo.json").read_text())
+    (start,) = report["start_urls"]
+    root = start[: -len("site/")]
+    outcomes = {u["url"][len(root) :]: u for u in report["urls"]}
+    assert report["complete"] is True
+    assert outcomes["site/history.html"]["outcome"] == "broken"
+    assert outcomes["site/history.html"]["referrers"] == [
+        {"url": f"{root}site/about.html", "line": 7}
+    ]
+    assert outcomes["elsewhere/teapot-manual.pdf"]["outcome"] == "broken"
+    assert outcomes["site/old-contact.html"]["outcome"] == "redirect"
+    assert outcomes["site/old-contact.html"]["location"] == f"{root}site/contact.html"
+    assert outcomes["site/private/stock.html"]["outcome"] == "blocked"
+    partner = outcomes["elsewhere/partner.html"]
+    assert (partner["near"], partner["outcome"], partner["method"]) == (False, "ok", "HEAD")
+    assert "elsewhere/never-checked.html" not in outcomes  # a far page is not scanned
+    assert outcomes["site/logo.svg"]["method"] == "HEAD"  # not a page: never downloaded
+    assert f"{root}site/history.html  [404 Not Found]" in out.stdout
+    assert "Traceback" not in out.stderr
+
+
+def test_demo_takes_no_url(tmp_path):
+    out = run(tmp_path, "--demo", "http://example.com/")
+    assert out.returncode == 2
+    assert out.stderr == "linkaudit: error: --demo audits the bundled site: give no URL with it\n"

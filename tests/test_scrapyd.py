@@ -12,6 +12,7 @@ import sys
 import time
 import urllib.parse
 import urllib.request
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -125,6 +126,10 @@ def scrapyd(tmp_path_factory):
         answer = json.loads(deploy.stdout[deploy.stdout.index("{") :])  # the server's answer
         assert answer["status"] == "ok" and answer["project"] == "linkaudit", said
         assert daemon.get("listspiders.json", project="linkaudit")["spiders"] == ["linkaudit"]
+        # package data travels in the egg (read with importlib.resources)
+        (egg,) = (daemon.home / "eggs" / "linkaudit").glob("*.egg")
+        with zipfile.ZipFile(egg) as zf:
+            assert "linkaudit/demo_site/site/index.html" in zf.namelist()
         yield daemon
     finally:
         daemon.stop()

@@ -1,0 +1,98 @@
+"""The demo site behind ``linkaudit --demo``: a small shop served on
+127.0.0.1 from files bundled with the package, so a first audit works on
+any machine, offline.
+
+It holds one of each thing an audit reports: a broken link in the site, a
+broken link to another site, a redirect, a page robots.txt keeps crawlers
+out of, a far page (checked, never scanned), a mailto: link, an image and a
+style sheet.  The files are package data, read with importlib.resources, so
+they are there however linkaudit was installed (wheel, egg, editable).
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+
+START_PATH = "/site/"
+# The one redirect: an old address of the contact page.
+REDIRECTS = {"/site/old-contact.html": "/site/contact.html"}
+
+
+def _load(folder: Traversable, prefix: str = "/") -> dict[str, bytes]:
+    pages: dict[str, bytes] = {}
+    for entry in folder.iterdir():
+        if entry.is_dir():
+            pages.update(_load(entry, f"{prefix}{entry.name}/"))
+        else:
+            pages[prefix + entry.name] = entry.read_bytes()
+    return pages
+
+
+def site_files() -> dict[str, bytes]:
+    """URL path -> bytes of every bundled file."""
+    return _load(files("linkaudit") / "demo_site")
+
+
+class DemoSite:
+    """The demo site on 127.0.0.1 and a free port, in a daemon thread."""
+
+    def __init__(self) -> None:
+        pages = site_files()
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:
+                pass  # the audit's summary is the output
+
+            def _answer(self, body: bool) -> None:
+                path = self.path.split("?", 1)[0]
+                if path in REDIRECTS:
+                    self._send(301, b"", "text/html", {"Location": REDIRECTS[path]}, body)
+                    return
+                if path.endswith("/"):
+                    path += "index.html"
+                data = pages.get(path)
+                if data is None:
+                    self._send(404, b"<h1>Not Found</h1>", "text/html", {}, body)
+                    return
+                ctype = mimetypes.guess_type(path)[0] or "application/octet-stream"
+                if ctype.startswith("text/") or ctype == "image/svg+xml":
+                    ctype += "; charset=utf-8"
+                self._send(200, data, ctype, {}, body)
+
+            def _send(
+                self, status: int, data: bytes, ctype: str, headers: dict[str, str], body: bool
+            ) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                if body:
+                    self.wfile.write(data)
+
+            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+                self._answer(body=True)
+
+            def do_HEAD(self) -> None:  # noqa: N802
+                self._answer(body=False)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}{START_PATH}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> DemoSite:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
