@@ -129,7 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="any Scrapy or linkaudit setting (repeatable)",
     )
     noise = p.add_mutually_exclusive_group()
-    noise.add_argument("-q", "--quiet", action="store_true", help="errors only on stderr")
+    noise.add_argument(
+        "-q", "--quiet", action="store_true", help="errors only on stderr, no progress line"
+    )
     noise.add_argument(
         "-v",
         "--verbose",

@@ -210,6 +210,13 @@ def test_demo_audits_the_bundled_site_offline(tmp_path):
     assert "Traceback" not in out.stderr
 
 
+def test_python_dash_m_is_the_command(tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-m", "linkaudit", "--version"], capture_output=True, text=True, timeout=60
+    )
+    assert out.stdout == f"linkaudit {__version__}\n"
+
+
 def test_demo_takes_no_url(tmp_path):
     out = run(tmp_path, "--demo", "http://example.com/")
     assert out.returncode == 2
