@@ -22,6 +22,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -104,12 +105,27 @@ class Nginx:
         )
         (WORK / "nginx.conf").write_text(conf)
         self.log.write_text("")
+        (WORK / "nginx.pid").unlink(missing_ok=True)
         self.proc = subprocess.Popen(["nginx", "-c", str(WORK / "nginx.conf")])
         deadline = time.monotonic() + 10
-        while not (WORK / "nginx.pid").exists():
+        while not self._answers():
             if time.monotonic() > deadline or self.proc.poll() is not None:
+                self.proc.kill()
                 raise SystemExit("bench: nginx did not start; see " + str(WORK / "nginx-error.log"))
             time.sleep(0.05)
+        self.log.write_text("")  # the probes above are not part of any run
+
+    def _answers(self) -> bool:
+        """Both origins answer, and it is this nginx (not a leftover one)."""
+        if not (WORK / "nginx.pid").exists() or self.proc.poll() is not None:
+            return False
+        for host in ("127.0.0.1", "127.0.0.2"):
+            try:
+                with socket.create_connection((host, PORT), timeout=1):
+                    pass
+            except OSError:
+                return False
+        return True
 
     def offset(self) -> int:
         return self.log.stat().st_size
@@ -297,7 +313,8 @@ def serve(pages: int) -> None:
     """Serve a site until Ctrl-C (for profiling by hand)."""
     site, truth = _site(pages)
     nginx = Nginx(site)
-    print(f"bench: serving {truth['start']} (Ctrl-C stops)", flush=True)
+    print(f"bench: serving {truth['start']} (Ctrl-C or SIGTERM stops)", flush=True)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # run the finally below
     try:
         nginx.proc.wait()
     except KeyboardInterrupt:

@@ -14,11 +14,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import logging
 import os
 import sys
 import textwrap
 from typing import Any, NoReturn
 
+from scrapy import signals
 from scrapy.crawler import CrawlerProcess
 from scrapy.settings import Settings
 
@@ -221,7 +223,15 @@ def _crawl(settings: Settings, kwargs: dict[str, str]) -> None:
     from linkaudit.spiders.linkaudit import LinkAuditSpider  # imports the reactor
 
     process = CrawlerProcess(settings)
-    process.crawl(LinkAuditSpider, **kwargs)
+    crawler = process.create_crawler(LinkAuditSpider)
+    # Scrapy leaves the root logger at DEBUG and filters in its handler, so
+    # every debug line is still built; this process logs nothing below
+    # LOG_LEVEL.  (Scrapy installs its handler when the crawl starts.)
+    level = settings.get("LOG_LEVEL")
+    crawler.signals.connect(
+        lambda: logging.getLogger().setLevel(level), signal=signals.engine_started, weak=False
+    )
+    process.crawl(crawler, **kwargs)
     process.start()
 
 

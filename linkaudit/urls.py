@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from functools import lru_cache
 from urllib.parse import SplitResult, quote, urlsplit
 
 __all__ = ["InvalidURL", "canonicalize", "is_near", "scheme_of"]
@@ -140,6 +141,15 @@ def canonicalize(url: str, base: str | None = None) -> str:
             url = resolve(base, url)
         except ValueError as exc:
             raise InvalidURL(str(exc)) from None
+    return _canonical_absolute(url)
+
+
+# A site links to the same few thousand URLs from every page: 270,000 link
+# occurrences make 15,000 URLs on the benchmark's 10,000-page site.  Caching
+# the absolute form's canonical spelling does each one once.  (Exceptions are
+# not cached: an invalid URL is rare and cheap to judge again.)
+@lru_cache(maxsize=1 << 16)
+def _canonical_absolute(url: str) -> str:
     scheme = scheme_of(url)
     if scheme not in HTTP_SCHEMES:
         if not scheme:

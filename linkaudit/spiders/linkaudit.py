@@ -46,7 +46,7 @@ from linkaudit.middlewares.decompress import TRUNCATED
 from linkaudit.middlewares.redirects import CHECK_URL, LOCATION, LOCATION_ERROR
 from linkaudit.middlewares.robots import RobotsBlocked
 from linkaudit.signals import page_scanned
-from linkaudit.state import AuditState
+from linkaudit.state import AuditState, Pending
 from linkaudit.urls import HTTP_SCHEMES, InvalidURL, canonicalize, is_near, scheme_of
 
 logger = logging.getLogger(__name__)
@@ -58,6 +58,7 @@ PHASE = "la_phase"  # "head", "get" (a page to scan) or "fallback" (after a HEAD
 KNOWN_ARGS = frozenset({"start", "report", "journal", "near", "depth", "contact", "pagedir"})
 _READ = "la_read"  # bytes of the body received so far
 _DATA_URL_KEEP = 100  # data: URLs are reported by their first characters only
+_HTTP_PREFIXES = ("http://", "https://")  # canonical URLs spell the scheme in lower case
 
 
 class LinkAuditSpider(scrapy.Spider):
@@ -138,6 +139,7 @@ class LinkAuditSpider(scrapy.Spider):
             headers = dict(settings.getdict("DEFAULT_REQUEST_HEADERS"))
             headers["From"] = contact
             settings.set("DEFAULT_REQUEST_HEADERS", headers, priority="cmdline")
+        self.head_first = settings.getbool("LINKAUDIT_HEAD_FIRST", True)
         self.accept = frozenset(int(s) for s in settings.getlist("LINKAUDIT_ACCEPT_STATUS"))
         self.html_types = frozenset(
             t.lower() for t in settings.getlist("LINKAUDIT_HTML_TYPES", sorted(HTML_TYPES))
@@ -163,7 +165,14 @@ class LinkAuditSpider(scrapy.Spider):
             for thing in self._discover(url, 0, None):
                 yield thing
         for pending in self.state.next_level():
-            yield self._request(pending.url, pending.depth, pending.referer)
+            yield self._first_request(pending)
+
+    def _first_request(self, pending: Pending) -> Request:
+        """HEAD first; with LINKAUDIT_HEAD_FIRST = False, a near URL is
+        asked with GET at once (its body stops at the headers unless it is an
+        HTML page, see _on_headers): one request per page instead of two."""
+        phase = "head" if self.head_first or not self.is_near(pending.url) else "get"
+        return self._request(pending.url, pending.depth, pending.referer, phase)
 
     def _request(self, url: str, depth: int, referer: str | None, phase: str = "head") -> Request:
         # A fresh Request each time (never request.replace()): copying the
@@ -185,7 +194,7 @@ class LinkAuditSpider(scrapy.Spider):
             return
         logger.debug("Releasing %d URLs at depth %d", len(level), level[0].depth)
         for pending in level:
-            self.crawler.engine.crawl(self._request(pending.url, pending.depth, pending.referer))
+            self.crawler.engine.crawl(self._first_request(pending))
         raise DontCloseSpider
 
     def _on_headers(self, headers: Any, body_length: int, request: Request, spider: Any) -> None:
@@ -213,11 +222,15 @@ class LinkAuditSpider(scrapy.Spider):
 
     # -- discovery -------------------------------------------------------------
     def _resolve(self, value: str, base: str) -> tuple[str, str | None, str | None]:
-        """(key, outcome, error) of a link value: outcome None means "check it"."""
+        """(key, outcome, error) of a link value: outcome None means "check
+        it, once _judge() agrees" (http(s) URLs are judged when first
+        discovered, not at each of their many occurrences)."""
         try:
             url = canonicalize(value, base)
         except InvalidURL as exc:
             return value, BROKEN, f"Invalid URL: {exc}"
+        if url.startswith(_HTTP_PREFIXES):
+            return url, None, None
         return self._judge(url)
 
     def _judge(self, url: str) -> tuple[str, str | None, str | None]:
@@ -241,10 +254,16 @@ class LinkAuditSpider(scrapy.Spider):
         referer: str | None,
         outcome: str | None = None,
         error: str | None = None,
+        judge: bool = False,
     ) -> Iterator[UrlResult]:
-        """Note a URL; the first time, settle it now or put it in the frontier."""
+        """Note a URL; the first time, settle it now or put it in the frontier.
+
+        ``judge``: the URL has not been through _judge() yet (a link found on
+        a page); it is judged here, only the first time it is seen."""
         if not self.state.discover(url, depth):
             return
+        if judge:
+            _key, outcome, error = self._judge(url)  # http(s): the key is the URL
         if outcome is not None:
             yield UrlResult(
                 url=url, near=self.is_near(url), outcome=outcome, depth=depth, error=error
@@ -284,7 +303,7 @@ class LinkAuditSpider(scrapy.Spider):
                 target = resolved[value] = self._resolve(value, base_url)
             key, outcome, error = target
             links.append((key, line))
-            found.extend(self._discover(key, depth + 1, url, outcome, error))
+            found.extend(self._discover(key, depth + 1, url, outcome, error, outcome is None))
         self.crawler.stats.inc_value("linkaudit/pages")
         logger.debug("Scanned %s: %d links", url, len(links))
         return links, images, found
