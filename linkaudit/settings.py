@@ -78,6 +78,8 @@ DOWNLOADER_MIDDLEWARES = {
     "linkaudit.middlewares.robots.RobotsMiddleware": 100,
     # After robots.txt (whose fetch is usually the first to find a host dead)
     "linkaudit.middlewares.hostfailures.HostFailureCacheMiddleware": 110,
+    # No HTTP auth on an audit (spider attributes http_user/http_pass)
+    "scrapy.downloadermiddlewares.httpauth.HttpAuthMiddleware": None,
     # Counts without serialising each request to measure its bytes
     "scrapy.downloadermiddlewares.stats.DownloaderStats": None,
     "linkaudit.middlewares.stats.DownloaderStats": 850,
@@ -87,6 +89,8 @@ SPIDER_MIDDLEWARES = {
     "scrapy.spidermiddlewares.referer.RefererMiddleware": None,
     "scrapy.spidermiddlewares.depth.DepthMiddleware": None,
     "scrapy.spidermiddlewares.urllength.UrlLengthMiddleware": None,
+    # Every link check asks for every status (handle_httpstatus_all)
+    "scrapy.spidermiddlewares.httperror.HttpErrorMiddleware": None,
 }
 EXTENSIONS = {
     "linkaudit.extensions.CrawlDelay": 500,
