@@ -180,8 +180,7 @@ def run_linkaudit(truth: dict, cwd: Path, *extra: str, name: str = "linkaudit") 
     report = cwd / "report.json"
     cmd = [str(VENV_BIN / "linkaudit"), truth["start"], "--report", str(report), "--quiet"]
     cmd += ["--delay", "0", "-s", f"CONCURRENT_REQUESTS={CONCURRENCY}"]
-    cmd += ["-s", f"CONCURRENT_REQUESTS_PER_DOMAIN={CONCURRENCY}", "--format", "json"]
-    cmd += ["-s", "LINKAUDIT_JOURNAL_ENABLED=False", *extra]
+    cmd += ["-s", f"CONCURRENT_REQUESTS_PER_DOMAIN={CONCURRENCY}", "--format", "json", *extra]
     wall, cpu, rss, _ = _measure(cmd, cwd)
     data = json.loads(report.read_text())
     broken = {u["url"] for u in data["urls"] if u["outcome"] == "broken"}
