@@ -11,7 +11,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from linkaudit import PROJECT_URL, __version__
-from linkaudit.report import OUTCOMES, summary_text
+from linkaudit.report import OUTCOMES, dumps_report, summary_text
 
 Report = dict[str, Any]
 
@@ -26,7 +26,7 @@ def as_text(report: Report) -> str:
 
 
 def as_json(report: Report) -> str:
-    return json.dumps(report, ensure_ascii=False, indent=1)
+    return dumps_report(report)
 
 
 def _md(text: str) -> str:

@@ -88,14 +88,30 @@ def build_report(
     }
 
 
-def write_json_atomic(path: str, data: Any) -> None:
+def dumps_report(report: dict[str, Any]) -> str:
+    """The report as JSON with one URL entry per line.
+
+    ``json.dumps(indent=...)`` runs the pure-Python encoder: on a 150,000-URL
+    report that took seconds.  Entries are encoded compactly by the C encoder
+    and joined, which also keeps a report greppable (one URL, one line).
+    """
+    head = {k: v for k, v in report.items() if k != "urls"}
+    text = json.dumps(head, ensure_ascii=False, indent=1)
+    if "urls" not in report:
+        return text
+    entries = ",\n  ".join(json.dumps(e, ensure_ascii=False) for e in report["urls"])
+    body = f'"urls": [\n  {entries}\n ]' if entries else '"urls": []'
+    return f"{text[:-2]},\n {body}\n}}" if head else f"{{\n {body}\n}}"
+
+
+def write_json_atomic(path: str, data: dict[str, Any]) -> None:
     """Write to a temporary file beside ``path``, then rename: a reader never
     sees half a report, and a failed write leaves the old file alone."""
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".linkaudit-", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False, indent=1)
+            fh.write(dumps_report(data))
             fh.write("\n")
         os.replace(tmp, path)
     except BaseException:

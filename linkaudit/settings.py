@@ -84,6 +84,11 @@ DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.stats.DownloaderStats": None,
     "linkaudit.middlewares.stats.DownloaderStats": 850,
 }
+# Scrapy's HTTP/1.1 handler with hostnames' IDNA encoding cached (see the module)
+DOWNLOAD_HANDLERS = {
+    "http": "linkaudit.download.HttpDownloadHandler",
+    "https": "linkaudit.download.HttpDownloadHandler",
+}
 SPIDER_MIDDLEWARES = {
     # The spider sets Referer, tracks depth and judges URL length itself.
     "scrapy.spidermiddlewares.referer.RefererMiddleware": None,

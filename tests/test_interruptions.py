@@ -139,10 +139,11 @@ def test_report_directory_gone_at_the_end(tmp_path, server):
 
 def test_report_too_big_for_the_disk(tmp_path, server):
     """A full disk, as the process sees it: RLIMIT_FSIZE makes a write past
-    16 KB fail (EFBIG, as ENOSPC would).  The journal, written line by line,
-    fits; the report does not."""
-    server.add("/", "\n".join(f'<a href="/missing-{i:02}">x</a>' for i in range(50)))
-    limit = 16 * 1024
+    21 KB fail (EFBIG, as ENOSPC would; the limit is per file).  The journal,
+    written line by line, fits (about 19 KB); the report does not (about
+    23 KB)."""
+    server.add("/", "\n".join(f'<a href="/missing-{i:02}">x</a>' for i in range(80)))
+    limit = 21 * 1024
 
     def small_disk() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
@@ -167,4 +168,4 @@ def test_report_too_big_for_the_disk(tmp_path, server):
     assert not (tmp_path / "report.json").exists()
     records = journal_records(tmp_path / "report.journal.jsonl")
     assert records[-1]["type"] == "end"
-    assert len(_checked(records)) == 51  # the start page and its 50 links
+    assert len(_checked(records)) == 81  # the start page and its 80 links
