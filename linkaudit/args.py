@@ -138,6 +138,11 @@ NUMERIC_SETTINGS: tuple[tuple[str, str, float], ...] = (
     ("LINKAUDIT_MAX_SEGMENT_REPEAT", "int", 0),
     ("LINKAUDIT_PAGE_MAXSIZE", "int", 1),
     ("LINKAUDIT_PROGRESS_INTERVAL", "float", 0.01),
+    ("LINKAUDIT_DB_COMMIT_INTERVAL", "float", 0.01),
+    ("LINKAUDIT_RECHECK_AFTER", "float", 0),
+    ("LINKAUDIT_RECHECK_GOOD_AFTER", "float", 0),
+    ("LINKAUDIT_FOLLOW_GHOST", "float", 0),
+    ("LINKAUDIT_REPORT_AFTER", "float", 0),
 )
 BOOL_SETTINGS = (
     "ROBOTSTXT_OBEY",

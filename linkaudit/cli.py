@@ -3,7 +3,8 @@ linkaudit``, run in-process, with a summary on stdout and an exit code a CI
 job can rely on:
 
 - 0: nothing broken, and the audit was complete;
-- 1: something is broken;
+- 1: something is broken (with ``--fail-on new``: something broke since the
+  baseline);
 - 2: a usage or configuration error (nothing was requested);
 - 3: nothing broken was found, but the audit was incomplete (a limit or an
   interruption stopped it, or a URL could not be verified).
@@ -26,11 +27,14 @@ from scrapy.settings import Settings
 
 from linkaudit import __version__
 from linkaudit import args as spider_args
+from linkaudit.baseline import load_baseline
 from linkaudit.demosite import DemoSite
 from linkaudit.formats import FORMATS
 from linkaudit.journal import read_journal, rebuild_report
+from linkaudit.sqlitestate import check_db_path
 
 EXIT_OK, EXIT_BROKEN, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
+FAIL_ON = ("broken", "new", "none")
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -115,6 +119,24 @@ def build_parser() -> argparse.ArgumentParser:
         "(URL, depth, then the HTML); DIR must exist",
     )
     p.add_argument(
+        "--db",
+        metavar="PATH",
+        help="audit database (SQLite): resume an interrupted audit, recheck incrementally, "
+        "compare with the previous audit; created if missing",
+    )
+    p.add_argument(
+        "--baseline",
+        metavar="REPORT",
+        help="an earlier report: mark new broken links and list fixed ones "
+        "(default with --db: the previous finished audit)",
+    )
+    p.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default="broken",
+        help="exit 1 when anything is broken, only for new breakage since the baseline, or never",
+    )
+    p.add_argument(
         "--format",
         choices=sorted(FORMATS),
         default="text",
@@ -184,6 +206,11 @@ def _spider_kwargs(ns: argparse.Namespace, settings: Settings) -> dict[str, str]
         kwargs["contact"] = spider_args.parse_contact(ns.contact)
     if ns.pagedir:
         kwargs["pagedir"] = spider_args.check_pagedir(ns.pagedir)
+    if ns.db:
+        kwargs["db"] = check_db_path(os.path.abspath(ns.db))
+    if ns.baseline:
+        load_baseline(ns.baseline)  # its errors are ours to print
+        kwargs["baseline"] = os.path.abspath(ns.baseline)
     for option, name in (
         ("--delay", "DOWNLOAD_DELAY"),
         ("--max-requests", "CLOSESPIDER_PAGECOUNT"),
@@ -235,10 +262,15 @@ def _crawl(settings: Settings, kwargs: dict[str, str]) -> None:
     process.start()
 
 
-def exit_code(report: dict[str, Any]) -> int:
-    if report["summary"]["broken"]:
+def exit_code(report: dict[str, Any], fail_on: str = "broken") -> int:
+    """``fail_on``: "new" counts only breakage the baseline did not have
+    (every broken URL when there was no baseline to compare with)."""
+    broken = [u for u in report["urls"] if u["outcome"] == "broken"]
+    if fail_on == "new" and "fixed" in report:
+        broken = [u for u in broken if u.get("new")]
+    if broken and fail_on != "none":
         return EXIT_BROKEN
-    return EXIT_OK if report["complete"] else EXIT_INCOMPLETE
+    return EXIT_OK if report["complete"] or broken else EXIT_INCOMPLETE
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -264,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         print("linkaudit: error: the audit left no report and no journal", file=sys.stderr)
         return EXIT_USAGE
     print(FORMATS[ns.format](report))
-    return exit_code(report)
+    return exit_code(report, ns.fail_on)
 
 
 if __name__ == "__main__":

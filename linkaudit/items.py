@@ -51,6 +51,21 @@ class UrlResult:
     # scanned; a scanned page's statistics (see page_stats()).
     truncated: bool = False
     page: dict[str, Any] | None = None
+    # With an audit database (linkaudit/sqlitestate.py): when the outcome
+    # was decided (ISO 8601 UTC); carried over from an earlier run without a
+    # request; the server answered 304 to a conditional request, so status,
+    # type and links are those of the last full answer; a failure still in
+    # its grace period (LINKAUDIT_REPORT_AFTER), reported as ok; broken now
+    # and not in the baseline report.
+    checked_at: str | None = None
+    from_cache: bool = False
+    not_modified: bool = False
+    warning: str | None = None
+    new: bool = False
+    # Not reported: the page's ETag, for the next run's conditional request,
+    # and whether ``links`` came from the store (a cached, 304 or ghost page).
+    etag: str | None = None
+    stored_links: bool = False
 
     def optional_dict(self) -> dict[str, Any]:
         """The optional fields that are set."""
@@ -62,7 +77,15 @@ class UrlResult:
         return data
 
 
-OPTIONAL_FIELDS = ("truncated", "page")
+OPTIONAL_FIELDS = (
+    "truncated",
+    "page",
+    "checked_at",
+    "from_cache",
+    "not_modified",
+    "warning",
+    "new",
+)
 
 
 def page_stats(size: int, last_modified: str | None, links: int, images: int) -> dict[str, Any]:

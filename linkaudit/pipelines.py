@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import time
+from dataclasses import replace
 from typing import Any
 
 from scrapy import Spider, signals
@@ -10,6 +12,7 @@ from scrapy.crawler import Crawler
 
 from linkaudit.exitstatus import fail_at_exit
 from linkaudit.items import UrlResult
+from linkaudit.recheck import RecheckPolicy, iso
 from linkaudit.report import build_report, now_iso, summary_text, write_json_atomic
 
 logger = logging.getLogger(__name__)
@@ -24,10 +27,16 @@ class ReportPipeline:
     (``finished``, ``closespider_pagecount``, ``shutdown``...).
     Setting: ``LINKAUDIT_REPORT`` (default ``linkaudit-report.json``), the
     spider argument ``report=`` overrides it.
+
+    The state keeps each outcome as checked; the item handed on (to feeds,
+    the journal) and the report show it as the user asked: a failure in its
+    grace period (LINKAUDIT_REPORT_AFTER) as ok with a warning, new breakage
+    against a baseline marked ``new``.
     """
 
     def __init__(self, crawler: Crawler):
         self.crawler = crawler
+        self.policy = RecheckPolicy.from_settings(crawler.settings)
         self.started_at = now_iso()  # open_spider sets it again when the crawl starts
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 
@@ -41,14 +50,22 @@ class ReportPipeline:
     def process_item(self, item: Any, spider: Spider | None = None) -> Any:
         if not isinstance(item, UrlResult):
             return item
-        state = self.crawler.spider.state
+        spider = self.crawler.spider
+        state = spider.state
+        now = time.time()
+        if not item.from_cache:  # a cached outcome keeps the time it was checked
+            item.checked_at = iso(now)
         for target, line in item.links:
             state.add_referrer(target, item.url, line)
         count, refs = state.referrers(item.url)
         item.referrer_count = count
         item.referrers = [{"url": page, "line": line} for page, line in refs]
-        state.set_result(item)
-        return item
+        failing_since = state.set_result(item, now)
+        shown = self.policy.present(item, failing_since, now)
+        baseline = spider.baseline
+        if baseline is not None and shown.outcome == "broken" and item.url not in baseline:
+            shown = replace(shown, new=True)
+        return shown
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
         settings = self.crawler.settings
@@ -63,7 +80,13 @@ class ReportPipeline:
             pages=stats.get_value("linkaudit/pages", 0),
             requests=stats.get_value("downloader/request_count", 0),
             max_depth=spider.max_depth,
+            policy=self.policy,
+            now=time.time(),
+            baseline=spider.baseline,
+            baseline_source=spider.baseline_source,
         )
+        broken = [u["url"] for u in report["urls"] if u["outcome"] == "broken"]
+        spider.state.finish_run(reason, broken)
         path = settings["LINKAUDIT_REPORT"]
         try:
             write_json_atomic(path, report)

@@ -10,6 +10,8 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from linkaudit.baseline import compare
+from linkaudit.recheck import RecheckPolicy
 from linkaudit.state import AuditState
 from linkaudit.urls import is_near
 
@@ -48,11 +50,19 @@ def build_report(
     pages: int,
     requests: int,
     max_depth: int | None = None,
+    policy: RecheckPolicy | None = None,
+    now: float = 0.0,
+    baseline: frozenset[str] | None = None,
+    baseline_source: str | None = None,
 ) -> dict[str, Any]:
+    """The report.  ``policy`` and ``now``: failures in their grace period
+    are shown ok (LINKAUDIT_REPORT_AFTER); ``baseline``: new and fixed."""
     near = tuple(near_prefixes)  # is_near takes a tuple, as str.startswith does
     urls = []
     for entry in state.entries():
         result = entry.result
+        if result is not None and policy is not None:
+            result = policy.present(result, entry.failing_since, now)
         if result is None:
             item: dict[str, Any] = {
                 "url": entry.url,
@@ -68,9 +78,15 @@ def build_report(
             item = result.contract_dict()
         item["depth"] = entry.depth
         item["referrer_count"] = entry.referrer_count
-        item["referrers"] = [{"url": page, "line": line} for page, line in entry.referrers]
+        # sorted: a resumed audit lists them as an uninterrupted one would
+        item["referrers"] = [
+            {"url": page, "line": line} for page, line in sorted(entry.referrers, key=_by_place)
+        ]
         urls.append(item)
     urls.sort(key=lambda u: u["url"])
+    changes: dict[str, Any] = {}
+    if baseline is not None:
+        changes = {"baseline": baseline_source, "fixed": compare(urls, baseline)}
     summary = {"urls": len(urls), "pages": pages, "requests": requests}
     summary.update({o: 0 for o in OUTCOMES})
     for u in urls:
@@ -84,8 +100,14 @@ def build_report(
         "finish_reason": finish_reason,
         "complete": finish_reason == "finished" and summary["unchecked"] == 0,
         "summary": summary,
+        **changes,
         "urls": urls,
     }
+
+
+def _by_place(referrer: tuple[str, int | None]) -> tuple[str, int]:
+    page, line = referrer
+    return page, -1 if line is None else line
 
 
 def dumps_report(report: dict[str, Any]) -> str:
@@ -139,9 +161,27 @@ def summary_text(report: dict[str, Any]) -> str:
         "  " + ", ".join(f"{o} {s[o]}" for o in OUTCOMES),
     ]
     broken = [u for u in report["urls"] if u["outcome"] == "broken"]
-    if broken:
-        lines.append(f"Broken links ({len(broken)}):")
-        for u in broken:
-            lines.append(f"  {u['url']}  [{u['error']}]")
-            lines.extend(_where(u["referrers"]))
+    if "fixed" in report:  # compared with a baseline: what changed first
+        new = [u for u in broken if u.get("new")]
+        still = [u for u in broken if not u.get("new")]
+        lines.append(
+            f"  since the baseline: {len(new)} new, {len(still)} still broken, "
+            f"{len(report['fixed'])} fixed"
+        )
+        groups = [("New broken links", new), ("Still broken", still)]
+    else:
+        groups = [("Broken links", broken)]
+    for title, group in groups:
+        if group:
+            lines.append(f"{title} ({len(group)}):")
+            for u in group:
+                lines.append(f"  {u['url']}  [{u['error']}]")
+                lines.extend(_where(u["referrers"]))
+    if report.get("fixed"):
+        lines.append(f"Fixed ({len(report['fixed'])}):")
+        lines.extend(f"  {url}" for url in report["fixed"])
+    warned = [u for u in report["urls"] if u.get("warning")]
+    if warned:
+        lines.append(f"Failing, not reported broken yet ({len(warned)}):")
+        lines.extend(f"  {u['url']}  [{u['warning']}]" for u in warned)
     return "\n".join(lines)

@@ -63,8 +63,24 @@ LINKAUDIT_STATE = "linkaudit.state.MemoryState"
 LINKAUDIT_PROGRESS = False
 LINKAUDIT_PROGRESS_INTERVAL = 0.25
 
+# The audit database (linkaudit/sqlitestate.py): "" keeps the state in
+# memory; a path (or -a db=PATH, --db PATH) remembers audits across runs.
+LINKAUDIT_DB = ""
+LINKAUDIT_DB_COMMIT_INTERVAL = 1.0  # seconds: what a kill -9 can lose at most
+# Incremental audits (linkaudit/recheck.py), seconds; 0 turns each off
+LINKAUDIT_RECHECK_AFTER = 0
+LINKAUDIT_RECHECK_GOOD_AFTER = 0
+LINKAUDIT_FOLLOW_GHOST = 0
+LINKAUDIT_REPORT_AFTER = 0
+# An earlier report to compare with (new / fixed); with a database, the
+# previous finished audit is the baseline when this is empty
+LINKAUDIT_BASELINE = ""
+
 # -- components ----------------------------------------------------------
 DOWNLOADER_MIDDLEWARES = {
+    # Answers fresh URLs from the audit database, asks pages conditionally;
+    # before robots.txt: a URL not requested needs no robots.txt either
+    "linkaudit.middlewares.recheck.RecheckMiddleware": 50,
     # Ours notes redirects of link checks and still follows robots.txt ones.
     "scrapy.downloadermiddlewares.redirect.RedirectMiddleware": None,
     "linkaudit.middlewares.redirects.RedirectRecorderMiddleware": 600,

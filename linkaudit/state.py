@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from linkaudit.items import UrlResult
+from linkaudit.recheck import History
 
 
 class Pending(NamedTuple):
@@ -23,6 +24,19 @@ class Pending(NamedTuple):
     url: str
     depth: int
     referer: str | None
+    # The request still owed after an interrupted check ("get" after a HEAD
+    # that found a page, "fallback" after a HEAD that failed): a resumed
+    # audit sends only that, never the HEAD again.
+    phase: str | None = None
+
+
+class Run(NamedTuple):
+    """The audit this process works on, as the state opened it."""
+
+    resumed: bool  # an interrupted audit continues
+    checked: int  # URLs already checked when it opened
+    baseline: frozenset[str] | None  # URLs the previous finished audit reported broken
+    baseline_source: str | None  # where that came from, for the report
 
 
 class Entry(NamedTuple):
@@ -33,6 +47,7 @@ class Entry(NamedTuple):
     result: UrlResult | None  # None: discovered, never checked
     referrer_count: int
     referrers: list[tuple[str, int | None]]
+    failing_since: float | None = None  # epoch seconds: first failure in a row
 
 
 class AuditState(ABC):
@@ -41,6 +56,22 @@ class AuditState(ABC):
     The crawl runs breadth-first by levels (see the spider), so the first
     depth a URL is discovered at is its shortest.
     """
+
+    # -- the audit ------------------------------------------------------------
+    def open_run(self, start_urls: list[str], near_prefixes: tuple[str, ...]) -> Run:
+        """Start an audit, or resume an interrupted one of the same site."""
+        return Run(resumed=False, checked=0, baseline=None, baseline_source=None)
+
+    def finish_run(self, finish_reason: str, broken: list[str]) -> None:  # noqa: B027
+        """The audit closed; ``broken`` is what its report called broken."""
+
+    def history(self, url: str) -> History | None:
+        """What earlier audits learnt about ``url`` (None: nothing, or this
+        state does not remember across audits)."""
+        return None
+
+    def owe(self, url: str, phase: str) -> None:  # noqa: B027
+        """``url``'s check continues with a ``phase`` request (see Pending)."""
 
     # -- the spider's side ------------------------------------------------
     @abstractmethod
@@ -65,8 +96,9 @@ class AuditState(ABC):
         """One link occurrence on ``page`` (or a redirect) points at ``target``."""
 
     @abstractmethod
-    def set_result(self, result: UrlResult) -> None:
-        """Record a URL's outcome."""
+    def set_result(self, result: UrlResult, now: float) -> float | None:
+        """Record a URL's outcome, decided at ``now`` (epoch seconds).
+        Returns when its current run of failures began (None: not failing)."""
 
     @abstractmethod
     def referrers(self, url: str) -> tuple[int, list[tuple[str, int | None]]]:
@@ -94,6 +126,7 @@ class MemoryState(AuditState):
         self._results: dict[str, UrlResult] = {}
         self._counts: dict[str, int] = {}
         self._refs: dict[str, list[tuple[str, int | None]]] = {}
+        self._failing: dict[str, float] = {}
 
     @classmethod
     def from_crawler(cls, crawler: object) -> MemoryState:
@@ -122,13 +155,19 @@ class MemoryState(AuditState):
         if result is None or result.outcome != "ok":
             self._refs.setdefault(target, []).append((page, line))
 
-    def set_result(self, result: UrlResult) -> None:
+    def set_result(self, result: UrlResult, now: float) -> float | None:
+        return self._remember(result, now if result.outcome == "broken" else None)
+
+    def _remember(self, result: UrlResult, failing_since: float | None) -> float | None:
         if result.links:  # already turned into referrers: 270,000 on a 10,000-page site
             result = replace(result, links=[])
         self._results[result.url] = result
         self._depth.setdefault(result.url, result.depth)
         if result.outcome == "ok":
             self._refs.pop(result.url, None)
+        if failing_since is not None:
+            self._failing[result.url] = failing_since
+        return failing_since
 
     def referrers(self, url: str) -> tuple[int, list[tuple[str, int | None]]]:
         return self._counts.get(url, 0), self._refs.get(url, [])
@@ -136,4 +175,4 @@ class MemoryState(AuditState):
     def entries(self) -> Iterator[Entry]:
         for url, depth in self._depth.items():
             count, refs = self.referrers(url)
-            yield Entry(url, depth, self._results.get(url), count, refs)
+            yield Entry(url, depth, self._results.get(url), count, refs, self._failing.get(url))

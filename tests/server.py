@@ -3,6 +3,7 @@ of every request (method, path, headers, body bytes sent, time)."""
 
 from __future__ import annotations
 
+import hashlib
 import ssl
 import threading
 import time
@@ -48,7 +49,9 @@ class TestServer:
         self,
         routes: dict[str, Route | str] | None = None,
         tls: tuple[str, str] | None = None,  # (certificate file, key file): https
+        conditional: bool = False,  # ETag on 200 answers, 304 to a matching If-None-Match
     ):
+        self.conditional = conditional
         self.routes: dict[str, Route] = {}
         self.log: list[Hit] = []
         self._lock = threading.Lock()
@@ -84,6 +87,11 @@ class TestServer:
                 if self.command == "HEAD" and route.head_status is not None:
                     status = route.head_status
                 body = route.body.encode() if isinstance(route.body, str) else route.body
+                if server.conditional and status == 200 and route.stream is None:
+                    etag = '"' + hashlib.sha1(body).hexdigest()[:16] + '"'
+                    extra.setdefault("ETag", etag)
+                    if self.headers.get("If-None-Match") == extra["ETag"]:
+                        status, body = 304, b""
                 self.send_response(status)
                 ctype = route.content_type
                 if self.command == "HEAD" and route.head_content_type:

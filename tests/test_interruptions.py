@@ -139,11 +139,11 @@ def test_report_directory_gone_at_the_end(tmp_path, server):
 
 def test_report_too_big_for_the_disk(tmp_path, server):
     """A full disk, as the process sees it: RLIMIT_FSIZE makes a write past
-    21 KB fail (EFBIG, as ENOSPC would; the limit is per file).  The journal,
-    written line by line, fits (about 19 KB); the report does not (about
-    23 KB)."""
+    24 KB fail (EFBIG, as ENOSPC would; the limit is per file).  The journal,
+    written line by line, fits (about 22 KB); the report does not (about
+    26 KB)."""
     server.add("/", "\n".join(f'<a href="/missing-{i:02}">x</a>' for i in range(80)))
-    limit = 21 * 1024
+    limit = 24 * 1024
 
     def small_disk() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))

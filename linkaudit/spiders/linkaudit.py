@@ -9,9 +9,12 @@ which the report promises and ``-a depth=N`` relies on.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import sys
-from collections.abc import AsyncIterator, Iterator
+import time
+from collections.abc import AsyncIterator, Iterable, Iterator
+from dataclasses import replace
 from typing import Any
 
 import scrapy
@@ -24,6 +27,7 @@ from scrapy.utils.misc import build_from_crawler, load_object
 from twisted.python.failure import Failure
 
 from linkaudit import args as spider_args
+from linkaudit.baseline import load_baseline
 from linkaudit.classify import (
     BROKEN,
     FALLBACK,
@@ -43,9 +47,12 @@ from linkaudit.extensions import Interrupted
 from linkaudit.extract import extract_links
 from linkaudit.items import UrlResult, page_stats
 from linkaudit.middlewares.decompress import TRUNCATED
+from linkaudit.middlewares.recheck import CACHED, FIRST, HISTORY
 from linkaudit.middlewares.redirects import CHECK_URL, LOCATION, LOCATION_ERROR
 from linkaudit.middlewares.robots import RobotsBlocked
+from linkaudit.recheck import History, RecheckPolicy, iso
 from linkaudit.signals import page_scanned
+from linkaudit.sqlitestate import check_db_path
 from linkaudit.state import AuditState, Pending
 from linkaudit.urls import HTTP_SCHEMES, InvalidURL, canonicalize, is_near, scheme_of
 
@@ -55,7 +62,9 @@ logger = logging.getLogger(__name__)
 DEPTH = "la_depth"
 PHASE = "la_phase"  # "head", "get" (a page to scan) or "fallback" (after a HEAD failed)
 
-KNOWN_ARGS = frozenset({"start", "report", "journal", "near", "depth", "contact", "pagedir"})
+KNOWN_ARGS = frozenset(
+    {"start", "report", "journal", "near", "depth", "contact", "pagedir", "db", "baseline"}
+)
 _READ = "la_read"  # bytes of the body received so far
 _DATA_URL_KEEP = 100  # data: URLs are reported by their first characters only
 _HTTP_PREFIXES = ("http://", "https://")  # canonical URLs spell the scheme in lower case
@@ -87,6 +96,8 @@ class LinkAuditSpider(scrapy.Spider):
             self.journal_arg = kwargs.pop("journal", None)
             pagedir = kwargs.pop("pagedir", None)
             self.pagedir_arg = spider_args.check_pagedir(pagedir) if pagedir else None
+            self.db_arg = kwargs.pop("db", None)
+            self.baseline_arg = kwargs.pop("baseline", None)
         except spider_args.ArgumentError as exc:
             self.arg_error = str(exc)
             self.start_urls, self.near_prefixes = [], ()
@@ -124,6 +135,17 @@ class LinkAuditSpider(scrapy.Spider):
                 spider_args.check_pagedir(settings["LINKAUDIT_PAGEDIR"])
             if self.max_depth is None:
                 self.max_depth = spider_args.parse_depth(settings.get("LINKAUDIT_DEPTH"))
+            if self.db_arg:
+                settings.set("LINKAUDIT_DB", self.db_arg, priority="cmdline")
+            if settings.get("LINKAUDIT_DB"):
+                check_db_path(settings["LINKAUDIT_DB"])
+                settings.set("LINKAUDIT_STATE", "linkaudit.sqlitestate.SQLiteState", "cmdline")
+            if self.baseline_arg:
+                settings.set("LINKAUDIT_BASELINE", self.baseline_arg, priority="cmdline")
+            self.baseline, self.baseline_source = None, None
+            if settings.get("LINKAUDIT_BASELINE"):
+                self.baseline_source = os.path.abspath(settings["LINKAUDIT_BASELINE"])
+                self.baseline = load_baseline(self.baseline_source)
             state_path = settings.get("LINKAUDIT_STATE", "linkaudit.state.MemoryState")
             try:
                 state_cls = load_object(state_path)
@@ -154,6 +176,7 @@ class LinkAuditSpider(scrapy.Spider):
             patterns=tuple(re.compile(p) for p in settings.getlist("LINKAUDIT_EXCLUDE")),
         )
         self.state: AuditState = build_from_crawler(state_cls, crawler)
+        self.policy = RecheckPolicy.from_settings(settings)
         crawler.signals.connect(self._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(self._on_headers, signal=signals.headers_received)
         self.page_maxsize = settings.getint("LINKAUDIT_PAGE_MAXSIZE")
@@ -161,6 +184,15 @@ class LinkAuditSpider(scrapy.Spider):
 
     # -- requests ------------------------------------------------------------
     async def start(self) -> AsyncIterator[Any]:
+        run = self.state.open_run(self.start_urls, self.near_prefixes)
+        if run.resumed:
+            logger.info(
+                "Resuming the interrupted audit: %d URLs checked, %d to go",
+                run.checked,
+                self.state.waiting(),
+            )
+        if self.baseline is None and run.baseline is not None:
+            self.baseline, self.baseline_source = run.baseline, run.baseline_source
         for url in self.start_urls:
             for thing in self._discover(url, 0, None):
                 yield thing
@@ -172,19 +204,46 @@ class LinkAuditSpider(scrapy.Spider):
         asked with GET at once (its body stops at the headers unless it is an
         HTML page, see _on_headers): one request per page instead of two."""
         phase = "head" if self.head_first or not self.is_near(pending.url) else "get"
-        return self._request(pending.url, pending.depth, pending.referer, phase)
+        request = self._request(pending.url, pending.depth, pending.referer, pending.phase or phase)
+        request.meta[FIRST] = True  # the recheck middleware looks up its history
+        return request
 
-    def _request(self, url: str, depth: int, referer: str | None, phase: str = "head") -> Request:
+    def _request(
+        self,
+        url: str,
+        depth: int,
+        referer: str | None,
+        phase: str = "head",
+        history: History | None = None,
+    ) -> Request:
         # A fresh Request each time (never request.replace()): copying the
         # HEAD's meta into the GET would carry Scrapy's internal keys along.
+        meta = {CHECK_URL: url, DEPTH: depth, PHASE: phase, "handle_httpstatus_all": True}
+        if history is not None:
+            meta[HISTORY] = history
         return Request(
             url,
             method="HEAD" if phase == "head" else "GET",
             headers={"Referer": referer} if referer else None,
-            meta={CHECK_URL: url, DEPTH: depth, PHASE: phase, "handle_httpstatus_all": True},
+            meta=meta,
             callback=self.on_response,
             errback=self.on_error,
             dont_filter=True,  # the state dedupes; no fingerprinting needed
+        )
+
+    def _next_request(self, response_or_request: Any, phase: str) -> Request:
+        """The GET that continues a check (after a HEAD), noted in the state
+        so that a resumed audit sends that GET and not the HEAD again."""
+        request = (
+            response_or_request.request
+            if isinstance(response_or_request, Response)
+            else response_or_request
+        )
+        meta = request.meta
+        url = meta[CHECK_URL]
+        self.state.owe(url, phase)
+        return self._request(
+            url, meta[DEPTH], request.headers.get("Referer"), phase, meta.get(HISTORY)
         )
 
     def _on_idle(self) -> None:
@@ -327,17 +386,21 @@ class LinkAuditSpider(scrapy.Spider):
         meta = response.meta
         url, depth, phase = meta[CHECK_URL], meta[DEPTH], meta[PHASE]
         status = response.status
+        history = meta.get(HISTORY)
+        if history is not None and (CACHED in response.flags or status == 304):
+            yield from self._replay(history, response, url, depth)
+            return
         verdict = judge_status(status, response.headers, head=phase == "head", accept=self.accept)
         if verdict == REDIRECT:
             yield from self._redirect(response, url, depth)
         elif verdict == FALLBACK:
             logger.debug("HEAD %s answered %s: asking again with GET", url, status)
-            yield self._request(url, depth, response.request.headers.get("Referer"), "fallback")
+            yield self._next_request(response, "fallback")
         elif verdict == OK:
             ctype = media_type(response.headers.get(b"Content-Type"))
             html = ctype in self.html_types and self.is_near(url)
             if phase == "head" and html:
-                yield self._request(url, depth, response.request.headers.get("Referer"), "get")
+                yield self._next_request(response, "get")
             elif phase != "head" and html:
                 truncated = bool(meta.get(TRUNCATED))
                 links, images, found = self._scan(response, url, depth, truncated)
@@ -350,12 +413,21 @@ class LinkAuditSpider(scrapy.Spider):
                     len(links),
                     images,
                 )
-                yield self._result(response, OK, links=links, truncated=truncated, page=page)
+                etag = response.headers.get(b"ETag")
+                yield self._result(
+                    response,
+                    OK,
+                    links=links,
+                    truncated=truncated,
+                    page=page,
+                    etag=etag.decode("latin-1") if etag else None,
+                )
                 yield from found
             else:
                 yield self._result(response, OK)
         elif verdict == BROKEN:
-            yield self._result(response, BROKEN, error=status_text(status))
+            result = self._result(response, BROKEN, error=status_text(status))
+            yield from self._maybe_ghost(result, history)
         else:
             yield self._result(
                 response, "unchecked", error=unchecked_reason(status, response.headers)
@@ -391,14 +463,14 @@ class LinkAuditSpider(scrapy.Spider):
             logger.info("%s %s not requested: %s", request.method, url, error)
         elif phase == "head" and is_timeout(exc):
             logger.info("HEAD %s timed out: asking again with GET", url)
-            yield self._request(url, depth, request.headers.get("Referer"), "fallback")
+            yield self._next_request(request, "fallback")
             return
         else:
             outcome = BROKEN
             host = urlparse_cached(request).hostname or url
             error = describe_failure(exc, host=host, timeout=self.timeout)
             logger.info("%s %s failed: %s", request.method, url, error)
-        yield UrlResult(
+        result = UrlResult(
             url=url,
             near=self.is_near(url),
             outcome=outcome,
@@ -406,3 +478,76 @@ class LinkAuditSpider(scrapy.Spider):
             method=None if outcome == "blocked" else request.method,
             error=error,
         )
+        if outcome == BROKEN:
+            yield from self._maybe_ghost(result, meta.get(HISTORY))
+        else:
+            yield result
+
+    # -- what earlier audits knew (the audit database) ----------------------------
+    def _replay(self, history: History, response: Response, url: str, depth: int) -> Iterator[Any]:
+        """A URL not requested (checked recently: ``from_cache``) or a page
+        that answered 304: its stored outcome and links, as if checked now."""
+        cached = CACHED in response.flags
+        fields: dict[str, Any] = {
+            "url": url,
+            "near": self.is_near(url),
+            "depth": depth,
+            "links": list(history.links or ()),
+            "stored_links": True,
+            "from_cache": cached,
+            "not_modified": not cached,
+            "checked_at": iso(history.checked_at) if cached else None,
+            "referrers": [],
+            "referrer_count": 0,
+            "warning": None,
+            "new": False,
+        }
+        if not cached:
+            etag = response.headers.get(b"ETag")
+            fields["method"] = response.request.method
+            fields["etag"] = etag.decode("latin-1") if etag else history.etag
+            self.crawler.stats.inc_value("linkaudit/not_modified")
+        else:
+            self.crawler.stats.inc_value("linkaudit/from_cache")
+        result = replace(history.result, **fields)
+        yield result
+        yield from self._follow_stored(result.links, url, depth)
+
+    def _maybe_ghost(self, result: UrlResult, history: History | None) -> Iterator[Any]:
+        """A near page that fails now still has its last known links followed
+        for LINKAUDIT_FOLLOW_GHOST seconds after it last answered."""
+        links = self.policy.ghost_links(history, time.time()) if self.is_near(result.url) else []
+        if not links:
+            yield result
+            return
+        assert history is not None and history.last_ok_at is not None
+        logger.info(
+            "%s failed (%s): following its %d links from %s",
+            result.url,
+            result.error,
+            len(links),
+            iso(history.last_ok_at),
+        )
+        self.crawler.stats.inc_value("linkaudit/ghost_pages")
+        yield replace(result, links=list(links), stored_links=True)
+        yield from self._follow_stored(links, result.url, result.depth)
+
+    def _follow_stored(
+        self, links: Iterable[tuple[str, int | None]], url: str, depth: int
+    ) -> Iterator[UrlResult]:
+        """Discover stored link targets, as _scan() does with a page's links.
+        Targets are stored canonical, so they are only judged again (the
+        rules may have changed since), except a link that never was a URL:
+        it is broken again, with the words it had."""
+        for key in dict.fromkeys(target for target, _line in links):
+            try:
+                valid = canonicalize(key) == key
+            except InvalidURL:
+                valid = False
+            if valid:
+                outcome, error, judge = None, None, True
+            else:
+                before = self.state.history(key)
+                outcome, judge = BROKEN, False
+                error = before.result.error if before else "Invalid URL"
+            yield from self._discover(key, depth + 1, url, outcome, error, judge)

@@ -1,0 +1,48 @@
+"""What changed since an earlier audit: new breakage and fixed links.
+
+The baseline is the set of URLs an earlier report called broken: a report
+file (``--baseline OLD_REPORT.json``, ``-a baseline=``, setting
+``LINKAUDIT_BASELINE``) or, with an audit database, the last audit of the
+same start URLs that finished.  The new report marks each broken URL that
+the baseline did not have ``"new": true`` and lists under ``fixed`` the URLs
+broken then and not now (repaired, or no longer linked).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from linkaudit.args import ArgumentError
+
+
+def load_baseline(path: str) -> frozenset[str]:
+    """The broken URLs of a report file; ArgumentError (one line) if it is
+    not one."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        raise ArgumentError(f"baseline: {path} does not exist") from None
+    except OSError as exc:
+        raise ArgumentError(f"baseline: cannot read {path}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise ArgumentError(f"baseline: {path} is not JSON ({exc})") from None
+    urls = data.get("urls") if isinstance(data, dict) else None
+    if not isinstance(urls, list) or not all(
+        isinstance(u, dict) and isinstance(u.get("url"), str) and isinstance(u.get("outcome"), str)
+        for u in urls
+    ):
+        raise ArgumentError(f"baseline: {path} is not a linkaudit report (no list of urls)")
+    return frozenset(u["url"] for u in urls if u["outcome"] == "broken")
+
+
+def compare(urls: list[dict[str, Any]], baseline: frozenset[str]) -> list[str]:
+    """Mark new breakage in the report's ``urls`` entries; the fixed URLs."""
+    broken_now = set()
+    for entry in urls:
+        if entry["outcome"] == "broken":
+            broken_now.add(entry["url"])
+            if entry["url"] not in baseline:
+                entry["new"] = True
+    return sorted(baseline - broken_now)

@@ -1,0 +1,61 @@
+"""Incremental audits: answer from the audit database, or ask conditionally.
+
+On the first request of each URL's check (meta ``la_first``) the middleware
+looks the URL up in the state's history (linkaudit/state.py: only the audit
+database remembers earlier audits; the memory state answers None):
+
+- checked recently enough (linkaudit/recheck.py's rules): the request never
+  leaves the process.  Like Scrapy's HttpCacheMiddleware, the middleware
+  answers with a response of its own, flagged ``cached``, and the spider
+  reports the stored outcome with ``from_cache``.  It runs before the
+  robots.txt middleware, so a host whose URLs are all fresh is not asked
+  for robots.txt either.
+- a page scanned before, with an ``ETag`` or ``Last-Modified``: its requests
+  carry ``If-None-Match`` / ``If-Modified-Since``; a 304 tells the spider to
+  reuse the stored links without downloading the page.
+
+The history rides along in ``request.meta["la_history"]`` (the spider copies
+it to the GET that follows a HEAD), for the 304 and for ghost links.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from scrapy.crawler import Crawler
+from scrapy.http import Request, Response
+
+from linkaudit.middlewares.redirects import CHECK_URL
+from linkaudit.recheck import RecheckPolicy
+
+FIRST = "la_first"
+HISTORY = "la_history"
+CACHED = "cached"  # response flag
+
+
+class RecheckMiddleware:
+    def __init__(self, crawler: Crawler):
+        self.crawler = crawler
+        self.policy = RecheckPolicy.from_settings(crawler.settings)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> RecheckMiddleware:
+        return cls(crawler)
+
+    def process_request(self, request: Request, spider: Any = None) -> Response | None:
+        meta = request.meta
+        if meta.pop(FIRST, False):
+            history = self.crawler.spider.state.history(meta[CHECK_URL])
+            if history is None:
+                return None
+            meta[HISTORY] = history
+            if self.policy.fresh(history, time.time()):
+                return Response(request.url, status=200, request=request, flags=[CACHED])
+        history = meta.get(HISTORY)
+        if history is not None and history.links is not None and history.result.page:
+            if history.etag:
+                request.headers.setdefault(b"If-None-Match", history.etag)
+            if history.last_modified:
+                request.headers.setdefault(b"If-Modified-Since", history.last_modified)
+        return None

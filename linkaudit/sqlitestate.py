@@ -1,0 +1,359 @@
+"""The audit database: one SQLite file that remembers audits across runs.
+
+``-a db=PATH`` (``--db PATH``, setting ``LINKAUDIT_DB``) selects it.  It
+keeps the run's working set in memory, exactly as MemoryState does (the
+spider asks "is this URL new?" 270,000 times on a 10,000-page site: a
+dictionary answers that, not a query), and writes everything through to
+the file, so that a new process can pick the audit up:
+
+- ``urls``: every URL with the depth and referer it was found at in the
+  current run, whether it waits in the frontier (``queued``: 1 to check, 2
+  a GET owed after its HEAD, 3 a GET owed after a failed HEAD), its last
+  outcome (``result``, JSON) with ``checked_at``, ``last_ok_at``,
+  ``first_failed_at``, ``fail_count`` and the page's validators (``etag``,
+  ``last_modified``);
+- ``links``: the links of each scanned page (and each redirect), with lines;
+- ``runs``: one row per audit, with how it ended and what it reported broken
+  (the next audit's baseline).
+
+Writes are buffered and committed every ``LINKAUDIT_DB_COMMIT_INTERVAL``
+seconds (default 1) and when the audit closes.  The file is in WAL mode: a
+killed process (even ``kill -9``) loses at most the last interval's
+results, and SQLite never leaves a half-written transaction behind.  An
+audit that did not finish (Ctrl-C, SIGTERM, a limit, a crash) is resumed by
+the next audit of the same start URLs: checked URLs are not requested again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import time
+from dataclasses import fields, replace
+from datetime import datetime
+from email.utils import format_datetime
+from typing import Any
+
+from scrapy import signals
+from scrapy.crawler import Crawler
+from twisted.internet import task
+
+from linkaudit.args import ArgumentError
+from linkaudit.items import UrlResult
+from linkaudit.recheck import History, iso
+from linkaudit.state import MemoryState, Run
+
+logger = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    start_urls TEXT NOT NULL,
+    near_prefixes TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    finished_at REAL,
+    finish_reason TEXT,
+    broken TEXT
+);
+CREATE TABLE IF NOT EXISTS urls (
+    url TEXT PRIMARY KEY,
+    run INTEGER,
+    depth INTEGER,
+    queued INTEGER NOT NULL DEFAULT 0,
+    referer TEXT,
+    checked_run INTEGER,
+    cached INTEGER NOT NULL DEFAULT 0,
+    result TEXT,
+    checked_at REAL,
+    last_ok_at REAL,
+    first_failed_at REAL,
+    fail_count INTEGER NOT NULL DEFAULT 0,
+    etag TEXT,
+    last_modified TEXT,
+    links_run INTEGER
+);
+CREATE TABLE IF NOT EXISTS links (page TEXT NOT NULL, line INTEGER, target TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS links_by_page ON links (page);
+"""
+_QUEUED = {None: 1, "get": 2, "fallback": 3}
+_PHASE = {v: k for k, v in _QUEUED.items()}
+_RESULT_FIELDS = frozenset(f.name for f in fields(UrlResult)) - {"links", "referrers"}
+
+
+class DatabaseError(Exception):
+    """The audit database cannot be used (one line for the user)."""
+
+
+def open_database(path: str) -> sqlite3.Connection:
+    """Open (or create) an audit database, checking that it is one."""
+    try:
+        conn = sqlite3.connect(path, isolation_level=None)  # transactions by hand
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")  # WAL: durable at checkpoints, never corrupt
+        conn.executescript(_SCHEMA)
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        if row is None:
+            conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        elif row[0] != str(SCHEMA_VERSION):
+            raise DatabaseError(
+                f"{path}: audit database version {row[0]}, expected {SCHEMA_VERSION}"
+            )
+    except sqlite3.DatabaseError as exc:
+        raise DatabaseError(f"{path}: not a usable audit database ({exc})") from None
+    return conn
+
+
+def _dump(result: UrlResult) -> str:
+    data = {
+        k: v
+        for k, v in vars(result).items()
+        if k in _RESULT_FIELDS and v is not None and v is not False  # defaults left out
+    }
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _load(text: str) -> UrlResult:
+    return UrlResult(**json.loads(text))
+
+
+def _http_date(text: str | None) -> str | None:
+    """ISO 8601 (the report's page.last_modified) -> an HTTP date."""
+    return format_datetime(datetime.fromisoformat(text), usegmt=True) if text else None
+
+
+class SQLiteState(MemoryState):
+    """The audit's state in memory, written through to an SQLite file."""
+
+    def __init__(self, path: str, commit_interval: float = 1.0):
+        super().__init__()
+        self.path = path
+        self.conn = open_database(path)
+        self.commit_interval = commit_interval
+        self.run_id: int | None = None
+        self._urls: dict[str, tuple[int, int, str | None]] = {}  # url -> depth, queued, referer
+        self._checked: dict[str, tuple[Any, ...]] = {}
+        self._links: list[tuple[str, list[tuple[str, int | None]]]] = []
+        self._loop: task.LoopingCall | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> SQLiteState:
+        settings = crawler.settings
+        state = cls(
+            settings["LINKAUDIT_DB"], settings.getfloat("LINKAUDIT_DB_COMMIT_INTERVAL", 1.0)
+        )
+        crawler.signals.connect(state._start_commits, signal=signals.engine_started)
+        return state
+
+    def _start_commits(self) -> None:
+        self._loop = task.LoopingCall(self.commit)
+        self._loop.start(self.commit_interval, now=False)
+
+    # -- the audit ------------------------------------------------------------
+    def open_run(self, start_urls: list[str], near_prefixes: tuple[str, ...]) -> Run:
+        starts, nears = json.dumps(list(start_urls)), json.dumps(list(near_prefixes))
+        last = self.conn.execute(
+            "SELECT id, start_urls, near_prefixes, finish_reason FROM runs ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        resumed = bool(last and last[3] != "finished" and last[1] == starts and last[2] == nears)
+        if resumed:
+            self.run_id = last[0]
+            self._load_run()
+        else:
+            self.run_id = self.conn.execute(
+                "INSERT INTO runs (start_urls, near_prefixes, started_at) VALUES (?, ?, ?)",
+                (starts, nears, time.time()),
+            ).lastrowid
+        base = self.conn.execute(
+            "SELECT broken, finished_at FROM runs WHERE id < ? AND finish_reason = 'finished' "
+            "AND start_urls = ? ORDER BY id DESC LIMIT 1",
+            (self.run_id, starts),
+        ).fetchone()
+        baseline = frozenset(json.loads(base[0] or "[]")) if base else None
+        source = (
+            f"{os.path.abspath(self.path)} (the audit that finished at {iso(base[1])})"
+            if base
+            else None
+        )
+        return Run(resumed, len(self._results), baseline, source)
+
+    def _load_run(self) -> None:
+        """Rebuild the interrupted run's working set from the file."""
+        run = self.run_id
+        q = self.conn.execute
+        for url, depth in q("SELECT url, depth FROM urls WHERE run = ?", (run,)):
+            self._depth[url] = depth
+        for text, cached, failed_at in q(
+            "SELECT result, cached, first_failed_at FROM urls WHERE checked_run = ?", (run,)
+        ):
+            result = _load(text)
+            if cached:
+                result = replace(result, from_cache=True)
+            super()._remember(result, failed_at if result.outcome == "broken" else None)
+        for url, depth, queued, referer in q(
+            "SELECT url, depth, queued, referer FROM urls WHERE run = ? AND queued > 0 "
+            "AND checked_run IS NOT ? ORDER BY rowid",
+            (run, run),
+        ):
+            super().enqueue(url, depth, referer)
+            if queued in _PHASE and _PHASE[queued]:
+                level = self._frontier[depth]
+                level[-1] = level[-1]._replace(phase=_PHASE[queued])
+        for page, line, target in q(
+            "SELECT l.page, l.line, l.target FROM links l JOIN urls u ON u.url = l.page "
+            "WHERE u.links_run = ? ORDER BY l.rowid",
+            (run,),
+        ):
+            super().add_referrer(target, page, line)
+
+    def finish_run(self, finish_reason: str, broken: list[str]) -> None:
+        self._write()
+        self.conn.execute(
+            "UPDATE runs SET finished_at = ?, finish_reason = ?, broken = ? WHERE id = ?",
+            (time.time(), finish_reason, json.dumps(sorted(broken)), self.run_id),
+        )
+
+    def history(self, url: str) -> History | None:
+        row = self.conn.execute(
+            "SELECT result, checked_at, last_ok_at, first_failed_at, fail_count, etag, "
+            "last_modified FROM urls WHERE url = ? AND result IS NOT NULL "
+            "AND checked_run IS NOT ?",
+            (url, self.run_id),
+        ).fetchone()
+        if row is None:
+            return None
+        result = _load(row[0])
+        links = None
+        if result.page is not None or result.location is not None:
+            links = self.conn.execute(
+                "SELECT target, line FROM links WHERE page = ? ORDER BY rowid", (url,)
+            ).fetchall()
+        return History(result, row[1], row[2], row[3], row[4], row[5], row[6], links)
+
+    # -- writes, buffered --------------------------------------------------------
+    def discover(self, url: str, depth: int) -> bool:
+        if not super().discover(url, depth):
+            return False
+        self._urls[url] = (depth, 0, None)
+        return True
+
+    def enqueue(self, url: str, depth: int, referer: str | None) -> None:
+        super().enqueue(url, depth, referer)
+        self._urls[url] = (depth, 1, referer)
+
+    def owe(self, url: str, phase: str) -> None:
+        buffered = self._urls.get(url)  # None referer: the stored one is kept
+        self._urls[url] = (self._depth[url], _QUEUED[phase], buffered[2] if buffered else None)
+
+    def set_result(self, result: UrlResult, now: float) -> float | None:
+        url = result.url
+        if result.from_cache:  # carried over: the earlier check's row stays as it was
+            row = self.conn.execute(
+                "SELECT first_failed_at FROM urls WHERE url = ?", (url,)
+            ).fetchone()
+            failing = row[0] if row and result.outcome == "broken" else None
+            self._checked[url] = ("cached", bool(result.links))
+        else:
+            prev = self.conn.execute(
+                "SELECT last_ok_at, first_failed_at, fail_count, etag, last_modified "
+                "FROM urls WHERE url = ? AND checked_run IS NOT ?",
+                (url, self.run_id),
+            ).fetchone() or (None, None, 0, None, None)
+            last_ok, failing, count = prev[0], prev[1], prev[2]
+            if result.outcome == "broken":
+                failing = failing if count else now
+                count += 1
+            elif result.outcome in ("ok", "redirect"):
+                failing, count, last_ok = None, 0, now
+            # blocked, excluded, unchecked: no news about the URL itself
+            etag, modified = result.etag, _http_date((result.page or {}).get("last_modified"))
+            if result.not_modified:  # a 304 may leave out the validators it matched
+                etag, modified = etag or prev[3], modified or prev[4]
+            self._checked[url] = (
+                "checked",
+                _dump(result),
+                now,
+                last_ok,
+                failing,
+                count,
+                etag,
+                modified,
+                bool(result.links),
+            )
+            if result.links and not result.stored_links:
+                self._links.append((url, list(result.links)))
+        return super()._remember(result, failing)
+
+    def commit(self) -> None:
+        """Write what is buffered, in one transaction."""
+        if not (self._urls or self._checked or self._links):
+            return
+        started = time.monotonic()
+        n = len(self._checked)
+        self._write()
+        logger.debug("Committed %d results in %.3f s", n, time.monotonic() - started)
+
+    def _write(self) -> None:
+        run = self.run_id
+        conn = self.conn
+        conn.execute("BEGIN")
+        try:
+            conn.executemany(
+                "INSERT INTO urls (url, run, depth, queued, referer) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (url) DO UPDATE SET run = excluded.run, depth = excluded.depth, "
+                "queued = excluded.queued, referer = coalesce(excluded.referer, urls.referer)",
+                ((u, run, d, q, r) for u, (d, q, r) in self._urls.items()),
+            )
+            conn.executemany(
+                "UPDATE urls SET queued = 0, checked_run = ?, cached = 1, "
+                "links_run = CASE WHEN ? THEN ? ELSE links_run END WHERE url = ?",
+                ((run, row[1], run, u) for u, row in self._checked.items() if row[0] == "cached"),
+            )
+            conn.executemany(
+                "UPDATE urls SET queued = 0, checked_run = ?, cached = 0, result = ?, "
+                "checked_at = ?, last_ok_at = ?, first_failed_at = ?, fail_count = ?, etag = ?, "
+                "last_modified = ?, links_run = CASE WHEN ? THEN ? ELSE links_run END "
+                "WHERE url = ?",
+                (
+                    (run, *row[1:], run, u)
+                    for u, row in self._checked.items()
+                    if row[0] == "checked"
+                ),
+            )
+            for page, links in self._links:
+                conn.execute("DELETE FROM links WHERE page = ?", (page,))
+                conn.executemany(
+                    "INSERT INTO links (page, line, target) VALUES (?, ?, ?)",
+                    ((page, line, target) for target, line in links),
+                )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        self._urls.clear()
+        self._checked.clear()
+        self._links.clear()
+
+    def close(self) -> None:
+        if self._loop is not None and self._loop.running:
+            self._loop.stop()
+        self._write()
+        self.conn.close()
+
+
+def check_db_path(path: str) -> str:
+    """The ``db=`` argument: a file that can be created or opened (one line
+    for the user if not)."""
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    if os.path.isdir(path):
+        raise ArgumentError(f"db: {path} is a directory")
+    if not os.path.isdir(directory):
+        raise ArgumentError(f"db: directory {directory} does not exist")
+    try:
+        open_database(path).close()
+    except DatabaseError as exc:
+        raise ArgumentError(f"db: {exc}") from None
+    return path
