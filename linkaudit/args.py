@@ -139,6 +139,7 @@ NUMERIC_SETTINGS: tuple[tuple[str, str, float], ...] = (
     ("LINKAUDIT_PAGE_MAXSIZE", "int", 1),
     ("LINKAUDIT_PROGRESS_INTERVAL", "float", 0.01),
     ("LINKAUDIT_DB_COMMIT_INTERVAL", "float", 0.01),
+    ("LINKAUDIT_RELEASE_BATCH", "int", 0),
     ("LINKAUDIT_RECHECK_AFTER", "float", 0),
     ("LINKAUDIT_RECHECK_GOOD_AFTER", "float", 0),
     ("LINKAUDIT_FOLLOW_GHOST", "float", 0),

@@ -77,7 +77,8 @@ class ReportPipeline:
             started_at=self.started_at,
             finished_at=now_iso(),
             finish_reason=reason,
-            pages=stats.get_value("linkaudit/pages", 0),
+            # a resumed audit's pages include those scanned before the interruption
+            pages=stats.get_value("linkaudit/pages", 0) + spider.run.pages,
             requests=stats.get_value("downloader/request_count", 0),
             max_depth=spider.max_depth,
             policy=self.policy,

@@ -59,6 +59,8 @@ LINKAUDIT_MAX_SEGMENT_REPEAT = 3
 LINKAUDIT_EXCLUDE_USERINFO = True
 LINKAUDIT_EXCLUDE_DOUBLE_SLASH = True
 LINKAUDIT_STATE = "linkaudit.state.MemoryState"
+# URLs of one level handed to Scrapy's scheduler at a time (0: the whole level)
+LINKAUDIT_RELEASE_BATCH = 2000
 # A live status line on stdout (the linkaudit command sets it on a terminal)
 LINKAUDIT_PROGRESS = False
 LINKAUDIT_PROGRESS_INTERVAL = 0.25

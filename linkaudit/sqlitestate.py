@@ -178,7 +178,10 @@ class SQLiteState(MemoryState):
             if base
             else None
         )
-        return Run(resumed, len(self._results), baseline, source)
+        pages = sum(
+            1 for r in self._results.values() if r.page and not (r.stored_links or r.from_cache)
+        )
+        return Run(resumed, len(self._results), pages, baseline, source)
 
     def _load_run(self) -> None:
         """Rebuild the interrupted run's working set from the file."""

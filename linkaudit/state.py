@@ -35,6 +35,7 @@ class Run(NamedTuple):
 
     resumed: bool  # an interrupted audit continues
     checked: int  # URLs already checked when it opened
+    pages: int  # pages already scanned when it opened
     baseline: frozenset[str] | None  # URLs the previous finished audit reported broken
     baseline_source: str | None  # where that came from, for the report
 
@@ -60,7 +61,7 @@ class AuditState(ABC):
     # -- the audit ------------------------------------------------------------
     def open_run(self, start_urls: list[str], near_prefixes: tuple[str, ...]) -> Run:
         """Start an audit, or resume an interrupted one of the same site."""
-        return Run(resumed=False, checked=0, baseline=None, baseline_source=None)
+        return Run(resumed=False, checked=0, pages=0, baseline=None, baseline_source=None)
 
     def finish_run(self, finish_reason: str, broken: list[str]) -> None:  # noqa: B027
         """The audit closed; ``broken`` is what its report called broken."""
@@ -83,8 +84,9 @@ class AuditState(ABC):
         """Put a discovered URL in the frontier, to be checked."""
 
     @abstractmethod
-    def next_level(self) -> list[Pending]:
-        """Take every frontier URL of the shallowest waiting depth."""
+    def next_level(self, limit: int | None = None) -> list[Pending]:
+        """Take frontier URLs of the shallowest waiting depth, in the order
+        they were found: all of them, or the first ``limit``."""
 
     @abstractmethod
     def waiting(self) -> int:
@@ -141,10 +143,16 @@ class MemoryState(AuditState):
     def enqueue(self, url: str, depth: int, referer: str | None) -> None:
         self._frontier.setdefault(depth, []).append(Pending(url, depth, referer))
 
-    def next_level(self) -> list[Pending]:
+    def next_level(self, limit: int | None = None) -> list[Pending]:
         if not self._frontier:
             return []
-        return self._frontier.pop(min(self._frontier))
+        depth = min(self._frontier)
+        level = self._frontier[depth]
+        if limit is None or len(level) <= limit:
+            return self._frontier.pop(depth)
+        batch = level[:limit]
+        del level[:limit]
+        return batch
 
     def waiting(self) -> int:
         return sum(map(len, self._frontier.values()))

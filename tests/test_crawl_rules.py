@@ -2,20 +2,31 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import run_crawl
 from tests.server import Route
 
 
-def test_depth_is_shortest_even_when_the_long_path_is_found_first(tmp_path, server):
+@pytest.mark.parametrize("batch", [None, "1"])
+def test_depth_is_shortest_even_when_the_long_path_is_found_first(tmp_path, server, batch):
     # /slow answers late, so /a1 -> /a2 -> /t is explored first; /t is still
-    # two hops away (via /slow) and -a depth=2 still scans it.
+    # two hops away (via /slow) and -a depth=2 still scans it.  With levels
+    # released one URL at a time (LINKAUDIT_RELEASE_BATCH=1) depths stay exact.
     server.add("/", '<a href="/slow">slow</a>\n<a href="/a1">a1</a>')
     server.add("/slow", Route(body='<a href="/t">t</a>', delay=0.8))
     server.add("/a1", '<a href="/a2">a2</a>')
     server.add("/a2", '<a href="/t">t</a>')
     server.add("/t", '<a href="/deep">deep</a>')
     server.add("/deep", "deep")
-    crawl = run_crawl(tmp_path, "-a", f"start={server.url}/", "-a", "depth=2")
+    crawl = run_crawl(
+        tmp_path,
+        "-a",
+        f"start={server.url}/",
+        "-a",
+        "depth=2",
+        settings={"LINKAUDIT_RELEASE_BATCH": batch},
+    )
     assert crawl.returncode == 0, crawl.stderr[-2000:]
     depths = {u["url"].removeprefix(server.url): u["depth"] for u in crawl.report["urls"]}
     assert depths == {"/": 0, "/slow": 1, "/a1": 1, "/a2": 2, "/t": 2, "/deep": 3}

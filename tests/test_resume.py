@@ -94,6 +94,7 @@ def test_resume_after_an_interruption(tmp_path, server, how):
     assert second.report["complete"] is True
     assert second.report["finish_reason"] == "finished"
     assert comparable(second.report) == expected
+    assert second.report["summary"]["pages"] == PAGES + 1  # over both runs
     both = checks(server.log)
     assert both == requested  # every URL checked once over both runs, nothing left out
 

@@ -204,3 +204,17 @@ def test_middleware_answers_fresh_urls_and_asks_pages_conditionally():
     assert request.headers[b"If-None-Match"] == b'"v1"'
     assert request.headers[b"If-Modified-Since"] == b"Wed, 21 Oct 2015 07:28:00 GMT"
     assert request.meta[HISTORY] is page
+
+
+def test_levels_are_released_in_batches_in_discovery_order():
+    state = MemoryState()
+    for i in range(5):
+        state.discover(f"http://site.test/{i}", 1)
+        state.enqueue(f"http://site.test/{i}", 1, None)
+    state.discover("http://site.test/deeper", 2)
+    state.enqueue("http://site.test/deeper", 2, None)
+    assert [p.url[-1] for p in state.next_level(2)] == ["0", "1"]
+    assert [p.url[-1] for p in state.next_level(2)] == ["2", "3"]
+    assert [p.url[-1] for p in state.next_level(2)] == ["4"]  # depth 1 first, to its end
+    assert [p.url for p in state.next_level(2)] == ["http://site.test/deeper"]
+    assert state.next_level(2) == [] and state.waiting() == 0

@@ -53,7 +53,7 @@ from linkaudit.middlewares.robots import RobotsBlocked
 from linkaudit.recheck import History, RecheckPolicy, iso
 from linkaudit.signals import page_scanned
 from linkaudit.sqlitestate import check_db_path
-from linkaudit.state import AuditState, Pending
+from linkaudit.state import AuditState, Pending, Run
 from linkaudit.urls import HTTP_SCHEMES, InvalidURL, canonicalize, is_near, scheme_of
 
 logger = logging.getLogger(__name__)
@@ -177,6 +177,8 @@ class LinkAuditSpider(scrapy.Spider):
         )
         self.state: AuditState = build_from_crawler(state_cls, crawler)
         self.policy = RecheckPolicy.from_settings(settings)
+        self.release_batch = settings.getint("LINKAUDIT_RELEASE_BATCH", 2000) or None
+        self.run = Run(resumed=False, checked=0, pages=0, baseline=None, baseline_source=None)
         crawler.signals.connect(self._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(self._on_headers, signal=signals.headers_received)
         self.page_maxsize = settings.getint("LINKAUDIT_PAGE_MAXSIZE")
@@ -184,7 +186,7 @@ class LinkAuditSpider(scrapy.Spider):
 
     # -- requests ------------------------------------------------------------
     async def start(self) -> AsyncIterator[Any]:
-        run = self.state.open_run(self.start_urls, self.near_prefixes)
+        self.run = run = self.state.open_run(self.start_urls, self.near_prefixes)
         if run.resumed:
             logger.info(
                 "Resuming the interrupted audit: %d URLs checked, %d to go",
@@ -196,7 +198,7 @@ class LinkAuditSpider(scrapy.Spider):
         for url in self.start_urls:
             for thing in self._discover(url, 0, None):
                 yield thing
-        for pending in self.state.next_level():
+        for pending in self.state.next_level(self.release_batch):
             yield self._first_request(pending)
 
     def _first_request(self, pending: Pending) -> Request:
@@ -247,8 +249,12 @@ class LinkAuditSpider(scrapy.Spider):
         )
 
     def _on_idle(self) -> None:
-        """Release the next level of the frontier, breadth-first."""
-        level = self.state.next_level()
+        """Release the next level of the frontier, breadth-first, at most
+        LINKAUDIT_RELEASE_BATCH URLs at a time: a level of a large site is
+        tens of thousands of URLs, and Scrapy's scheduler would hold a
+        Request object for each (the next batch of the same depth comes at
+        the next idle, so depths stay exact)."""
+        level = self.state.next_level(self.release_batch)
         if not level:
             return
         logger.debug("Releasing %d URLs at depth %d", len(level), level[0].depth)
