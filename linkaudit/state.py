@@ -40,6 +40,9 @@ class Run(NamedTuple):
     baseline_source: str | None  # where that came from, for the report
 
 
+NEW_RUN = Run(resumed=False, checked=0, pages=0, baseline=None, baseline_source=None)
+
+
 class Entry(NamedTuple):
     """Everything the report says about one URL."""
 
@@ -61,7 +64,7 @@ class AuditState(ABC):
     # -- the audit ------------------------------------------------------------
     def open_run(self, start_urls: list[str], near_prefixes: tuple[str, ...]) -> Run:
         """Start an audit, or resume an interrupted one of the same site."""
-        return Run(resumed=False, checked=0, pages=0, baseline=None, baseline_source=None)
+        return NEW_RUN
 
     def finish_run(self, finish_reason: str, broken: list[str]) -> None:  # noqa: B027
         """The audit closed; ``broken`` is what its report called broken."""

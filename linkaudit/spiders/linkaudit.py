@@ -53,7 +53,7 @@ from linkaudit.middlewares.robots import RobotsBlocked
 from linkaudit.recheck import History, RecheckPolicy, iso
 from linkaudit.signals import page_scanned
 from linkaudit.sqlitestate import check_db_path
-from linkaudit.state import AuditState, Pending, Run
+from linkaudit.state import NEW_RUN, AuditState, Pending
 from linkaudit.urls import HTTP_SCHEMES, InvalidURL, canonicalize, is_near, scheme_of
 
 logger = logging.getLogger(__name__)
@@ -178,7 +178,7 @@ class LinkAuditSpider(scrapy.Spider):
         self.state: AuditState = build_from_crawler(state_cls, crawler)
         self.policy = RecheckPolicy.from_settings(settings)
         self.release_batch = settings.getint("LINKAUDIT_RELEASE_BATCH", 2000) or None
-        self.run = Run(resumed=False, checked=0, pages=0, baseline=None, baseline_source=None)
+        self.run = NEW_RUN  # until start() opens the audit
         crawler.signals.connect(self._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(self._on_headers, signal=signals.headers_received)
         self.page_maxsize = settings.getint("LINKAUDIT_PAGE_MAXSIZE")
