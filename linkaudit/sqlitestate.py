@@ -31,7 +31,7 @@ import logging
 import os
 import sqlite3
 import time
-from dataclasses import fields, replace
+from dataclasses import MISSING, fields, replace
 from datetime import datetime
 from email.utils import format_datetime
 from typing import Any
@@ -81,7 +81,7 @@ CREATE INDEX IF NOT EXISTS links_by_page ON links (page);
 """
 _QUEUED = {None: 1, "get": 2, "fallback": 3}
 _PHASE = {v: k for k, v in _QUEUED.items()}
-_RESULT_FIELDS = frozenset(f.name for f in fields(UrlResult)) - {"links", "referrers"}
+_STORED_FIELDS = tuple(f for f in fields(UrlResult) if f.name not in ("links", "referrers"))
 
 
 class DatabaseError(Exception):
@@ -107,16 +107,20 @@ def open_database(path: str) -> sqlite3.Connection:
     return conn
 
 
-def _dump(result: UrlResult) -> str:
+def dump_result(result: UrlResult) -> str:
+    """A result as the ``result`` column stores it: every field but the ones
+    kept elsewhere (``links``) or rebuilt each run (``referrers``), left out
+    only where it equals the field's default, so that :func:`load_result`
+    gives back the same result (``near=False`` is not a default)."""
     data = {
-        k: v
-        for k, v in vars(result).items()
-        if k in _RESULT_FIELDS and v is not None and v is not False  # defaults left out
+        f.name: getattr(result, f.name)
+        for f in _STORED_FIELDS
+        if f.default is MISSING or getattr(result, f.name) != f.default
     }
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-def _load(text: str) -> UrlResult:
+def load_result(text: str) -> UrlResult:
     return UrlResult(**json.loads(text))
 
 
@@ -192,7 +196,7 @@ class SQLiteState(MemoryState):
         for text, cached, failed_at in q(
             "SELECT result, cached, first_failed_at FROM urls WHERE checked_run = ?", (run,)
         ):
-            result = _load(text)
+            result = load_result(text)
             if cached:
                 result = replace(result, from_cache=True)
             super()._remember(result, failed_at if result.outcome == "broken" else None)
@@ -228,7 +232,7 @@ class SQLiteState(MemoryState):
         ).fetchone()
         if row is None:
             return None
-        result = _load(row[0])
+        result = load_result(row[0])
         links = None
         if result.page is not None or result.location is not None:
             links = self.conn.execute(
@@ -277,7 +281,7 @@ class SQLiteState(MemoryState):
                 etag, modified = etag or prev[3], modified or prev[4]
             self._checked[url] = (
                 "checked",
-                _dump(result),
+                dump_result(result),
                 now,
                 last_ok,
                 failing,

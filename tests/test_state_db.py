@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scrapy.http import Request
 
 from linkaudit.items import UrlResult
 from linkaudit.middlewares.recheck import FIRST, HISTORY, RecheckMiddleware
 from linkaudit.middlewares.redirects import CHECK_URL
 from linkaudit.recheck import History, RecheckPolicy
-from linkaudit.sqlitestate import DatabaseError, SQLiteState, open_database
+from linkaudit.sqlitestate import (
+    DatabaseError,
+    SQLiteState,
+    dump_result,
+    load_result,
+    open_database,
+)
 from linkaudit.state import MemoryState
 
 START = ["http://site.test/"]
@@ -218,3 +227,72 @@ def test_levels_are_released_in_batches_in_discovery_order():
     assert [p.url[-1] for p in state.next_level(2)] == ["4"]  # depth 1 first, to its end
     assert [p.url for p in state.next_level(2)] == ["http://site.test/deeper"]
     assert state.next_level(2) == [] and state.waiting() == 0
+
+
+# -- the stored result round trip ----------------------------------------------
+_text = st.text(max_size=40)
+_maybe_text = st.none() | _text
+_page = st.none() | st.fixed_dictionaries(
+    {
+        "bytes": st.integers(0, 10**7),
+        "last_modified": st.none() | st.just("2015-10-21T07:28:00+00:00"),
+        "links": st.integers(0, 10**5),
+        "images": st.integers(0, 10**4),
+    }
+)
+_results = st.builds(
+    UrlResult,
+    url=st.text(min_size=1, max_size=60),
+    near=st.booleans(),
+    outcome=st.sampled_from(["ok", "redirect", "broken", "blocked", "excluded", "unchecked"]),
+    depth=st.integers(0, 50),
+    status=st.none() | st.integers(100, 999),
+    error=_maybe_text,
+    method=st.sampled_from([None, "HEAD", "GET"]),
+    content_type=_maybe_text,
+    location=_maybe_text,
+    referrer_count=st.integers(0, 10**6),
+    truncated=st.booleans(),
+    page=_page,
+    checked_at=_maybe_text,
+    from_cache=st.booleans(),
+    not_modified=st.booleans(),
+    warning=_maybe_text,
+    new=st.booleans(),
+    etag=_maybe_text,
+    stored_links=st.booleans(),
+)
+
+
+@given(_results)
+@settings(max_examples=300, deadline=None)
+def test_every_result_survives_the_result_column(r):
+    """Every field the spider can set comes back, False and None included
+    (a far URL's near=False was once dropped and could not be loaded)."""
+    assert load_result(dump_result(r)) == r
+
+
+@given(_results)
+@settings(max_examples=40, deadline=None)
+def test_every_result_survives_the_database(tmp_path_factory, r):
+    """Stored by one process, read by the next: as history (rechecks) and
+    as the interrupted run's working set (resume)."""
+    path = str(tmp_path_factory.mktemp("db") / "audit.sqlite")
+    r = replace(r, from_cache=False)  # a cached result keeps its older row
+    state = SQLiteState(path)
+    state.open_run(START, NEAR)
+    state.discover(r.url, r.depth)
+    state.set_result(r, 1000.0)
+    state.commit()
+    state.conn.close()  # killed: the run stays open
+
+    resumed = SQLiteState(path)
+    resumed.open_run(START, NEAR)
+    assert {e.url: e.result for e in resumed.entries()}[r.url] == replace(r, links=[])
+    resumed.finish_run("finished", [])
+    resumed.close()
+
+    later = SQLiteState(path)
+    later.open_run(START, NEAR)
+    assert later.history(r.url).result == r
+    later.close()
