@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import email.utils
 import re
+import ssl
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,7 +23,12 @@ from scrapy.exceptions import (
     ResponseDataLossError,
 )
 from twisted.internet import error as twisted_error
-from twisted.web._newclient import ParseError, ResponseNeverReceived
+from twisted.web._newclient import (
+    ParseError,
+    RequestTransmissionFailed,
+    ResponseFailed,
+    ResponseNeverReceived,
+)
 
 # What the spider does with an HTTP answer.
 OK, REDIRECT, BROKEN, UNCHECKED, FALLBACK = "ok", "redirect", "broken", "unchecked", "fallback"
@@ -111,6 +117,49 @@ def unchecked_reason(status: int, headers: Mapping[bytes, object]) -> str:
     return f"{status_text(status)}: the server kept refusing after the allowed retries"
 
 
+# What the network or the server can do to a request: the only exceptions
+# that are a verdict on a link.  Decided positively: anything else raised
+# while checking a URL is a fault of linkaudit's, reported as an internal
+# error (``unchecked``), never as the link being broken.
+NETWORK_FAILURES: tuple[type[BaseException], ...] = (
+    # Scrapy's download handlers wrap Twisted's errors in these
+    CannotResolveHostError,
+    DownloadConnectionRefusedError,
+    DownloadTimeoutError,
+    DownloadCancelledError,
+    DownloadFailedError,
+    ResponseDataLossError,
+    # and let these through: connecting, the connection, the HTTP exchange
+    twisted_error.ConnectError,  # DNS, refused, TCP timeout, no route...
+    twisted_error.ConnectionClosed,  # lost, done
+    twisted_error.TimeoutError,
+    ResponseFailed,
+    ResponseNeverReceived,
+    RequestTransmissionFailed,
+    ParseError,
+    # TLS, and what the operating system says of a socket
+    SSLError,
+    ssl.SSLError,
+    ConnectionError,
+    TimeoutError,
+)
+INTERNAL_ERROR = "Internal error"
+
+
+def is_network_failure(exc: BaseException) -> bool:
+    """The request failed because of the network or the server."""
+    return isinstance(exc, NETWORK_FAILURES)
+
+
+def internal_error(exc: BaseException) -> str:
+    """The ``error`` of a URL whose check an exception of ours stopped."""
+    text = str(exc)
+    words = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    if len(words) > 300:
+        words = words[:300] + "..."
+    return f"{INTERNAL_ERROR}: {words} (a bug in linkaudit, not a verdict on the link)"
+
+
 def is_timeout(exc: BaseException) -> bool:
     return isinstance(exc, DownloadTimeoutError | twisted_error.TimeoutError | TimeoutError)
 
@@ -135,7 +184,8 @@ def _causes(exc: BaseException) -> list[BaseException]:
 
 
 def describe_failure(exc: BaseException, *, host: str, timeout: float) -> str:
-    """A failure to get any HTTP answer, in words a person understands."""
+    """A failure to get any HTTP answer (see :func:`is_network_failure`), in
+    words a person understands."""
     causes = _causes(exc)
 
     def has(*types: type[BaseException]) -> bool:
@@ -170,9 +220,11 @@ def describe_failure(exc: BaseException, *, host: str, timeout: float) -> str:
         return f"TLS error: {text}"
     if has(DownloadCancelledError):
         return "Download cancelled"
+    if has(twisted_error.NoRouteError):
+        return "No route to host"
     if has(DownloadFailedError):
         return f"Download failed: {str(exc) or type(exc).__name__}"
-    return f"{type(exc).__name__}: {str(exc)}"
+    return f"{type(exc).__name__}: {str(exc)}" if str(exc) else type(exc).__name__
 
 
 def _tls_words(causes: list[BaseException], text: str) -> str:

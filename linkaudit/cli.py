@@ -7,7 +7,11 @@ job can rely on:
   baseline);
 - 2: a usage or configuration error (nothing was requested);
 - 3: nothing broken was found, but the audit was incomplete (a limit or an
-  interruption stopped it, or a URL could not be verified).
+  interruption stopped it, or a URL could not be verified);
+- 4: an internal error (a bug in linkaudit) stopped the check of at least
+  one URL: the report is written, those URLs are ``unchecked`` with an
+  ``Internal error:`` error, and the log has the traceback to report.  It
+  wins over 1 and 3: the report cannot be trusted to be whole.
 """
 
 from __future__ import annotations
@@ -29,11 +33,11 @@ from linkaudit import __version__
 from linkaudit import args as spider_args
 from linkaudit.baseline import load_baseline
 from linkaudit.demosite import DemoSite
+from linkaudit.exitstatus import EXIT_BROKEN, EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 from linkaudit.formats import FORMATS
 from linkaudit.journal import read_journal, rebuild_report
 from linkaudit.sqlitestate import check_db_path
 
-EXIT_OK, EXIT_BROKEN, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
 FAIL_ON = ("broken", "new", "none")
 
 
@@ -72,7 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Audit the links of a website: every broken link, with the pages "
         "and lines that carry it.",
         epilog="Exit codes: 0 nothing broken, 1 something broken, 2 usage or configuration "
-        "error, 3 incomplete audit with nothing broken found.",
+        "error, 3 incomplete audit with nothing broken found, 4 internal error (a bug in "
+        "linkaudit: please report it with the log).",
         formatter_class=_HelpFormatter,
     )
     p.add_argument(
@@ -265,6 +270,8 @@ def _crawl(settings: Settings, kwargs: dict[str, str]) -> None:
 def exit_code(report: dict[str, Any], fail_on: str = "broken") -> int:
     """``fail_on``: "new" counts only breakage the baseline did not have
     (every broken URL when there was no baseline to compare with)."""
+    if report["summary"].get("internal_errors"):
+        return EXIT_INTERNAL
     broken = [u for u in report["urls"] if u["outcome"] == "broken"]
     if fail_on == "new" and "fixed" in report:
         broken = [u for u in broken if u.get("new")]

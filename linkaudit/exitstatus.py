@@ -14,6 +14,10 @@ import logging
 import os
 import sys
 
+# The linkaudit command's exit codes (linkaudit/cli.py documents them);
+# scrapy crawl uses the two it cannot see otherwise.
+EXIT_OK, EXIT_BROKEN, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERNAL = 0, 1, 2, 3, 4
+
 _requested: list[int] = []
 
 

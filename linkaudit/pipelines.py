@@ -9,8 +9,10 @@ from typing import Any
 
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
+from twisted.python.failure import Failure
 
-from linkaudit.exitstatus import fail_at_exit
+from linkaudit.classify import internal_error
+from linkaudit.exitstatus import EXIT_INTERNAL, fail_at_exit
 from linkaudit.items import UrlResult
 from linkaudit.recheck import RecheckPolicy, iso
 from linkaudit.report import build_report, now_iso, summary_text, write_json_atomic
@@ -39,6 +41,7 @@ class ReportPipeline:
         self.policy = RecheckPolicy.from_settings(crawler.settings)
         self.started_at = now_iso()  # open_spider sets it again when the crawl starts
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+        crawler.signals.connect(self.item_error, signal=signals.item_error)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ReportPipeline:
@@ -50,6 +53,30 @@ class ReportPipeline:
     def process_item(self, item: Any, spider: Spider | None = None) -> Any:
         if not isinstance(item, UrlResult):
             return item
+        return self._record(item)
+
+    def item_error(self, item: Any, failure: Failure, **kwargs: Any) -> None:
+        """An exception in a pipeline (this one or another) dropped a
+        result: a fault of ours, so the URL is recorded ``unchecked`` with an
+        internal error rather than lost (Scrapy has logged the traceback)."""
+        if not isinstance(item, UrlResult):
+            return
+        logger.error(
+            "Internal error while recording the result of %s (a bug in linkaudit: please "
+            "report it with this log)",
+            item.url,
+        )
+        self.crawler.stats.inc_value("linkaudit/internal_errors")
+        failed = UrlResult(
+            url=item.url,
+            near=item.near,
+            outcome="unchecked",
+            depth=item.depth,
+            error=internal_error(failure.value),
+        )
+        self._record(failed)
+
+    def _record(self, item: UrlResult) -> UrlResult:
         spider = self.crawler.spider
         state = spider.state
         now = time.time()
@@ -109,5 +136,8 @@ class ReportPipeline:
             fail_at_exit(1)
         else:
             logger.info("Report written to %s", path)
+        if report["summary"].get("internal_errors"):
+            # scrapy crawl too: a run that hit a bug of ours does not exit 0
+            fail_at_exit(EXIT_INTERNAL)
         logger.info("%s", summary_text(report))
         spider.state.close()

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from linkaudit.baseline import compare
+from linkaudit.classify import INTERNAL_ERROR
 from linkaudit.recheck import RecheckPolicy
 from linkaudit.state import AuditState
 from linkaudit.urls import is_near
@@ -89,8 +90,13 @@ def build_report(
         changes = {"baseline": baseline_source, "fixed": compare(urls, baseline)}
     summary = {"urls": len(urls), "pages": pages, "requests": requests}
     summary.update({o: 0 for o in OUTCOMES})
+    internal = 0
     for u in urls:
         summary[u["outcome"]] += 1
+        if u["outcome"] == "unchecked" and is_internal_error(u):
+            internal += 1
+    if internal:  # URLs whose check a bug of ours stopped (all unchecked)
+        summary["internal_errors"] = internal
     return {
         "version": REPORT_VERSION,
         "start_urls": list(start_urls),
@@ -103,6 +109,10 @@ def build_report(
         **changes,
         "urls": urls,
     }
+
+
+def is_internal_error(entry: dict[str, Any]) -> bool:
+    return (entry.get("error") or "").startswith(INTERNAL_ERROR + ":")
 
 
 def _by_place(referrer: tuple[str, int | None]) -> tuple[str, int]:
@@ -158,7 +168,9 @@ def summary_text(report: dict[str, Any]) -> str:
     lines = [
         f"linkaudit: {s['urls']} URLs, {s['pages']} pages scanned, {s['requests']} requests"
         f" ({report['finish_reason']}{'' if report['complete'] else ', incomplete'})",
-        "  " + ", ".join(f"{o} {s[o]}" for o in OUTCOMES),
+        "  "
+        + ", ".join(f"{o} {s[o]}" for o in OUTCOMES)
+        + (f" ({s['internal_errors']} by internal errors)" if s.get("internal_errors") else ""),
     ]
     broken = [u for u in report["urls"] if u["outcome"] == "broken"]
     if "fixed" in report:  # compared with a baseline: what changed first
@@ -180,6 +192,13 @@ def summary_text(report: dict[str, Any]) -> str:
     if report.get("fixed"):
         lines.append(f"Fixed ({len(report['fixed'])}):")
         lines.extend(f"  {url}" for url in report["fixed"])
+    if s.get("internal_errors"):
+        faulty = [u for u in report["urls"] if is_internal_error(u)]
+        lines.append(
+            f"Internal errors ({len(faulty)}): linkaudit could not check these URLs because "
+            "of a bug of its own; the log has the details: please report it"
+        )
+        lines.extend(f"  {u['url']}  [{u['error']}]" for u in faulty)
     warned = [u for u in report["urls"] if u.get("warning")]
     if warned:
         lines.append(f"Failing, not reported broken yet ({len(warned)}):")

@@ -114,6 +114,9 @@ SPIDER_MIDDLEWARES = {
     "scrapy.spidermiddlewares.urllength.UrlLengthMiddleware": None,
     # Every link check asks for every status (handle_httpstatus_all)
     "scrapy.spidermiddlewares.httperror.HttpErrorMiddleware": None,
+    # An exception of ours while judging a response: the URL is unchecked
+    # with "Internal error: ...", never broken
+    "linkaudit.middlewares.internalerrors.InternalErrorMiddleware": 10,
 }
 EXTENSIONS = {
     "linkaudit.extensions.CrawlDelay": 500,

@@ -21,6 +21,34 @@ ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((ROOT / "docs" / "report.schema.json").read_text())
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 CRAWL_TIMEOUT = 90  # seconds: every crawl in the suite is bounded
+# A fault of ours is never a verdict on a link, and never passes a test:
+# every process the suite runs goes through check_no_fault().
+FAULT_MARKERS = ("Traceback (most recent call last)", "Internal error")
+
+
+def check_no_fault(*outputs: str | None, report: dict | None = None) -> None:
+    """Fail on a traceback or an internal error in a run's output or report."""
+    for text in outputs:
+        for marker in FAULT_MARKERS:
+            if text and marker in text:
+                at = text.index(marker)
+                raise AssertionError(
+                    f"the run logged a fault of ours:\n{text[at - 500 : at + 3000]}"
+                )
+    if report is not None:
+        faulty = [u for u in report["urls"] if (u.get("error") or "").startswith("Internal error")]
+        assert not faulty, faulty
+
+
+def run_process(
+    cmd: list[str] | str, *, allow_faults: bool = False, timeout: float = CRAWL_TIMEOUT, **kwargs
+) -> subprocess.CompletedProcess:
+    """``subprocess.run`` with output captured, bounded, and checked for faults."""
+    kwargs.setdefault("cwd", ROOT)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kwargs)
+    if not allow_faults:
+        check_no_fault(proc.stdout, proc.stderr)
+    return proc
 
 
 @dataclass
@@ -66,9 +94,11 @@ def crawl_command(tmp_path: Path, *args: str, settings: dict | None = None) -> l
 
 class Spawned:
     """A crawl running in the background, its stderr collected by a thread
-    (so the pipe never fills and tests can wait for a log line)."""
+    (so the pipe never fills and tests can wait for a log line).  ``wait``
+    checks the log for faults of ours."""
 
-    def __init__(self, cmd: list[str]):
+    def __init__(self, cmd: list[str], allow_faults: bool = False):
+        self.allow_faults = allow_faults
         self.proc = subprocess.Popen(
             cmd,
             cwd=ROOT,
@@ -101,12 +131,16 @@ class Spawned:
             self.proc.wait(timeout=10)
             raise
         self._reader.join(timeout=10)
+        if not self.allow_faults:
+            check_no_fault(self.stderr)
         return code
 
 
-def spawn_crawl(tmp_path: Path, *args: str, settings: dict | None = None) -> Spawned:
+def spawn_crawl(
+    tmp_path: Path, *args: str, settings: dict | None = None, allow_faults: bool = False
+) -> Spawned:
     """A crawl running in the background, for tests that interrupt it."""
-    return Spawned(crawl_command(tmp_path, *args, settings=settings))
+    return Spawned(crawl_command(tmp_path, *args, settings=settings), allow_faults)
 
 
 def wait_for(predicate, timeout: float = 30, what: str = "condition") -> None:
@@ -130,20 +164,25 @@ def run_crawl(
     settings: dict | None = None,
     report_name: str = "report.json",
     timeout: float = CRAWL_TIMEOUT,
+    allow_faults: bool = False,
 ) -> Crawl:
     """``scrapy crawl linkaudit`` in a subprocess, as a user runs it.
 
     Tests run with no delay unless they set one: politeness is tested on its own.
+    A traceback in the log or an internal error in the report fails the test
+    unless ``allow_faults`` (a test of that very handling).
     """
     report = tmp_path / report_name
     if report_name != "report.json" and not any(a.startswith("report=") for a in args):
         args = (*args, "-a", f"report={report}")
     cmd = crawl_command(tmp_path, *args, settings=settings)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env)
+    proc = run_process(cmd, timeout=timeout, env=env, allow_faults=allow_faults)
     data = json.loads(report.read_text()) if report.exists() else None
     if data is not None:
         validate(data)
+        if not allow_faults:
+            check_no_fault(report=data)
     return Crawl(proc.returncode, proc.stdout, proc.stderr, data)
 
 

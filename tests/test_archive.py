@@ -5,12 +5,11 @@ pageDirectory maxDepth``."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 
 import pytest
 
-from tests.conftest import ROOT, crawl_command, run_crawl
+from tests.conftest import crawl_command, run_crawl, run_process
 from tests.server import Route
 
 # A closed site with cycles; BFS depth of each page from "/":
@@ -89,12 +88,10 @@ def test_console_command_takes_pagedir(tmp_path, site):
     pagedir = tmp_path / "pages"
     pagedir.mkdir()
     exe = os.path.join(os.path.dirname(sys.executable), "linkaudit")
-    result = subprocess.run(
+    result = run_process(
         [exe, f"{site.url}/", "--report", str(tmp_path / "r.json"), "--delay", "0"]
         + ["--pagedir", str(pagedir), "--depth", "2"],
-        capture_output=True,
-        text=True,
-        timeout=90,
+        cwd=tmp_path,
     )
     assert result.returncode == 1, result.stderr  # /missing.html is broken
     assert len(os.listdir(pagedir)) == 5
@@ -111,7 +108,7 @@ def test_pagedir_must_be_a_writable_directory(tmp_path, site, kind):
         target.mkdir()
         target.chmod(0o555)
     cmd = crawl_command(tmp_path, "-a", f"start={site.url}/", "-a", f"pagedir={target}")
-    result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    result = run_process(cmd, timeout=60)
     words = {"missing": "does not exist", "file": "is not a directory", "readonly": "not writable"}
     assert result.returncode == 2 and "Traceback" not in result.stderr
     errors = [line for line in result.stderr.splitlines() if "error" in line.lower()]

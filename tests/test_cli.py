@@ -15,15 +15,14 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from linkaudit import __version__
+from tests.conftest import check_no_fault, run_process
 from tests.server import Route
 
 LINKAUDIT = str(Path(sys.executable).with_name("linkaudit"))  # installed by pip -e .
 
 
 def run(tmp_path, *args, timeout=90):
-    return subprocess.run(
-        [LINKAUDIT, *args], cwd=tmp_path, capture_output=True, text=True, timeout=timeout
-    )
+    return run_process([LINKAUDIT, *args], cwd=tmp_path, timeout=timeout)
 
 
 @pytest.fixture
@@ -155,7 +154,9 @@ def run_on_terminal(tmp_path, *args, timeout=60):
         proc.kill()
         reader.join(timeout=10)
         os.close(master)
-    return proc.returncode, b"".join(chunks).decode(), proc.stderr.read()
+    out, err = b"".join(chunks).decode(), proc.stderr.read()
+    check_no_fault(out, err)
+    return proc.returncode, out, err
 
 
 PROGRESS = re.compile(
@@ -211,9 +212,7 @@ def test_demo_audits_the_bundled_site_offline(tmp_path):
 
 
 def test_python_dash_m_is_the_command(tmp_path):
-    out = subprocess.run(
-        [sys.executable, "-m", "linkaudit", "--version"], capture_output=True, text=True, timeout=60
-    )
+    out = run_process([sys.executable, "-m", "linkaudit", "--version"], timeout=60)
     assert out.stdout == f"linkaudit {__version__}\n"
 
 

@@ -8,11 +8,18 @@ import re
 import resource
 import shutil
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import ROOT, crawl_command, journal_records, spawn_crawl, validate, wait_for
+from tests.conftest import (
+    ROOT,
+    crawl_command,
+    journal_records,
+    run_process,
+    spawn_crawl,
+    validate,
+    wait_for,
+)
 from tests.server import Route
 
 # One request at a time.  A delay is needed as well: with DOWNLOAD_DELAY=0,
@@ -72,12 +79,8 @@ def test_ctrl_c_twice_loses_nothing_the_journal_rebuilds_the_report(tmp_path, se
     assert answered <= _checked(records)
 
     rebuilt = tmp_path / "rebuilt.json"
-    out = subprocess.run(
-        [sys.executable, "-m", "linkaudit.journal", str(journal), "-o", str(rebuilt)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=30,
+    out = run_process(
+        [sys.executable, "-m", "linkaudit.journal", str(journal), "-o", str(rebuilt)], timeout=30
     )
     assert out.returncode == 0, out.stderr
     data = json.loads(rebuilt.read_text())
@@ -94,11 +97,8 @@ def test_ctrl_c_twice_loses_nothing_the_journal_rebuilds_the_report(tmp_path, se
 def test_rebuilding_from_a_bad_journal_is_one_line(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text("not json\n")
-    out = subprocess.run(
+    out = run_process(
         [sys.executable, "-m", "linkaudit.journal", str(bad), "-o", str(tmp_path / "r.json")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
         timeout=30,
     )
     assert out.returncode == 2
@@ -149,14 +149,8 @@ def test_report_too_big_for_the_disk(tmp_path, server):
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
     cmd = crawl_command(tmp_path, "-a", f"start={server.url}/")
-    proc = subprocess.run(
-        cmd,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        preexec_fn=small_disk,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    proc = run_process(
+        cmd, timeout=60, preexec_fn=small_disk, env=dict(os.environ, PYTHONPATH=str(ROOT))
     )
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr

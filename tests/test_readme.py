@@ -9,12 +9,11 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 
 import pytest
 
-from tests.conftest import ROOT, validate
+from tests.conftest import ROOT, run_process, validate
 from tests.server import Route
 from tests.test_feeds import _valid as valid_item
 
@@ -71,9 +70,7 @@ def test_readme_example_runs_as_written(tmp_path, server, block):
         # the site under test, and no politeness delay for a test site
         run = command.replace("https://example.com/", f"{server.url}/")
         run += " -s DOWNLOAD_DELAY=0"
-        result = subprocess.run(
-            run, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=90
-        )
+        result = run_process(run, shell=True, cwd=tmp_path, env=env)
         # the command's exit code tells about /missing.html; scrapy crawl's
         # only tells that the crawl ran
         expected = 1 if command.startswith("linkaudit ") else 0

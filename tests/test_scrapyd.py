@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, journal_records, validate, wait_for
+from tests.conftest import ROOT, check_no_fault, journal_records, validate, wait_for
 from tests.server import Route
 from tests.test_feeds import _valid as valid_item
 
@@ -149,6 +149,8 @@ def _wait_finished(scrapyd: Scrapyd, job_id: str, timeout: float = 60) -> dict:
     while time.monotonic() < deadline:
         state, job = scrapyd.job(job_id)
         if state == "finished":
+            log = scrapyd.home / "logs" / "linkaudit" / "linkaudit" / f"{job_id}.log"
+            check_no_fault(log.read_text())
             return job
         time.sleep(0.2)
     raise AssertionError(f"job {job_id} did not finish in {timeout} s")

@@ -17,7 +17,12 @@ import logging
 
 from scrapy import Request
 from scrapy.crawler import Crawler
-from scrapy.exceptions import CannotResolveHostError, DownloadConnectionRefusedError, NotConfigured
+from scrapy.exceptions import (
+    CannotResolveHostError,
+    DownloadConnectionRefusedError,
+    DownloadFailedError,
+    NotConfigured,
+)
 from scrapy.http import Response
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet import error as twisted_error
@@ -36,8 +41,9 @@ _UNREACHABLE = (
 )
 
 
-class HostUnreachable(Exception):
-    """A request not sent: its host failed earlier in this run (``__cause__``)."""
+class HostUnreachable(DownloadFailedError):
+    """A request not sent: its host failed earlier in this run (``__cause__``).
+    A download failure like the one it repeats, so a network failure."""
 
 
 class HostFailureCacheMiddleware:

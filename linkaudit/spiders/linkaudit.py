@@ -23,6 +23,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest, StopDownload
 from scrapy.http import Request, Response, TextResponse
 from scrapy.utils.httpobj import urlparse_cached
+from scrapy.utils.log import failure_to_exc_info
 from scrapy.utils.misc import build_from_crawler, load_object
 from twisted.python.failure import Failure
 
@@ -37,6 +38,8 @@ from linkaudit.classify import (
     TrapGuards,
     describe_failure,
     http_date_iso,
+    internal_error,
+    is_network_failure,
     is_timeout,
     judge_status,
     media_type,
@@ -457,6 +460,14 @@ class LinkAuditSpider(scrapy.Spider):
         yield from self._discover(key, depth + 1, url, outcome, error)
 
     def on_error(self, failure: Failure) -> Iterator[Any]:
+        # Scrapy hands an exception raised in an errback to its own error
+        # log, and the URL would silently stay unchecked: say why instead.
+        try:
+            yield from self._on_error(failure)
+        except Exception:
+            yield self.internal_error(failure.request, sys.exc_info())
+
+    def _on_error(self, failure: Failure) -> Iterator[Any]:
         request = failure.request
         meta = request.meta
         url, depth, phase = meta[CHECK_URL], meta[DEPTH], meta[PHASE]
@@ -467,6 +478,9 @@ class LinkAuditSpider(scrapy.Spider):
             outcome = "blocked"
             error = str(exc) if isinstance(exc, RobotsBlocked) else "Disallowed by robots.txt"
             logger.info("%s %s not requested: %s", request.method, url, error)
+        elif not is_network_failure(exc):
+            yield self.internal_error(request, failure_to_exc_info(failure))
+            return
         elif phase == "head" and is_timeout(exc):
             logger.info("HEAD %s timed out: asking again with GET", url)
             yield self._next_request(request, "fallback")
@@ -488,6 +502,28 @@ class LinkAuditSpider(scrapy.Spider):
             yield from self._maybe_ghost(result, meta.get(HISTORY))
         else:
             yield result
+
+    def internal_error(self, request: Request, exc_info: Any) -> UrlResult:
+        """The check of ``request``'s URL was stopped by an exception of ours
+        (``exc_info``, as ``sys.exc_info()`` gives it): an ERROR with the
+        traceback in the log, and the URL ``unchecked``, never ``broken``."""
+        meta = request.meta
+        url = meta[CHECK_URL]
+        logger.error(
+            "Internal error while checking %s %s (a bug in linkaudit: please report it "
+            "with this log)",
+            request.method,
+            url,
+            exc_info=exc_info,
+        )
+        self.crawler.stats.inc_value("linkaudit/internal_errors")
+        return UrlResult(
+            url=url,
+            near=self.is_near(url),
+            outcome="unchecked",
+            depth=meta[DEPTH],
+            error=internal_error(exc_info[1]),
+        )
 
     # -- what earlier audits knew (the audit database) ----------------------------
     def _replay(self, history: History, response: Response, url: str, depth: int) -> Iterator[Any]:

@@ -1,0 +1,36 @@
+"""Bugs on purpose, for tests of how linkaudit handles a fault of its own.
+
+Each component raises a programming error (not a network failure) for URLs
+whose path names it, and is switched on with -s like any component."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator
+from typing import Any
+
+
+class BuggyDownloaderMiddleware:
+    def process_request(self, request: Any) -> None:
+        if "/bug-request" in request.url:
+            raise TypeError("injected bug in a downloader middleware")
+
+
+class BuggySpiderMiddleware:
+    def process_spider_input(self, response: Any) -> None:
+        if "/bug-input" in response.url:
+            raise AttributeError("injected bug before the callback")
+
+    async def process_spider_output(
+        self, response: Any, result: AsyncIterable[Any]
+    ) -> AsyncIterator[Any]:
+        async for thing in result:
+            yield thing
+        if "/bug-output" in response.url:
+            raise KeyError("injected bug after the callback")
+
+
+class BuggyPipeline:
+    def process_item(self, item: Any) -> Any:
+        if "/bug-item" in item.url:
+            raise ValueError("injected bug in a pipeline")
+        return item
