@@ -245,8 +245,12 @@ def _tls_words(causes: list[BaseException], text: str) -> str:
 class TrapGuards:
     """Rules that keep the audit out of crawler traps and the user's exclusions.
 
-    Each returns the reason a URL is excluded, or None.  Every limit is a
-    setting (see ``linkaudit/settings.py``); 0 turns a numeric one off.
+    :meth:`reason` returns why a URL is excluded, or None.  Every limit is a
+    setting (see ``linkaudit/settings.py``); 0 turns a numeric one off.  The
+    trap guards (``//``, repeated segments, deep paths) apply to near URLs
+    only: far URLs are checked, never crawled, so they cannot trap the crawl
+    (``https://web.archive.org/web/2020/https://example.com/`` is a real
+    link).  User info and the user's patterns apply to every URL.
     """
 
     max_path_segments: int = 32
@@ -255,11 +259,16 @@ class TrapGuards:
     exclude_double_slash: bool = True
     patterns: tuple[re.Pattern[str], ...] = ()
 
-    def reason(self, url: str) -> str | None:
+    def reason(self, url: str, near: bool = True) -> str | None:
         parts = urlsplit(url)
         if self.exclude_userinfo and "@" in parts.netloc:
             return "Excluded: URL has user info (user:password@)"
-        path = parts.path
+        for pattern in self.patterns:
+            if pattern.search(url):
+                return f"Excluded: matches LINKAUDIT_EXCLUDE pattern {pattern.pattern!r}"
+        return self._trap(parts.path) if near else None
+
+    def _trap(self, path: str) -> str | None:
         if self.exclude_double_slash and "//" in path:
             return "Excluded: '//' in the path (crawler trap guard)"
         segments = [s for s in path.split("/") if s]
@@ -274,7 +283,4 @@ class TrapGuards:
                         f"Excluded: path segment {seg!r} repeated more than "
                         f"{self.max_segment_repeat} times (crawler trap guard)"
                     )
-        for pattern in self.patterns:
-            if pattern.search(url):
-                return f"Excluded: matches LINKAUDIT_EXCLUDE pattern {pattern.pattern!r}"
         return None

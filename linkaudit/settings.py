@@ -58,6 +58,9 @@ LINKAUDIT_MAX_PATH_SEGMENTS = 32  # crawler-trap guards; 0 turns one off
 LINKAUDIT_MAX_SEGMENT_REPEAT = 3
 LINKAUDIT_EXCLUDE_USERINFO = True
 LINKAUDIT_EXCLUDE_DOUBLE_SLASH = True
+# Longer URLs are excluded, not requested: a sanity bound far above what
+# browsers follow (Scrapy's default, 2083, made real links "broken")
+URLLENGTH_LIMIT = 65536
 LINKAUDIT_STATE = "linkaudit.state.MemoryState"
 # URLs of one level handed to Scrapy's scheduler at a time (0: the whole level)
 LINKAUDIT_RELEASE_BATCH = 2000

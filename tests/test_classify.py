@@ -84,6 +84,23 @@ def test_trap_guards(url, reason):
     assert (got is None) if reason is None else (reason in got)
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://web.archive.org/web/2020/https://example.com/",
+        "http://h/docs/docs/docs/docs/",
+        "http://h/" + "a/" * 40,
+    ],
+)
+def test_trap_guards_leave_far_urls_alone(url):
+    """Far URLs are checked, never crawled: they cannot trap the crawl."""
+    guards = TrapGuards(patterns=(re.compile(r"/private/"),))
+    assert guards.reason(url, near=True) is not None
+    assert guards.reason(url, near=False) is None
+    assert "LINKAUDIT_EXCLUDE" in guards.reason("http://far/private/x", near=False)
+    assert "user info" in guards.reason("http://u:p@far/", near=False)
+
+
 def test_guards_can_be_switched_off():
     off = TrapGuards(0, 0, False, False)
     assert off.reason("http://u@h//docs/docs/docs/docs/docs/") is None

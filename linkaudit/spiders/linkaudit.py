@@ -169,7 +169,7 @@ class LinkAuditSpider(scrapy.Spider):
         self.html_types = frozenset(
             t.lower() for t in settings.getlist("LINKAUDIT_HTML_TYPES", sorted(HTML_TYPES))
         )
-        self.url_length_limit = settings.getint("URLLENGTH_LIMIT", 2083)
+        self.url_length_limit = settings.getint("URLLENGTH_LIMIT", 65536)
         self.timeout = settings.getfloat("DOWNLOAD_TIMEOUT", 180)
         self.guards = TrapGuards(
             max_path_segments=settings.getint("LINKAUDIT_MAX_PATH_SEGMENTS", 32),
@@ -309,8 +309,11 @@ class LinkAuditSpider(scrapy.Spider):
                 url = url[:_DATA_URL_KEEP] + "..."
             return url, "excluded", f"Excluded: {scheme}: link"
         if len(url) > self.url_length_limit:
-            return url, BROKEN, f"Invalid URL: longer than {self.url_length_limit} characters"
-        reason = self.guards.reason(url)
+            # a sanity bound of ours, far above what browsers follow: not a
+            # verdict (under it, the server's answer decides: 414 or not)
+            limit = self.url_length_limit
+            return url, "excluded", f"Excluded: URL longer than {limit} characters (URLLENGTH_LIMIT)"
+        reason = self.guards.reason(url, self.is_near(url))
         if reason:
             return url, "excluded", reason
         return url, None, None
