@@ -170,6 +170,9 @@ class LinkAuditSpider(scrapy.Spider):
             t.lower() for t in settings.getlist("LINKAUDIT_HTML_TYPES", sorted(HTML_TYPES))
         )
         self.url_length_limit = settings.getint("URLLENGTH_LIMIT", 65536)
+        self.too_long = (
+            f"Excluded: URL longer than {self.url_length_limit} characters (URLLENGTH_LIMIT)"
+        )
         self.timeout = settings.getfloat("DOWNLOAD_TIMEOUT", 180)
         self.guards = TrapGuards(
             max_path_segments=settings.getint("LINKAUDIT_MAX_PATH_SEGMENTS", 32),
@@ -311,8 +314,7 @@ class LinkAuditSpider(scrapy.Spider):
         if len(url) > self.url_length_limit:
             # a sanity bound of ours, far above what browsers follow: not a
             # verdict (under it, the server's answer decides: 414 or not)
-            limit = self.url_length_limit
-            return url, "excluded", f"Excluded: URL longer than {limit} characters (URLLENGTH_LIMIT)"
+            return url, "excluded", self.too_long
         reason = self.guards.reason(url, self.is_near(url))
         if reason:
             return url, "excluded", reason
