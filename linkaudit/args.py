@@ -101,19 +101,33 @@ def check_pagedir(path: str) -> str:
     return path
 
 
-def check_journal_path(settings: Any) -> None:
-    """Resolve the journal's path (default: beside the report) and check it
-    can be written, as for the report."""
-    from linkaudit.journal import journal_path_for  # the journal imports Scrapy
+def journal_path_for(report_path: str) -> str:
+    """``/x/report.json`` -> ``/x/report.journal.jsonl``."""
+    root, ext = os.path.splitext(report_path)
+    return (root if ext == ".json" else report_path) + ".journal.jsonl"
 
+
+def journal_path(settings: Any) -> tuple[str | None, bool]:
+    """Where the journal is written (None: it is off) and whether the user
+    chose that path (``LINKAUDIT_JOURNAL``, ``-a journal=``, ``--journal``).
+    A journal the user did not ask for is removed once the report is safely
+    written: it is there to save results when the report cannot be."""
     if not settings.getbool("LINKAUDIT_JOURNAL_ENABLED", True):
+        return None, False
+    chosen = settings.get("LINKAUDIT_JOURNAL")
+    path = chosen or journal_path_for(settings["LINKAUDIT_REPORT"])
+    return os.path.abspath(os.path.expanduser(path)), bool(chosen)
+
+
+def check_journal_path(settings: Any) -> None:
+    """The journal must be writable now, as the report must."""
+    path, _explicit = journal_path(settings)
+    if path is None:
         return
-    path = settings.get("LINKAUDIT_JOURNAL") or journal_path_for(settings["LINKAUDIT_REPORT"])
     try:
-        path = check_report_path(path)
+        check_report_path(path)
     except ArgumentError as exc:
         raise ArgumentError("journal" + str(exc)[len("report") :]) from None
-    settings.set("LINKAUDIT_JOURNAL", path, priority="cmdline")
 
 
 # -- settings --------------------------------------------------------------

@@ -243,7 +243,7 @@ def _load_report(settings: Settings) -> dict[str, Any] | None:
             return json.load(fh)
     except (OSError, ValueError):
         pass
-    journal = settings.get("LINKAUDIT_JOURNAL")
+    journal, _explicit = spider_args.journal_path(settings)
     try:  # the report could not be written: the journal has the results
         with open(journal, encoding="utf-8") as fh:
             return rebuild_report(read_journal(fh))

@@ -13,7 +13,9 @@ and ``{"type": "end", ...}`` when the crawl closed normally.
 
 Settings: ``LINKAUDIT_JOURNAL_ENABLED`` (default True), ``LINKAUDIT_JOURNAL``
 (default empty: beside the report, ``<report>.journal.jsonl``); the spider
-argument ``journal=PATH`` sets the path.
+argument ``journal=PATH`` sets the path.  A journal at the default path is
+removed once the report is written (it has served its purpose); one whose
+path the user chose is kept.
 """
 
 from __future__ import annotations
@@ -32,8 +34,10 @@ from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
+from linkaudit.args import journal_path
 from linkaudit.items import CONTRACT_FIELDS, OPTIONAL_FIELDS, UrlResult
 from linkaudit.report import build_report, now_iso, write_json_atomic
+from linkaudit.signals import report_written
 from linkaudit.state import MemoryState
 
 logger = logging.getLogger(__name__)
@@ -42,30 +46,26 @@ JOURNAL_VERSION = 1
 _RESULT_FIELDS = [f for f in CONTRACT_FIELDS if f not in ("referrers", "referrer_count")]
 
 
-def journal_path_for(report_path: str) -> str:
-    """``/x/report.json`` -> ``/x/report.journal.jsonl``."""
-    root, ext = os.path.splitext(report_path)
-    return (root if ext == ".json" else report_path) + ".journal.jsonl"
-
-
 class JournalPipeline:
     """Appends each result to the journal and flushes it at once (line
     buffering): a process killed a moment later has still handed the line
     to the operating system."""
 
-    def __init__(self, crawler: Crawler, path: str):
+    def __init__(self, crawler: Crawler, path: str, keep: bool = True):
         self.crawler = crawler
         self.path = path
+        self.keep = keep  # False: removed once the report is written
         self.file: IO[str] | None = None
+        self.report_written = False
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+        crawler.signals.connect(self._report_written, signal=report_written)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> JournalPipeline:
-        settings = crawler.settings
-        if not settings.getbool("LINKAUDIT_JOURNAL_ENABLED", True):
+        path, explicit = journal_path(crawler.settings)
+        if path is None:
             raise NotConfigured
-        path = settings.get("LINKAUDIT_JOURNAL") or journal_path_for(settings["LINKAUDIT_REPORT"])
-        return cls(crawler, os.path.abspath(path))
+        return cls(crawler, path, keep=explicit)
 
     def open_spider(self, spider: Spider | None = None) -> None:
         spider = self.crawler.spider
@@ -109,6 +109,21 @@ class JournalPipeline:
             self._rescue()
         self.file.close()
         self.file = None
+        self._tidy()
+
+    def _report_written(self, path: str) -> None:
+        self.report_written = True
+        if self.file is None:  # closed already (the order of the handlers)
+            self._tidy()
+
+    def _tidy(self) -> None:
+        """No leftovers: a journal nobody asked for goes once the report is
+        safely written."""
+        if self.report_written and not self.keep:
+            try:
+                os.unlink(self.path)
+            except FileNotFoundError:
+                pass
 
     def _write(self, record: dict[str, Any]) -> None:
         assert self.file is not None

@@ -11,11 +11,13 @@ from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 from twisted.python.failure import Failure
 
+from linkaudit.args import journal_path
 from linkaudit.classify import internal_error
 from linkaudit.exitstatus import EXIT_INTERNAL, fail_at_exit
 from linkaudit.items import UrlResult
 from linkaudit.recheck import RecheckPolicy, iso
 from linkaudit.report import build_report, now_iso, summary_text, write_json_atomic
+from linkaudit.signals import report_written
 
 logger = logging.getLogger(__name__)
 
@@ -121,11 +123,7 @@ class ReportPipeline:
         except OSError as exc:
             # Not a traceback: one line, a non-zero exit, and the journal
             # (linkaudit/journal.py) still holds every result.
-            journal = (
-                settings.get("LINKAUDIT_JOURNAL")
-                if settings.getbool("LINKAUDIT_JOURNAL_ENABLED", True)
-                else None
-            )
+            journal, _explicit = journal_path(settings)
             logger.error(
                 "linkaudit: cannot write the report %s: %s%s",
                 path,
@@ -136,6 +134,7 @@ class ReportPipeline:
             fail_at_exit(1)
         else:
             logger.info("Report written to %s", path)
+            self.crawler.signals.send_catch_log(report_written, path=path)
         if report["summary"].get("internal_errors"):
             # scrapy crawl too: a run that hit a bug of ours does not exit 0
             fail_at_exit(EXIT_INTERNAL)

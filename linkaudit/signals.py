@@ -3,3 +3,7 @@
 # A near HTML page was fetched and scanned for links.
 # Arguments: response, url (the canonical URL checked), depth.
 page_scanned = object()
+
+# The report is safely on disk (sent on spider_closed, after the rename).
+# Argument: path.
+report_written = object()

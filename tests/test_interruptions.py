@@ -42,8 +42,10 @@ def _checked(records: list[dict]) -> set[str]:
 
 def test_sigterm_behaves_like_one_ctrl_c(tmp_path, server):
     _site(server, fast=3, slow=10, delay=0.3)
-    journal = tmp_path / "report.journal.jsonl"
-    proc = spawn_crawl(tmp_path, "-a", f"start={server.url}/", settings=SERIAL)
+    journal = tmp_path / "kept.journal.jsonl"  # asked for: kept after the report
+    proc = spawn_crawl(
+        tmp_path, "-a", f"start={server.url}/", "-a", f"journal={journal}", settings=SERIAL
+    )
     wait_for(lambda: len(_checked(journal_records(journal))) >= 4, what="four results")
     proc.signal(signal.SIGTERM)
     proc.wait(timeout=30)
