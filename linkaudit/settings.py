@@ -134,9 +134,10 @@ ITEM_PIPELINES = {
 LOG_FORMATTER = "linkaudit.logformatter.LinkAuditLogFormatter"
 LOG_LEVEL = "INFO"
 
-# Scrapy's default resolver is IPv4 only: http://[::1]/ and IPv6-only hosts
-# would be "DNS lookup failed"
-TWISTED_DNS_RESOLVER = "scrapy.resolver.CachingHostnameResolver"
+# Scrapy's caching resolver for IPv4 and IPv6 (its default is IPv4 only:
+# http://[::1]/ and IPv6-only hosts would be "DNS lookup failed"), with
+# .invalid and .onion answered at once and failed names remembered
+TWISTED_DNS_RESOLVER = "linkaudit.resolver.AuditResolver"
 RETRY_ENABLED = False  # HEAD->GET fallback and Retry-After replace blind retries
 METAREFRESH_ENABLED = False  # meta refresh is a link, recorded by the spider
 COOKIES_ENABLED = False

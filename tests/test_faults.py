@@ -4,6 +4,7 @@ say what happened, within the timeout, and the crawl goes on."""
 from __future__ import annotations
 
 import re
+import socket
 import time
 from contextlib import ExitStack
 
@@ -91,3 +92,26 @@ def test_a_dead_host_fails_fast_after_its_first_failure(tmp_path, server, closed
     assert hits and 27 <= int(hits.group(1)) <= 30, crawl.stderr[-2000:]
     # one clear line per dead host, no traceback
     assert "Traceback" not in crawl.stderr
+
+
+def test_many_dead_hosts_cost_next_to_nothing(tmp_path, server):
+    """100 hosts that do not exist (``.invalid`` never resolves, RFC 6761:
+    answered without a query) and 100 closed ports (refused at once, and
+    reported at once: Twisted's address race used to add 0.3 s per host).
+    Before: about 16 s and 5 s; now the crawl takes about a second."""
+    ports = []
+    for _ in range(100):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ports.append(s.getsockname()[1])
+    links = [f'<a href="http://h{i}.invalid/x">d</a>' for i in range(100)]
+    links += [f'<a href="http://127.0.0.1:{port}/x">r</a>' for port in ports]
+    server.add("/", "\n".join(links))
+    started = time.monotonic()
+    crawl = run_crawl(tmp_path, "-a", f"start={server.url}/")
+    elapsed = time.monotonic() - started
+    for i in range(100):
+        assert crawl.url(f"http://h{i}.invalid/x")["error"] == f"DNS lookup failed for h{i}.invalid"
+    refused = [u for u in crawl.report["urls"] if u["error"] == "Connection refused"]
+    assert len(refused) == 100
+    assert elapsed < 10, elapsed  # generous: a loaded CI machine

@@ -1,0 +1,24 @@
+"""Names that cannot exist are not looked up (linkaudit/resolver.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from linkaudit.resolver import never_resolves
+
+
+@pytest.mark.parametrize(
+    "name, never",
+    [
+        ("nosuch.invalid", True),
+        ("a.b.INVALID.", True),
+        ("invalid", True),
+        ("expyuzz4wqqyqhjn.onion", True),
+        ("example.com", False),
+        ("invalid.example.com", False),
+        ("localhost", False),
+        ("127.0.0.1", False),
+    ],
+)
+def test_special_use_names(name, never):
+    assert never_resolves(name) is never
