@@ -61,11 +61,12 @@ http {{
     server {{
         listen 127.0.0.1:{port};
         root {site}/near;
-        {redirects}
+        {near_rules}
     }}
     server {{
         listen 127.0.0.2:{port};
         root {site}/far;
+        {far_rules}
     }}
 }}
 """
@@ -93,15 +94,14 @@ def setup() -> None:
 class Nginx:
     def __init__(self, site: Path):
         self.log = WORK / "access.log"
-        redirects = json.loads((site / "redirects.json").read_text())
+        rules = json.loads((site / "rules.json").read_text())
         conf = NGINX_CONF.format(
             user="user root;" if os.geteuid() == 0 else "",
             work=WORK,
             port=PORT,
             site=site,
-            redirects="\n        ".join(
-                f"location = {old} {{ return 301 {new}; }}" for old, new in redirects.items()
-            ),
+            near_rules=self._locations(rules["near"]),
+            far_rules=self._locations(rules["far"]),
         )
         (WORK / "nginx.conf").write_text(conf)
         self.log.write_text("")
@@ -114,6 +114,18 @@ class Nginx:
                 raise SystemExit("bench: nginx did not start; see " + str(WORK / "nginx-error.log"))
             time.sleep(0.05)
         self.log.write_text("")  # the probes above are not part of any run
+
+    @staticmethod
+    def _locations(rules: dict) -> str:
+        """nginx locations for the generator's rules (its 429-once URL is
+        served as the page it becomes after the retry)."""
+        lines = [
+            f"location = {path} {{ return {status} {target}; }}"
+            for path, (status, target) in rules["redirects"].items()
+        ]
+        statuses = rules["statuses"].items()
+        lines += [f"location = {path} {{ return {status}; }}" for path, status in statuses]
+        return "\n        ".join(lines)
 
     def _answers(self) -> bool:
         """Both origins answer, and it is this nginx (not a leftover one)."""

@@ -40,6 +40,13 @@ class Hit:
     at: float
 
 
+class _HTTPServer(ThreadingHTTPServer):
+    # socketserver's default listen backlog is 5: a crawler that opens
+    # connections faster than the accepting thread runs (the GIL) overflows
+    # it, and each dropped SYN costs the client a 1 s retransmission
+    request_queue_size = 128
+
+
 class TestServer:
     """Serves ``routes`` on 127.0.0.1, a free port; unknown paths are 404."""
 
@@ -52,6 +59,7 @@ class TestServer:
         conditional: bool = False,  # ETag on 200 answers, 304 to a matching If-None-Match
     ):
         self.conditional = conditional
+        self.delay = 0.0  # seconds added to every answer (a slow server)
         self.routes: dict[str, Route] = {}
         self.log: list[Hit] = []
         self._lock = threading.Lock()
@@ -62,6 +70,9 @@ class TestServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # headers and body are two writes: with Nagle and delayed ACKs
+            # each answer on a kept-alive connection would wait 40 ms
+            disable_nagle_algorithm = True
 
             def log_message(self, *args: object) -> None:
                 pass
@@ -71,7 +82,7 @@ class TestServer:
                 route = server.route_for(path)
                 if route is None:
                     route = Route(404, "<h1>Not Found</h1>")
-                delay = route.delay
+                delay = route.delay + server.delay
                 if self.command == "HEAD" and route.head_delay is not None:
                     delay = route.head_delay
                 if delay:
@@ -131,7 +142,7 @@ class TestServer:
 
             do_GET = do_HEAD = do_POST = _answer
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _HTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         scheme = "http"

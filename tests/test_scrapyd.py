@@ -13,12 +13,14 @@ import time
 import urllib.parse
 import urllib.request
 import zipfile
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT, check_no_fault, journal_records, validate, wait_for
 from tests.server import Route
+from tests.sitegen import assert_same, audit, generated_site
 from tests.test_feeds import _valid as valid_item
 
 BIN = Path(sys.executable).parent
@@ -217,3 +219,20 @@ def test_cancel_mid_crawl_leaves_a_valid_report(tmp_path, scrapyd, server):
     asked = {h.path for h in server.log if h.path.startswith("/p")}
     checked = {u["url"][len(server.url) :] for u in data["urls"] if u["outcome"] != "unchecked"}
     assert asked == checked - {"/"}
+
+
+def test_a_scheduled_job_gives_the_command_s_answer(tmp_path, scrapyd):
+    """The site that has everything (tests/sitegen.py), through Scrapyd and
+    through the command: the same outcomes, statuses, depths and referrers."""
+    with ExitStack() as stack:
+        site = generated_site(stack, tmp_path / "site")
+        reference = audit(site, tmp_path / "command")
+        report = tmp_path / "scheduled.json"
+        site.clear_logs()
+        job_id = _schedule(
+            scrapyd, site.start, report, "DOWNLOAD_DELAY=0", "CONCURRENT_REQUESTS_PER_DOMAIN=8"
+        )
+        _wait_finished(scrapyd, job_id, timeout=90)
+    data = json.loads(report.read_text())
+    validate(data)
+    assert_same(data, reference)
