@@ -170,6 +170,28 @@ BOOL_SETTINGS = (
     "LINKAUDIT_HEAD_FIRST",
 )
 STATUS_LIST_SETTINGS = ("LINKAUDIT_ACCEPT_STATUS", "LINKAUDIT_RETRY_AFTER_CODES")
+# Settings that name components: a typo would be a traceback when Scrapy
+# builds the engine, so each path is loaded here first.
+COMPONENT_DICT_SETTINGS = (
+    "DOWNLOADER_MIDDLEWARES",
+    "SPIDER_MIDDLEWARES",
+    "ITEM_PIPELINES",
+    "EXTENSIONS",
+)
+# ... and those whose values are the paths (keys are schemes and formats)
+COMPONENT_VALUE_SETTINGS = ("DOWNLOAD_HANDLERS", "FEED_EXPORTERS")
+COMPONENT_SETTINGS = ("TWISTED_DNS_RESOLVER", "LOG_FORMATTER", "LINKAUDIT_STATE")
+
+
+def _loadable(name: str, path: object) -> None:
+    from scrapy.utils.misc import load_object  # Scrapy only when settings are checked
+
+    if path is None or not isinstance(path, str):
+        return  # None switches a component off; a class object is loaded already
+    try:
+        load_object(path)
+    except (ImportError, NameError, ValueError, AttributeError) as exc:
+        raise ArgumentError(f"{name}: cannot load {path!r} ({exc})") from None
 
 
 def _number(name: str, value: object, kind: str, minimum: float) -> None:
@@ -204,6 +226,16 @@ def validate_settings(settings: Any) -> None:
                 raise ArgumentError(f"{name}: {value!r} is not an HTTP status") from None
             if not 100 <= status <= 999:
                 raise ArgumentError(f"{name}: {status} is not an HTTP status (100-999)")
+    for name in COMPONENT_DICT_SETTINGS + COMPONENT_VALUE_SETTINGS:
+        try:
+            components = settings.getdict(name)
+        except ValueError:
+            raise ArgumentError(f"{name}: {settings.get(name)!r} is not a JSON object") from None
+        for key, value in components.items():
+            if value is not None:
+                _loadable(name, value if name in COMPONENT_VALUE_SETTINGS else key)
+    for name in COMPONENT_SETTINGS:
+        _loadable(name, settings.get(name))
     for pattern in settings.getlist("LINKAUDIT_EXCLUDE"):
         try:
             re.compile(pattern)

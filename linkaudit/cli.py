@@ -193,7 +193,10 @@ def _settings(ns: argparse.Namespace) -> Settings:
         chosen["FEEDS"] = {os.path.abspath(ns.jsonl): {"format": "jsonlines", "overwrite": True}}
     settings.setdict(chosen, priority="cmdline")
     for name, value in ns.settings:  # -s wins over the options, as in Scrapy
-        settings.set(name, value, priority="cmdline")
+        try:
+            settings.set(name, value, priority="cmdline")
+        except ValueError:  # a dict setting parses its JSON here
+            raise spider_args.ArgumentError(f"{name}: {value!r} is not a JSON object") from None
     return settings
 
 
@@ -291,8 +294,8 @@ def main(argv: list[str] | None = None) -> int:
         if demo is not None:
             ns.urls = [demo.url]
             print(f"linkaudit: demo site at {demo.url}", file=sys.stderr)
-        settings = _settings(ns)
         try:
+            settings = _settings(ns)
             kwargs = _spider_kwargs(ns, settings)
         except spider_args.ArgumentError as exc:
             print(f"linkaudit: error: {exc}", file=sys.stderr)

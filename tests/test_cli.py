@@ -94,6 +94,17 @@ def test_formats_for_ci(tmp_path, site):
         ),
         (["{url}/", "--format", "pdf"], "argument --format: invalid choice: 'pdf'"),
         (["{url}/", "--pagedir", "/nonexistent"], "pagedir: /nonexistent does not exist"),
+        # a component that does not load, or a dict that is not JSON
+        (
+            ["{url}/", "-s", 'ITEM_PIPELINES={"nope.Pipeline": 1}'],
+            "ITEM_PIPELINES: cannot load 'nope.Pipeline' (No module named 'nope')",
+        ),
+        (["{url}/", "-s", "EXTENSIONS=notjson"], "EXTENSIONS: 'notjson' is not a JSON object"),
+        (
+            ["{url}/", "-s", 'DOWNLOAD_HANDLERS={"http": "nope.Handler"}'],
+            "DOWNLOAD_HANDLERS: cannot load 'nope.Handler'",
+        ),
+        (["{url}/", "-s", "LINKAUDIT_STATE=nope.State"], "LINKAUDIT_STATE: cannot load"),
     ],
 )
 def test_usage_errors_exit_2_in_one_line(tmp_path, server, args, message):
