@@ -34,3 +34,16 @@ class BuggyPipeline:
         if "/bug-item" in item.url:
             raise ValueError("injected bug in a pipeline")
         return item
+
+
+class BuggyRobotParser:
+    """A robots.txt parser that fails on every real file (ROBOTSTXT_PARSER;
+    Scrapy builds one with an empty body at start to check the setting)."""
+
+    @classmethod
+    def from_crawler(cls, crawler: Any, robotstxt_body: bytes) -> Any:
+        if robotstxt_body:
+            raise TypeError("injected bug in the robots.txt parser")
+        from scrapy.robotstxt import ProtegoRobotParser
+
+        return ProtegoRobotParser.from_crawler(crawler, robotstxt_body)

@@ -107,3 +107,21 @@ def test_network_failures_are_verdicts(exc):
 def test_everything_else_is_ours(exc):
     assert not is_network_failure(exc)
     assert internal_error(exc).startswith(f"Internal error: {type(exc).__name__}")
+
+
+def test_a_fault_reading_robots_txt_is_logged_not_hidden(tmp_path, server):
+    """Not "robots.txt could not be fetched": an ERROR with the traceback,
+    and the site is audited as if it had no robots.txt."""
+    server.add("/", '<a href="/a">a</a>')
+    server.add("/robots.txt", "User-agent: *\nAllow: /\n")
+    server.add("/a", "a page")
+    crawl = run_crawl(
+        tmp_path,
+        "-a",
+        f"start={server.url}/",
+        settings={"ROBOTSTXT_PARSER": "tests.faulty.BuggyRobotParser"},
+        allow_faults=True,
+    )
+    assert "ERROR: Internal error while reading robots.txt" in crawl.stderr
+    assert "TypeError: injected bug in the robots.txt parser" in crawl.stderr
+    assert crawl.url(f"{server.url}/a")["outcome"] == "ok"

@@ -29,6 +29,8 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
+from linkaudit.classify import is_network_failure
+
 logger = logging.getLogger(__name__)
 
 DISALLOW_ALL = b"User-agent: *\nDisallow: /\n"
@@ -59,13 +61,20 @@ class RobotsMiddleware(RobotsTxtMiddleware):
                 response = await self.crawler.engine.download_async(robots)
                 await self._parse_robots(response, netloc, request)
             except Exception as exc:
-                if not isinstance(exc, IgnoreRequest):
+                if is_network_failure(exc):
                     logger.info(
                         "robots.txt of %s could not be fetched (%s: %s): its URLs are "
                         "checked and will report the failure",
                         netloc,
                         type(exc).__name__,
                         exc,
+                    )
+                elif not isinstance(exc, IgnoreRequest):  # a fault of ours: say so
+                    logger.error(
+                        "Internal error while reading robots.txt of %s (a bug in linkaudit: "
+                        "please report it with this log); its URLs are checked without it",
+                        netloc,
+                        exc_info=True,
                     )
                 self._robots_error(exc, netloc)
             self._stats.inc_value("robotstxt/request_count")
