@@ -12,7 +12,7 @@ from tests.conftest import run_crawl
     [
         ([], "start: give at least one URL"),
         (["-a", "start=ftp://example.com/"], "start: 'ftp://example.com/' is not an http(s) URL"),
-        (["-a", "start=http:///nohost"], "start: 'http:///nohost' is not a valid URL"),
+        (["-a", "start=http://256.1.1.1/"], "start: 'http://256.1.1.1/' is not a valid URL"),
         (
             ["-a", "start={url}/", "-a", "report=/nonexistent/dir/r.json"],
             "report: directory /nonexistent/dir does not exist",

@@ -70,13 +70,14 @@ def test_long_lines_and_a_link_on_line_100000(tmp_path, server):
     ]
 
 
-INVALID = [
-    ("http://exa mple.com", "Invalid URL: bad host name"),
-    ("http://[::1", "Invalid URL: Invalid IPv6 URL"),
-    ("http://host:99999/", "Invalid URL: Port out of range"),
-    ("http:///path", "Invalid URL: no host"),
-    ("http://exa\x01mple.com/", "Invalid URL: control character"),
-    ("/path\x7fx", "Invalid URL: control character"),
+INVALID = [  # what browsers refuse to follow (the URL Standard)
+    ("http://exa mple.com", "Invalid URL: bad host name 'exa mple.com'"),
+    ("http://[::1", "Invalid URL: bad IPv6 address (no closing ])"),
+    ("http://host:99999/", "Invalid URL: port 99999 out of range"),
+    ("https://:80/", "Invalid URL: no host"),
+    ("http://exa\x01mple.com/", "Invalid URL: bad host name"),
+    ("http://256.256.256.256/", "Invalid URL: bad IPv4 address '256.256.256.256'"),
+    ("http://xn--/", "Invalid URL: bad international host name 'xn--'"),
 ]
 
 
@@ -176,3 +177,24 @@ def test_ipv6_literal_hosts_work(tmp_path, server):
     assert entry["outcome"] == "ok", entry
     assert [h.method for h in v6.log if h.path == "/v6"] == ["HEAD"]
     assert re.match(r"http://\[::1\]:\d+/v6$", entry["url"])
+
+
+def test_the_request_is_the_one_a_browser_sends(tmp_path, server):
+    """Read as a browser reads the href, resolved by the URL Standard, and
+    sent as it is: no second escaping ("%2z" stays, "|" stays)."""
+    hrefs = {
+        "/s?q=tea&section=2&currency=EUR": "/s?q=tea&section=2&currency=EUR",
+        "/t?a=1&amp;b=2&sect;": "/t?a=1&b=2%C2%A7",
+        "/foo%2zbar": "/foo%2zbar",
+        "/a|b[c]": "/a|b[c]",
+        "images\\logo.png": "/images/logo.png",
+        "/caf\u00e9": "/caf%C3%A9",
+        "/x&nbsp;": "/x%C2%A0",
+    }
+    server.add("/", "\n".join(f'<a href="{h}">x</a>' for h in hrefs))
+    crawl = run_crawl(tmp_path, "-a", f"start={server.url}/")
+    asked = {h.path for h in server.log} - {"/", "/robots.txt"}
+    assert asked == set(hrefs.values())
+    for line, path in enumerate(hrefs.values(), start=1):
+        entry = crawl.url(server.url + path)
+        assert entry["referrers"] == [{"url": f"{server.url}/", "line": line}]

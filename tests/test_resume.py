@@ -110,6 +110,7 @@ def test_resume_after_kill_9(tmp_path, server):
     requests none of the committed URLs again."""
     build_site(server)
     expected, requested = reference(tmp_path, server)
+    server.delay = 0.05  # about 2 s in all: time to kill it mid-audit
     db = tmp_path / "audit.sqlite"
     args = ("-a", f"start={server.url}/", "-a", f"db={db}")
     settings = {**SLOW, "LINKAUDIT_DB_COMMIT_INTERVAL": "0.1"}
@@ -129,6 +130,8 @@ def test_resume_after_kill_9(tmp_path, server):
     assert crawl.wait() == -signal.SIGKILL
     conn = sqlite3.connect(db)
     assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    # killed mid-audit, not after it finished (the server is slow enough)
+    assert conn.execute("SELECT finish_reason FROM runs").fetchall() == [(None,)]
     done = {
         url.removeprefix(server.url)
         for (url,) in conn.execute("SELECT url FROM urls WHERE checked_run IS NOT NULL")

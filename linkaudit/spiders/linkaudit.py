@@ -57,7 +57,7 @@ from linkaudit.recheck import History, RecheckPolicy, iso
 from linkaudit.signals import page_scanned
 from linkaudit.sqlitestate import check_db_path
 from linkaudit.state import NEW_RUN, AuditState, Pending
-from linkaudit.urls import HTTP_SCHEMES, InvalidURL, canonicalize, is_near, scheme_of
+from linkaudit.urls import HTTP_SCHEMES, InvalidURL, canonicalize, clean, is_near, scheme_of
 
 logger = logging.getLogger(__name__)
 
@@ -226,7 +226,15 @@ class LinkAuditSpider(scrapy.Spider):
     ) -> Request:
         # A fresh Request each time (never request.replace()): copying the
         # HEAD's meta into the GET would carry Scrapy's internal keys along.
-        meta = {CHECK_URL: url, DEPTH: depth, PHASE: phase, "handle_httpstatus_all": True}
+        # verbatim_url: the canonical URL is what a browser requests; Scrapy's
+        # safe_url_string would escape it again ("%2z" into "%252z", "|")
+        meta = {
+            CHECK_URL: url,
+            DEPTH: depth,
+            PHASE: phase,
+            "handle_httpstatus_all": True,
+            "verbatim_url": True,
+        }
         if history is not None:
             meta[HISTORY] = history
         return Request(
@@ -298,8 +306,8 @@ class LinkAuditSpider(scrapy.Spider):
         discovered, not at each of their many occurrences)."""
         try:
             url = canonicalize(value, base)
-        except InvalidURL as exc:
-            return value, BROKEN, f"Invalid URL: {exc}"
+        except InvalidURL as exc:  # reported as written, as the parser read it
+            return clean(value), BROKEN, f"Invalid URL: {exc}"
         if url.startswith(_HTTP_PREFIXES):
             return url, None, None
         return self._judge(url)
