@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Everything the test suite needs on a fresh Debian machine, from the
+# package registries only (apt, PyPI): the README's test command runs it,
+# and so does CI (.ci/run).  Idempotent; run from anywhere.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# System packages: Debian's Python documentation (a real site the
+# differential test reads).  apt-get needs root; sudo is used if there.
+need=()
+[ -d /usr/share/doc/python3.11/html ] || need+=(python3.11-doc)
+if [ ${#need[@]} -gt 0 ]; then
+  as_root=""; [ "$(id -u)" = 0 ] || as_root="sudo"
+  $as_root apt-get install -y -q "${need[@]}" >/dev/null 2>&1 || {
+    $as_root apt-get update -q >/dev/null
+    $as_root apt-get install -y -q "${need[@]}" >/dev/null
+  }
+fi
+
+# Public test data (web-platform-tests, UTS #46, html5lib-tests)
+tests/data/fetch.sh
+
+# The project and its test tools, in .venv
+python3 -m venv .venv
+.venv/bin/pip install -q -r requirements-dev.txt -e .
