@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -198,9 +199,20 @@ def far_server():
         yield srv
 
 
+def bound_ports(stack, count: int) -> list[int]:
+    """Ports on 127.0.0.1 that refuse connections: bound, never listening,
+    and held for the test (a port closed again could be taken by another
+    test's server running in parallel)."""
+    ports = []
+    for _ in range(count):
+        s = stack.enter_context(socket.socket())
+        s.bind(("127.0.0.1", 0))
+        ports.append(s.getsockname()[1])
+    return ports
+
+
 @pytest.fixture
 def closed_port() -> int:
     """A port on 127.0.0.1 that nothing listens on."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    with contextlib.ExitStack() as stack:
+        yield bound_ports(stack, 1)[0]

@@ -3,13 +3,13 @@ say what happened, within the timeout, and the crawl goes on."""
 
 from __future__ import annotations
 
+import contextlib
 import re
-import socket
 import time
 from contextlib import ExitStack
 
 from tests import rawserver
-from tests.conftest import run_crawl
+from tests.conftest import bound_ports, run_crawl
 
 TIMEOUT = 2  # DOWNLOAD_TIMEOUT for these crawls
 
@@ -99,16 +99,14 @@ def test_many_dead_hosts_cost_next_to_nothing(tmp_path, server):
     answered without a query) and 100 closed ports (refused at once, and
     reported at once: Twisted's address race used to add 0.3 s per host).
     Before: about 16 s and 5 s; now the crawl takes about a second."""
-    ports = []
-    for _ in range(100):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            ports.append(s.getsockname()[1])
+    stack = contextlib.ExitStack()
+    ports = bound_ports(stack, 100)
     links = [f'<a href="http://h{i}.invalid/x">d</a>' for i in range(100)]
     links += [f'<a href="http://127.0.0.1:{port}/x">r</a>' for port in ports]
     server.add("/", "\n".join(links))
     started = time.monotonic()
-    crawl = run_crawl(tmp_path, "-a", f"start={server.url}/")
+    with stack:
+        crawl = run_crawl(tmp_path, "-a", f"start={server.url}/")
     elapsed = time.monotonic() - started
     for i in range(100):
         assert crawl.url(f"http://h{i}.invalid/x")["error"] == f"DNS lookup failed for h{i}.invalid"
