@@ -11,7 +11,7 @@ import re
 import tempfile
 from typing import Any
 
-from linkaudit.urls import HTTP_SCHEMES, InvalidURL, canonicalize, scheme_of
+from linkaudit.rules.urls import HTTP_SCHEMES, InvalidURL, canonicalize, scheme_of
 
 _SPLIT = re.compile(r"[\s,]+")
 _EMAIL = re.compile(r"^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$")

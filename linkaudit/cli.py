@@ -31,12 +31,18 @@ from scrapy.settings import Settings
 
 from linkaudit import __version__
 from linkaudit import args as spider_args
-from linkaudit.baseline import load_baseline
-from linkaudit.demosite import DemoSite
-from linkaudit.exitstatus import EXIT_BROKEN, EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
-from linkaudit.formats import FORMATS
-from linkaudit.journal import read_journal, rebuild_report
-from linkaudit.sqlitestate import check_db_path
+from linkaudit.demo import DemoSite
+from linkaudit.output.exitstatus import (
+    EXIT_BROKEN,
+    EXIT_INCOMPLETE,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_USAGE,
+)
+from linkaudit.output.formats import FORMATS
+from linkaudit.output.journal import read_journal, rebuild_report
+from linkaudit.state.baseline import load_baseline
+from linkaudit.state.database import check_db_path
 
 FAIL_ON = ("broken", "new", "none")
 

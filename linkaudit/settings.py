@@ -61,7 +61,7 @@ LINKAUDIT_EXCLUDE_DOUBLE_SLASH = True
 # Longer URLs are excluded, not requested: a sanity bound far above what
 # browsers follow (Scrapy's default, 2083, made real links "broken")
 URLLENGTH_LIMIT = 65536
-LINKAUDIT_STATE = "linkaudit.state.MemoryState"
+LINKAUDIT_STATE = "linkaudit.state.memory.MemoryState"
 # URLs of one level handed to Scrapy's scheduler at a time (0: the whole level)
 LINKAUDIT_RELEASE_BATCH = 2000
 # A live status line on stdout (the linkaudit command sets it on a terminal)
@@ -107,8 +107,8 @@ DOWNLOADER_MIDDLEWARES = {
 }
 # Scrapy's HTTP/1.1 handler with hostnames' IDNA encoding cached (see the module)
 DOWNLOAD_HANDLERS = {
-    "http": "linkaudit.download.HttpDownloadHandler",
-    "https": "linkaudit.download.HttpDownloadHandler",
+    "http": "linkaudit.network.handler.HttpDownloadHandler",
+    "https": "linkaudit.network.handler.HttpDownloadHandler",
 }
 SPIDER_MIDDLEWARES = {
     # The spider sets Referer, tracks depth and judges URL length itself.
@@ -122,22 +122,22 @@ SPIDER_MIDDLEWARES = {
     "linkaudit.middlewares.internalerrors.InternalErrorMiddleware": 10,
 }
 EXTENSIONS = {
-    "linkaudit.extensions.CrawlDelay": 500,
-    "linkaudit.extensions.DrainOnClose": 500,
-    "linkaudit.archive.PageArchive": 500,
-    "linkaudit.progress.Progress": 500,
+    "linkaudit.extensions.crawldelay.CrawlDelay": 500,
+    "linkaudit.extensions.drain.DrainOnClose": 500,
+    "linkaudit.output.archive.PageArchive": 500,
+    "linkaudit.extensions.progress.Progress": 500,
 }
 ITEM_PIPELINES = {
-    "linkaudit.pipelines.ReportPipeline": 300,
-    "linkaudit.journal.JournalPipeline": 400,
+    "linkaudit.output.pipelines.ReportPipeline": 300,
+    "linkaudit.output.journal.JournalPipeline": 400,
 }
-LOG_FORMATTER = "linkaudit.logformatter.LinkAuditLogFormatter"
+LOG_FORMATTER = "linkaudit.output.logformatter.LinkAuditLogFormatter"
 LOG_LEVEL = "INFO"
 
 # Scrapy's caching resolver for IPv4 and IPv6 (its default is IPv4 only:
 # http://[::1]/ and IPv6-only hosts would be "DNS lookup failed"), with
 # .invalid and .onion answered at once and failed names remembered
-TWISTED_DNS_RESOLVER = "linkaudit.resolver.AuditResolver"
+TWISTED_DNS_RESOLVER = "linkaudit.network.resolver.AuditResolver"
 RETRY_ENABLED = False  # HEAD->GET fallback and Retry-After replace blind retries
 METAREFRESH_ENABLED = False  # meta refresh is a link, recorded by the spider
 COOKIES_ENABLED = False
@@ -157,5 +157,5 @@ CONCURRENT_ITEMS = 1
 WARN_ON_GENERATOR_RETURN_VALUE = False
 # One item per checked URL, as docs/item.schema.json describes
 FEED_EXPORT_FIELDS = [*CONTRACT_FIELDS, *OPTIONAL_FIELDS]
-FEED_EXPORTERS = {"csv": "linkaudit.exporters.CsvItemExporter"}
+FEED_EXPORTERS = {"csv": "linkaudit.output.exporters.CsvItemExporter"}
 FEED_EXPORT_ENCODING = "utf-8"

@@ -23,7 +23,9 @@ import html5lib
 from html5lib import _tokenizer
 from html5lib.treebuilders import etree as etree_builder
 
-from linkaudit.extract import _C0_SPACE, Tag, _links_in_tag, extract_links
+from linkaudit.rules.html import Tag, extract_links
+from linkaudit.rules.html import links_in_tag as _links_in_tag
+from linkaudit.rules.urls import C0_SPACE as _C0_SPACE
 
 NAMESPACES = {
     "http://www.w3.org/1999/xhtml": "html",

@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from linkaudit.args import ArgumentError
-from linkaudit.baseline import compare, load_baseline
+from linkaudit.state.baseline import compare, load_baseline
 from tests.conftest import validate
 from tests.test_cli import run
 

@@ -14,14 +14,10 @@ from scrapy.exceptions import (
 )
 
 from linkaudit.args import ArgumentError, parse_contact, parse_depth, parse_start, split_list
-from linkaudit.classify import (
-    TrapGuards,
-    describe_failure,
-    judge_status,
-    media_type,
-    status_text,
-)
 from linkaudit.middlewares.retryafter import retry_after_seconds
+from linkaudit.network.failures import describe_failure
+from linkaudit.rules.guards import TrapGuards
+from linkaudit.rules.statuses import judge_status, media_type, status_text
 
 
 @pytest.mark.parametrize(

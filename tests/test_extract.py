@@ -6,14 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from linkaudit.extract import (
-    _C0_SPACE,
-    decode_attribute,
-    extract_links,
-    parse_meta_refresh,
-    parse_srcset,
-)
-from linkaudit.urls import InvalidURL, canonicalize
+from linkaudit.rules.html import decode_attribute, extract_links, parse_meta_refresh, parse_srcset
+from linkaudit.rules.urls import C0_SPACE as _C0_SPACE
+from linkaudit.rules.urls import InvalidURL, canonicalize
 
 
 def values(html):

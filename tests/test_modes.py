@@ -156,7 +156,9 @@ def test_ctrl_c_twice_then_the_journal(site, plain, tmp_path):
     finally:
         site.near.delay = 0.0
     rebuilt = tmp_path / "rebuilt.json"
-    out = run_process([sys.executable, "-m", "linkaudit.journal", str(journal), "-o", str(rebuilt)])
+    out = run_process(
+        [sys.executable, "-m", "linkaudit.output.journal", str(journal), "-o", str(rebuilt)]
+    )
     assert out.returncode == 0, out.stderr
     report = json.loads(rebuilt.read_text())
     validate(report)

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from linkaudit.report import dumps_report, write_json_atomic
+from linkaudit.output.report import dumps_report, write_json_atomic
 
 ENTRY = {
     "url": "http://127.0.0.1:1/a b",

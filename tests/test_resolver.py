@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from linkaudit.resolver import never_resolves
+from linkaudit.network.resolver import never_resolves
 
 
 @pytest.mark.parametrize(

@@ -131,7 +131,7 @@ def scrapyd(tmp_path_factory):
         # package data travels in the egg (read with importlib.resources)
         (egg,) = (daemon.home / "eggs" / "linkaudit").glob("*.egg")
         with zipfile.ZipFile(egg) as zf:
-            assert "linkaudit/demo_site/site/index.html" in zf.namelist()
+            assert "linkaudit/demo/www/site/index.html" in zf.namelist()
         yield daemon
     finally:
         daemon.stop()

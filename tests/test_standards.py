@@ -22,8 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from linkaudit.extract import _C0_SPACE, Tag, _links_in_tag, extract_links, start_tags
-from linkaudit.urls import InvalidURL, canonicalize, scheme_of
+from linkaudit.rules.html import Tag, extract_links, start_tags
+from linkaudit.rules.html import links_in_tag as _links_in_tag
+from linkaudit.rules.urls import C0_SPACE as _C0_SPACE
+from linkaudit.rules.urls import InvalidURL, canonicalize, scheme_of
 
 DATA = Path(__file__).resolve().parent / "data" / "upstream"
 HTTP = ("http:", "https:")

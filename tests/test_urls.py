@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from linkaudit.urls import InvalidURL, canonicalize, is_near
+from linkaudit.rules.urls import InvalidURL, canonicalize, is_near
 
 BASE = "http://example.org/foo/bar"
 

@@ -27,7 +27,7 @@ from scrapy.http import Response
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet import error as twisted_error
 
-from linkaudit.classify import is_timeout
+from linkaudit.network.failures import is_timeout
 
 logger = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ from scrapy.crawler import Crawler
 from scrapy.http import Request, Response
 
 from linkaudit.middlewares.redirects import CHECK_URL
-from linkaudit.recheck import RecheckPolicy
+from linkaudit.state.recheck import RecheckPolicy
 
 FIRST = "la_first"
 HISTORY = "la_history"

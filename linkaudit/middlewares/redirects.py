@@ -14,7 +14,7 @@ from __future__ import annotations
 from scrapy.downloadermiddlewares.redirect import RedirectMiddleware
 from scrapy.http import Request, Response
 
-from linkaudit.urls import InvalidURL, canonicalize
+from linkaudit.rules.urls import InvalidURL, canonicalize
 
 # request.meta keys: the canonical URL a check is about marks a link check.
 CHECK_URL = "la_url"

@@ -16,7 +16,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Request, Response
 
-from linkaudit.classify import http_date
+from linkaudit.rules.statuses import http_date
 
 logger = logging.getLogger(__name__)
 

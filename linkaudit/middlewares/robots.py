@@ -29,7 +29,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
-from linkaudit.classify import is_network_failure
+from linkaudit.network.failures import is_network_failure
 
 logger = logging.getLogger(__name__)
 

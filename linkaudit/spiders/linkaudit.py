@@ -28,36 +28,34 @@ from scrapy.utils.misc import build_from_crawler, load_object
 from twisted.python.failure import Failure
 
 from linkaudit import args as spider_args
-from linkaudit.baseline import load_baseline
-from linkaudit.classify import (
-    BROKEN,
-    FALLBACK,
-    HTML_TYPES,
-    OK,
-    REDIRECT,
-    TrapGuards,
-    describe_failure,
-    http_date_iso,
-    internal_error,
-    is_network_failure,
-    is_timeout,
-    judge_status,
-    media_type,
-    status_text,
-    unchecked_reason,
-)
-from linkaudit.extensions import Interrupted
-from linkaudit.extract import extract_links
+from linkaudit.extensions.drain import Interrupted
 from linkaudit.items import UrlResult, page_stats
 from linkaudit.middlewares.decompress import TRUNCATED
 from linkaudit.middlewares.recheck import CACHED, FIRST, HISTORY
 from linkaudit.middlewares.redirects import CHECK_URL, LOCATION, LOCATION_ERROR
 from linkaudit.middlewares.robots import RobotsBlocked
-from linkaudit.recheck import History, RecheckPolicy, iso
+from linkaudit.network.failures import describe_failure, is_network_failure, is_timeout
+from linkaudit.rules.guards import TrapGuards
+from linkaudit.rules.html import extract_links
+from linkaudit.rules.statuses import (
+    BROKEN,
+    FALLBACK,
+    HTML_TYPES,
+    OK,
+    REDIRECT,
+    http_date_iso,
+    internal_error,
+    judge_status,
+    media_type,
+    status_text,
+    unchecked_reason,
+)
+from linkaudit.rules.urls import HTTP_SCHEMES, InvalidURL, canonicalize, clean, is_near, scheme_of
 from linkaudit.signals import page_scanned
-from linkaudit.sqlitestate import check_db_path
 from linkaudit.state import NEW_RUN, AuditState, Pending
-from linkaudit.urls import HTTP_SCHEMES, InvalidURL, canonicalize, clean, is_near, scheme_of
+from linkaudit.state.baseline import load_baseline
+from linkaudit.state.database import check_db_path
+from linkaudit.state.recheck import History, RecheckPolicy, iso
 
 logger = logging.getLogger(__name__)
 
@@ -142,14 +140,14 @@ class LinkAuditSpider(scrapy.Spider):
                 settings.set("LINKAUDIT_DB", self.db_arg, priority="cmdline")
             if settings.get("LINKAUDIT_DB"):
                 check_db_path(settings["LINKAUDIT_DB"])
-                settings.set("LINKAUDIT_STATE", "linkaudit.sqlitestate.SQLiteState", "cmdline")
+                settings.set("LINKAUDIT_STATE", "linkaudit.state.sqlite.SQLiteState", "cmdline")
             if self.baseline_arg:
                 settings.set("LINKAUDIT_BASELINE", self.baseline_arg, priority="cmdline")
             self.baseline, self.baseline_source = None, None
             if settings.get("LINKAUDIT_BASELINE"):
                 self.baseline_source = os.path.abspath(settings["LINKAUDIT_BASELINE"])
                 self.baseline = load_baseline(self.baseline_source)
-            state_path = settings.get("LINKAUDIT_STATE", "linkaudit.state.MemoryState")
+            state_path = settings.get("LINKAUDIT_STATE", "linkaudit.state.memory.MemoryState")
             try:
                 state_cls = load_object(state_path)
             except (ImportError, NameError, ValueError, AttributeError) as exc:

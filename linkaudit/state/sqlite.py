@@ -29,9 +29,8 @@ from __future__ import annotations
 import json
 import logging
 import os
-import sqlite3
 import time
-from dataclasses import MISSING, fields, replace
+from dataclasses import replace
 from datetime import datetime
 from email.utils import format_datetime
 from typing import Any
@@ -40,88 +39,16 @@ from scrapy import signals
 from scrapy.crawler import Crawler
 from twisted.internet import task
 
-from linkaudit.args import ArgumentError
 from linkaudit.items import UrlResult
-from linkaudit.recheck import History, iso
-from linkaudit.state import MemoryState, Run
+from linkaudit.state.base import Run
+from linkaudit.state.database import dump_result, load_result, open_database
+from linkaudit.state.memory import MemoryState
+from linkaudit.state.recheck import History, iso
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY,
-    start_urls TEXT NOT NULL,
-    near_prefixes TEXT NOT NULL,
-    started_at REAL NOT NULL,
-    finished_at REAL,
-    finish_reason TEXT,
-    broken TEXT
-);
-CREATE TABLE IF NOT EXISTS urls (
-    url TEXT PRIMARY KEY,
-    run INTEGER,
-    depth INTEGER,
-    queued INTEGER NOT NULL DEFAULT 0,
-    referer TEXT,
-    checked_run INTEGER,
-    cached INTEGER NOT NULL DEFAULT 0,
-    result TEXT,
-    checked_at REAL,
-    last_ok_at REAL,
-    first_failed_at REAL,
-    fail_count INTEGER NOT NULL DEFAULT 0,
-    etag TEXT,
-    last_modified TEXT,
-    links_run INTEGER
-);
-CREATE TABLE IF NOT EXISTS links (page TEXT NOT NULL, line INTEGER, target TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS links_by_page ON links (page);
-"""
 _QUEUED = {None: 1, "get": 2, "fallback": 3}
 _PHASE = {v: k for k, v in _QUEUED.items()}
-_STORED_FIELDS = tuple(f for f in fields(UrlResult) if f.name not in ("links", "referrers"))
-
-
-class DatabaseError(Exception):
-    """The audit database cannot be used (one line for the user)."""
-
-
-def open_database(path: str) -> sqlite3.Connection:
-    """Open (or create) an audit database, checking that it is one."""
-    try:
-        conn = sqlite3.connect(path, isolation_level=None)  # transactions by hand
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")  # WAL: durable at checkpoints, never corrupt
-        conn.executescript(_SCHEMA)
-        row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-        if row is None:
-            conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        elif row[0] != str(SCHEMA_VERSION):
-            raise DatabaseError(
-                f"{path}: audit database version {row[0]}, expected {SCHEMA_VERSION}"
-            )
-    except sqlite3.DatabaseError as exc:
-        raise DatabaseError(f"{path}: not a usable audit database ({exc})") from None
-    return conn
-
-
-def dump_result(result: UrlResult) -> str:
-    """A result as the ``result`` column stores it: every field but the ones
-    kept elsewhere (``links``) or rebuilt each run (``referrers``), left out
-    only where it equals the field's default, so that :func:`load_result`
-    gives back the same result (``near=False`` is not a default)."""
-    data = {
-        f.name: getattr(result, f.name)
-        for f in _STORED_FIELDS
-        if f.default is MISSING or getattr(result, f.name) != f.default
-    }
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-
-
-def load_result(text: str) -> UrlResult:
-    return UrlResult(**json.loads(text))
 
 
 def _http_date(text: str | None) -> str | None:
@@ -349,18 +276,3 @@ class SQLiteState(MemoryState):
             self._loop.stop()
         self._write()
         self.conn.close()
-
-
-def check_db_path(path: str) -> str:
-    """The ``db=`` argument: a file that can be created or opened (one line
-    for the user if not)."""
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    if os.path.isdir(path):
-        raise ArgumentError(f"db: {path} is a directory")
-    if not os.path.isdir(directory):
-        raise ArgumentError(f"db: directory {directory} does not exist")
-    try:
-        open_database(path).close()
-    except DatabaseError as exc:
-        raise ArgumentError(f"db: {exc}") from None
-    return path

@@ -2,7 +2,7 @@
 
 The report is written when the spider closes.  A second Ctrl-C, a killed
 process or a report that cannot be written would lose the whole audit; the
-journal keeps what was already checked.  ``python -m linkaudit.journal
+journal keeps what was already checked.  ``python -m linkaudit.output.journal
 JOURNAL -o REPORT`` rebuilds a report (``complete: false`` unless the journal
 recorded a finished crawl) from it.
 
@@ -36,7 +36,7 @@ from scrapy.exceptions import NotConfigured
 
 from linkaudit.args import journal_path
 from linkaudit.items import CONTRACT_FIELDS, OPTIONAL_FIELDS, UrlResult
-from linkaudit.report import build_report, now_iso, write_json_atomic
+from linkaudit.output.report import build_report, now_iso, write_json_atomic
 from linkaudit.signals import report_written
 from linkaudit.state import MemoryState
 
@@ -188,7 +188,7 @@ def rebuild_report(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m linkaudit.journal",
+        prog="python -m linkaudit.output.journal",
         description="Rebuild a linkaudit report from the journal of a crawl.",
     )
     parser.add_argument("journal", help="the .journal.jsonl file of a crawl")

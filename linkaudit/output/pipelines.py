@@ -12,12 +12,13 @@ from scrapy.crawler import Crawler
 from twisted.python.failure import Failure
 
 from linkaudit.args import journal_path
-from linkaudit.classify import internal_error
-from linkaudit.exitstatus import EXIT_INTERNAL, fail_at_exit
 from linkaudit.items import UrlResult
-from linkaudit.recheck import RecheckPolicy, iso
-from linkaudit.report import build_report, now_iso, summary_text, write_json_atomic
+from linkaudit.output.exitstatus import EXIT_INTERNAL, fail_at_exit
+from linkaudit.output.formats.text import summary_text
+from linkaudit.output.report import build_report, now_iso, write_json_atomic
+from linkaudit.rules.statuses import internal_error
 from linkaudit.signals import report_written
+from linkaudit.state.recheck import RecheckPolicy, iso
 
 logger = logging.getLogger(__name__)
 

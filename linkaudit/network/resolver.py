@@ -13,7 +13,7 @@ IPv6), plus what a link checker meets more than a crawler does, dead hosts.
 A lookup that does go to the network costs what the system's resolver
 takes; it occupies one request slot, and the engine goes on with the rest.
 
-Setting: ``TWISTED_DNS_RESOLVER = "linkaudit.resolver.AuditResolver"`` (the
+Setting: ``TWISTED_DNS_RESOLVER = "linkaudit.network.resolver.AuditResolver"`` (the
 default); ``DNSCACHE_ENABLED`` and ``DNSCACHE_SIZE`` work as in Scrapy.
 """
 

@@ -34,7 +34,7 @@ HTTP_SCHEMES = frozenset({"http", "https"})
 
 # The URL parser's first steps: strip leading and trailing C0 controls and
 # spaces, remove every tab and newline (not NBSP or other Unicode spaces).
-_C0_SPACE = "".join(map(chr, range(0x21)))
+C0_SPACE = "".join(map(chr, range(0x21)))
 _TAB_NEWLINE = re.compile(r"[\t\n\r]")
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
 _PORT = re.compile(r":[0-9]*$")
@@ -48,7 +48,7 @@ class InvalidURL(ValueError):
 
 def clean(value: str) -> str:
     """The URL parser's input cleaning: what the parser reads of ``value``."""
-    value = value.strip(_C0_SPACE)
+    value = value.strip(C0_SPACE)
     if "\t" in value or "\n" in value or "\r" in value:
         value = _TAB_NEWLINE.sub("", value)
     return value

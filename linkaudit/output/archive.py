@@ -19,7 +19,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 
-from linkaudit.exitstatus import fail_at_exit
+from linkaudit.output.exitstatus import fail_at_exit
 from linkaudit.signals import page_scanned
 
 logger = logging.getLogger(__name__)

@@ -34,7 +34,7 @@ def _load(folder: Traversable, prefix: str = "/") -> dict[str, bytes]:
 
 def site_files() -> dict[str, bytes]:
     """URL path -> bytes of every bundled file."""
-    return _load(files("linkaudit") / "demo_site")
+    return _load(files("linkaudit.demo") / "www")
 
 
 class LocalHTTPServer(ThreadingHTTPServer):

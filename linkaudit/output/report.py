@@ -6,15 +6,15 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from linkaudit.baseline import compare
-from linkaudit.classify import INTERNAL_ERROR
-from linkaudit.recheck import RecheckPolicy
+from linkaudit.rules.statuses import INTERNAL_ERROR
+from linkaudit.rules.urls import is_near
 from linkaudit.state import AuditState
-from linkaudit.urls import is_near
+from linkaudit.state.baseline import compare
+from linkaudit.state.recheck import RecheckPolicy
 
 REPORT_VERSION = 1
 OUTCOMES = ("ok", "redirect", "broken", "blocked", "excluded", "unchecked")
@@ -152,55 +152,3 @@ def write_json_atomic(path: str, data: dict[str, Any]) -> None:
         except OSError:
             pass
         raise
-
-
-def _where(referrers: Iterable[dict[str, Any]]) -> list[str]:
-    return [
-        f"    {r['url']}" + (f" line {r['line']}" if r["line"] is not None else " (redirect)")
-        for r in referrers
-    ]
-
-
-def summary_text(report: dict[str, Any]) -> str:
-    """Counts per outcome, then each broken URL with the pages and lines
-    that link to it: what a person acts on."""
-    s = report["summary"]
-    lines = [
-        f"linkaudit: {s['urls']} URLs, {s['pages']} pages scanned, {s['requests']} requests"
-        f" ({report['finish_reason']}{'' if report['complete'] else ', incomplete'})",
-        "  "
-        + ", ".join(f"{o} {s[o]}" for o in OUTCOMES)
-        + (f" ({s['internal_errors']} by internal errors)" if s.get("internal_errors") else ""),
-    ]
-    broken = [u for u in report["urls"] if u["outcome"] == "broken"]
-    if "fixed" in report:  # compared with a baseline: what changed first
-        new = [u for u in broken if u.get("new")]
-        still = [u for u in broken if not u.get("new")]
-        lines.append(
-            f"  since the baseline: {len(new)} new, {len(still)} still broken, "
-            f"{len(report['fixed'])} fixed"
-        )
-        groups = [("New broken links", new), ("Still broken", still)]
-    else:
-        groups = [("Broken links", broken)]
-    for title, group in groups:
-        if group:
-            lines.append(f"{title} ({len(group)}):")
-            for u in group:
-                lines.append(f"  {u['url']}  [{u['error']}]")
-                lines.extend(_where(u["referrers"]))
-    if report.get("fixed"):
-        lines.append(f"Fixed ({len(report['fixed'])}):")
-        lines.extend(f"  {url}" for url in report["fixed"])
-    if s.get("internal_errors"):
-        faulty = [u for u in report["urls"] if is_internal_error(u)]
-        lines.append(
-            f"Internal errors ({len(faulty)}): linkaudit could not check these URLs because "
-            "of a bug of its own; the log has the details: please report it"
-        )
-        lines.extend(f"  {u['url']}  [{u['error']}]" for u in faulty)
-    warned = [u for u in report["urls"] if u.get("warning")]
-    if warned:
-        lines.append(f"Failing, not reported broken yet ({len(warned)}):")
-        lines.extend(f"  {u['url']}  [{u['warning']}]" for u in warned)
-    return "\n".join(lines)

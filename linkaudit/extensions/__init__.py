@@ -1,0 +1,11 @@
+"""Scrapy extensions of linkaudit, one per module: robots.txt Crawl-delay
+(``crawldelay``), dropping unsent requests on an early close (``drain``),
+the live status line (``progress``)."""
+
+from typing import Any
+
+
+def __getattr__(name: str) -> Any:  # linkaudit.extensions.CrawlDelay (0.1 paths)
+    from linkaudit.compat import moved_name
+
+    return moved_name(__name__, name)

@@ -1,0 +1,140 @@
+"""Failures to get an HTTP answer: which exceptions are a verdict on a link
+(the network's or the server's doing), and the words for them.
+
+Decided positively: an exception not in :data:`NETWORK_FAILURES` is a fault
+of linkaudit's, reported as an internal error, never as a broken link.
+"""
+
+from __future__ import annotations
+
+import ssl
+
+from OpenSSL.SSL import Error as SSLError
+from scrapy.exceptions import (
+    CannotResolveHostError,
+    DownloadCancelledError,
+    DownloadConnectionRefusedError,
+    DownloadFailedError,
+    DownloadTimeoutError,
+    ResponseDataLossError,
+)
+from twisted.internet import error as twisted_error
+from twisted.web._newclient import (
+    ParseError,
+    RequestTransmissionFailed,
+    ResponseFailed,
+    ResponseNeverReceived,
+)
+
+# What the network or the server can do to a request: the only exceptions
+# that are a verdict on a link.  Decided positively: anything else raised
+# while checking a URL is a fault of linkaudit's, reported as an internal
+# error (``unchecked``), never as the link being broken.
+NETWORK_FAILURES: tuple[type[BaseException], ...] = (
+    # Scrapy's download handlers wrap Twisted's errors in these
+    CannotResolveHostError,
+    DownloadConnectionRefusedError,
+    DownloadTimeoutError,
+    DownloadCancelledError,
+    DownloadFailedError,
+    ResponseDataLossError,
+    # and let these through: connecting, the connection, the HTTP exchange
+    twisted_error.ConnectError,  # DNS, refused, TCP timeout, no route...
+    twisted_error.ConnectionClosed,  # lost, done
+    twisted_error.TimeoutError,
+    ResponseFailed,
+    ResponseNeverReceived,
+    RequestTransmissionFailed,
+    ParseError,
+    # TLS, and what the operating system says of a socket
+    SSLError,
+    ssl.SSLError,
+    ConnectionError,
+    TimeoutError,
+)
+
+
+def is_network_failure(exc: BaseException) -> bool:
+    """The request failed because of the network or the server."""
+    return isinstance(exc, NETWORK_FAILURES)
+
+
+def is_timeout(exc: BaseException) -> bool:
+    return isinstance(exc, DownloadTimeoutError | twisted_error.TimeoutError | TimeoutError)
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """``exc`` and what it wraps: ``__cause__`` chains and Twisted's
+    ``reasons`` lists (ResponseFailed, ResponseNeverReceived)."""
+    seen: list[BaseException] = []
+    todo = [exc]
+    while todo and len(seen) < 20:
+        current = todo.pop(0)
+        if current in seen:
+            continue
+        seen.append(current)
+        if current.__cause__ is not None:
+            todo.append(current.__cause__)
+        for reason in getattr(current, "reasons", None) or ():
+            value = getattr(reason, "value", reason)
+            if isinstance(value, BaseException):
+                todo.append(value)
+    return seen
+
+
+def describe_failure(exc: BaseException, *, host: str, timeout: float) -> str:
+    """A failure to get any HTTP answer (see :func:`is_network_failure`), in
+    words a person understands."""
+    causes = _causes(exc)
+
+    def has(*types: type[BaseException]) -> bool:
+        return any(isinstance(c, types) for c in causes)
+
+    if has(CannotResolveHostError, twisted_error.DNSLookupError):
+        return f"DNS lookup failed for {host}"
+    if has(DownloadConnectionRefusedError, twisted_error.ConnectionRefusedError):
+        return "Connection refused"
+    if any(is_timeout(c) for c in causes) or has(twisted_error.TCPTimedOutError):
+        return f"Timed out after {timeout:g} s"
+    text = " | ".join(str(c) for c in causes if str(c)) or type(exc).__name__
+    lowered = text.lower()
+    if has(SSLError) or "certificate" in lowered:
+        return f"TLS error: {_tls_words(causes, text)}"
+    if has(ParseError):
+        bad = next(c for c in causes if isinstance(c, ParseError))
+        data = bad.args[1] if len(bad.args) > 1 else b""
+        shown = data[:40].decode("latin-1") if isinstance(data, bytes) else str(data)[:40]
+        return f"Invalid HTTP response: {shown!r}"
+    if "reset" in lowered or has(ConnectionResetError):
+        return "Connection reset by peer"
+    if has(ResponseNeverReceived):
+        return "Connection closed without a response"
+    if has(ResponseDataLossError, twisted_error.ConnectionLost):
+        # Twisted reports a TCP reset as a "non-clean" ConnectionLost;
+        # ConnectionDone is a clean close (FIN) before the promised length.
+        if has(twisted_error.ConnectionDone):
+            return "Connection closed before the response was complete"
+        return "Connection reset before the response was complete"
+    if "ssl" in lowered or "tls" in lowered:
+        return f"TLS error: {text}"
+    if has(DownloadCancelledError):
+        return "Download cancelled"
+    if has(twisted_error.NoRouteError):
+        return "No route to host"
+    if has(DownloadFailedError):
+        return f"Download failed: {str(exc) or type(exc).__name__}"
+    return f"{type(exc).__name__}: {str(exc)}" if str(exc) else type(exc).__name__
+
+
+def _tls_words(causes: list[BaseException], text: str) -> str:
+    """OpenSSL's reasons (``certificate verify failed``...), without the
+    Failure reprs around them."""
+    reasons: list[str] = []
+    for cause in causes:
+        if isinstance(cause, SSLError) and cause.args and isinstance(cause.args[0], list):
+            for entry in cause.args[0]:
+                if isinstance(entry, tuple) and entry and entry[-1] not in reasons:
+                    reasons.append(str(entry[-1]))
+    if reasons:
+        return "; ".join(reasons)
+    return text[:200]

@@ -1,0 +1,22 @@
+"""What the formats share."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+Report = dict[str, Any]
+
+
+def broken_urls(report: Report) -> list[dict[str, Any]]:
+    return [u for u in report["urls"] if u["outcome"] == "broken"]
+
+
+def where(referrer: dict[str, Any]) -> str:
+    """A referrer in words: ``page line 12``, or ``page (redirect)``."""
+    line = referrer["line"]
+    return f"{referrer['url']}" + (f" line {line}" if line is not None else " (redirect)")
+
+
+def all_where(referrers: Iterable[dict[str, Any]], indent: str = "") -> list[str]:
+    return [indent + where(r) for r in referrers]

@@ -1,0 +1,11 @@
+"""The report itself, as JSON (one URL entry per line)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from linkaudit.output.report import dumps_report
+
+
+def as_json(report: dict[str, Any]) -> str:
+    return dumps_report(report)

@@ -1,0 +1,31 @@
+"""The report as a markdown table, for a pull-request comment."""
+
+from __future__ import annotations
+
+from linkaudit.output.formats.common import Report, broken_urls, where
+from linkaudit.output.report import OUTCOMES
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def as_markdown(report: Report) -> str:
+    s = report["summary"]
+    state = "complete" if report["complete"] else f"incomplete ({report['finish_reason']})"
+    lines = [
+        f"### linkaudit: {s['broken']} broken link{'s' if s['broken'] != 1 else ''}",
+        "",
+        f"{s['urls']} URLs checked from {', '.join(report['start_urls'])}: {state}.",
+        "",
+        "| " + " | ".join(OUTCOMES) + " |",
+        "|" + " --- |" * len(OUTCOMES),
+        "| " + " | ".join(str(s[o]) for o in OUTCOMES) + " |",
+    ]
+    broken = broken_urls(report)
+    if broken:
+        lines += ["", "| broken URL | error | linked from |", "| --- | --- | --- |"]
+        for u in broken:
+            linked = "<br>".join(_md(where(r)) for r in u["referrers"])
+            lines.append(f"| {_md(u['url'])} | {_md(u['error'] or '')} | {linked} |")
+    return "\n".join(lines)

@@ -1,0 +1,53 @@
+"""The report as SARIF 2.1.0, for code-scanning tools: each broken link
+located at its page and line."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from linkaudit import PROJECT_URL, __version__
+from linkaudit.output.formats.common import Report, broken_urls
+
+
+def as_sarif(report: Report) -> str:
+    """SARIF 2.1.0: one result per broken link occurrence, located at the
+    page (as an artifact URI) and the line of the linking element."""
+    results = []
+    for u in broken_urls(report):
+        for r in u["referrers"] or [{"url": u["url"], "line": None}]:
+            location: dict[str, Any] = {"artifactLocation": {"uri": r["url"]}}
+            if r["line"] is not None:
+                location["region"] = {"startLine": r["line"]}
+            results.append(
+                {
+                    "ruleId": "broken-link",
+                    "level": "error",
+                    "message": {"text": f"Broken link to {u['url']}: {u['error']}"},
+                    "locations": [{"physicalLocation": location}],
+                }
+            )
+    sarif = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "linkaudit",
+                        "version": __version__,
+                        "informationUri": PROJECT_URL,
+                        "rules": [
+                            {
+                                "id": "broken-link",
+                                "shortDescription": {"text": "A link whose target is broken"},
+                                "helpUri": PROJECT_URL,
+                            }
+                        ],
+                    }
+                },
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(sarif, ensure_ascii=False, indent=1)

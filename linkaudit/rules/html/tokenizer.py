@@ -1,0 +1,259 @@
+"""The HTML Standard's tokenizer, as far as links need it: start tags with
+their attributes and the line each begins on, in one pass of regular
+expressions (see ``linkaudit/rules/html/__init__.py`` for what it reads and
+why).  Text, and every tag that cannot matter, is skipped inside one regular
+expression (C speed); Python only sees the tags that matter."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from linkaudit.rules.html.charrefs import decode_attribute
+from linkaudit.rules.html.elements import INTERESTING, TEXT_CONTENT, VOID
+from linkaudit.rules.html.foreign import namespace_of, pop_to
+
+# -- the tokenizer's pieces ----------------------------------------------------------
+_SPACE = "\t\n\f\r "
+_NAME = r"[^\t\n\f\r />]*+"
+# The attributes of a tag up to its ">": quotes open a value only after "="
+_ATTRS_SKIP = r"""(?:[^>=]++|=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|(?!["'])))*+>"""
+_COMMENT = r"<!--(?:>|->|(?s:.*?)--!?>)"
+_BOGUS = r"<[!?](?!--)[^>]*+>|</(?:>|[^A-Za-z>][^>]*+>)"
+_END_TAG = r"</[A-Za-z]" + _NAME + _ATTRS_SKIP
+_LONE_LT = r"<(?![A-Za-z!/?])|</\Z"
+
+
+def _trie(names: set[str]) -> str:
+    """A regular expression for ``names``, case-insensitive, factored by
+    first letters (a long alternation is tried name by name)."""
+    if "" in names:
+        rest = _trie({n for n in names if n})
+        return f"(?:{rest})?" if rest else ""
+    groups: dict[str, set[str]] = {}
+    for name in names:
+        groups.setdefault(name[0], set()).add(name[1:])
+    parts = [
+        (f"[{c}{c.upper()}]" if c.isalpha() else re.escape(c)) + _trie(tails)
+        for c, tails in sorted(groups.items())
+    ]
+    return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
+
+
+# Text and everything that cannot be a link, in one match (HTML content):
+# text runs; after "<", a comment, a bogus comment, an end tag, a start tag
+# whose name cannot matter, or a "<" that starts nothing
+_BORING = r"(?!" + _trie(INTERESTING) + r"[\t\n\f\r />])[A-Za-z]" + _NAME + _ATTRS_SKIP
+_SKIP = re.compile(
+    r"(?:[^<]++|<(?:!--(?:>|->|(?s:.*?)--!?>)|(?!!--)[!?][^>]*+>"
+    r"|/(?:[A-Za-z]" + _NAME + _ATTRS_SKIP + r"|>|[^A-Za-z>][^>]*+>|\Z)"
+    r"|" + _BORING + r"|(?![A-Za-z!/?])))*+"
+    # and the start tag it stopped at, if any: its name and its attributes
+    r"(?:<([A-Za-z]" + _NAME + r")(" + _ATTRS_SKIP[:-1] + r")>)?"
+)
+# One attribute of a tag's attribute text: name, then a double-quoted,
+# single-quoted or unquoted value (all empty: no value)
+_ATTR_ITEM = re.compile(
+    r"([^\t\n\f\r />][^\t\n\f\r /=>]*+)(?:[\t\n\f\r ]*+=[\t\n\f\r ]*+"
+    r"""(?:"([^"]*+)"|'([^']*+)'|([^\t\n\f\r >]*+)))?"""
+)
+_START = re.compile(r"<([A-Za-z]" + _NAME + r")")
+# One attribute, or the end of the tag: (separator, ">", name, "=", value
+# double-quoted + its closing quote, single-quoted + quote, unquoted)
+_ATTR = re.compile(
+    r"([\t\n\f\r /]*+)(?:(>)|([^\t\n\f\r />][^\t\n\f\r /=>]*+)"
+    r"(?:[\t\n\f\r ]*+(=)[\t\n\f\r ]*+"
+    r"""(?:"([^"]*+)("?)|'([^']*+)('?)|([^\t\n\f\r >]*+)))?|\Z)"""
+)
+# Text, then what starts with "<", in foreign content (every tag matters
+# there): comment, CDATA section, bogus comment, end tag (its name), lone
+# "<"; or a start tag ahead, or the end of the text
+_FOREIGN_TOKEN = re.compile(
+    r"[^<]*+(?:(" + _COMMENT + r")|(<!\[CDATA\[(?s:.*?)(?:\]\]>|\Z))|(" + _BOGUS + r")"
+    r"|</([A-Za-z]" + _NAME + r")" + _ATTRS_SKIP + r"|(" + _LONE_LT + r")|(?=<[A-Za-z])|\Z)"
+)
+_BARE_TOKEN = re.compile(r"[^<]++|" + "|".join((_COMMENT, _BOGUS, _END_TAG, _LONE_LT)))
+_SCRIPT_TOKEN = re.compile(r"<!--|-->|<(/?)script(?=[\t\n\f\r />])", re.IGNORECASE)
+_END_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+class _EndOfDocument(Exception):
+    """An unterminated tag or quoted value: the rest is not content."""
+
+
+# -- reading tags -----------------------------------------------------------------------
+def _attributes(text: str, pos: int) -> tuple[dict[str, str], int, bool]:
+    """The attributes from ``pos`` to the end of the start tag: (attributes,
+    position after ``>``, self-closing).  Raises _EndOfDocument at EOF."""
+    attrs: dict[str, str] = {}
+    match = _ATTR.match
+    while True:
+        m = match(text, pos)
+        pos = m.end()
+        sep, end, name, eq, dq, dq_end, sq, sq_end, unquoted = m.groups()
+        if end:
+            return attrs, pos, sep.endswith("/")
+        if name is None:  # EOF inside the tag
+            raise _EndOfDocument
+        if eq is None:
+            value = ""
+        elif dq is not None:
+            if not dq_end:
+                raise _EndOfDocument
+            value = dq
+        elif sq is not None:
+            if not sq_end:
+                raise _EndOfDocument
+            value = sq
+        else:
+            value = unquoted
+        name = name.lower()
+        if name not in attrs:
+            attrs[name] = decode_attribute(value) if "&" in value or "\0" in value else value
+
+
+def _parse_attributes(body: str) -> dict[str, str]:
+    """The attributes of a whole tag's attribute text (quotes closed)."""
+    attrs: dict[str, str] = {}
+    for name, dq, sq, unquoted in _ATTR_ITEM.findall(body):
+        name = name.lower()
+        if name not in attrs:
+            value = dq or sq or unquoted
+            attrs[name] = decode_attribute(value) if "&" in value or "\0" in value else value
+    return attrs
+
+
+def _text_end(text: str, pos: int, tag: str) -> int:
+    """Where the text content of ``tag`` ends (the start of its end tag)."""
+    if tag == "plaintext":
+        return len(text)
+    if tag == "script":
+        return _script_end(text, pos)
+    pattern = _END_CACHE.get(tag)
+    if pattern is None:
+        pattern = _END_CACHE[tag] = re.compile(r"</" + tag + r"(?=[\t\n\f\r />])", re.I)
+    m = pattern.search(text, pos)
+    return m.start() if m else len(text)
+
+
+def _script_end(text: str, pos: int) -> int:
+    """Script data with its escaped and double-escaped states: inside
+    ``<!-- <script> ... -->`` a ``</script>`` does not end the script."""
+    escaped = double = False
+    for m in _SCRIPT_TOKEN.finditer(text, pos):
+        token = m.group(0)
+        if token == "<!--":
+            if not escaped:
+                escaped = True
+        elif token == "-->":
+            escaped = double = False
+        elif m.group(1):  # </script
+            if double:
+                double = False
+            else:
+                return m.start()
+        elif escaped:  # <script inside an escaped section
+            double = True
+    return len(text)
+
+
+class Tag(NamedTuple):
+    """A start tag, as the tokenizer emits it (``start_tags`` yields plain
+    tuples of these fields: the hot loop builds no objects)."""
+
+    name: str
+    attrs: dict[str, str]
+    line: int
+    namespace: str  # "html", "svg" or "math"
+
+
+def start_tags(
+    text: str, *, tree: bool = True, every: bool = False
+) -> Iterator[tuple[str, dict[str, str], int, str]]:
+    """The start tags of a page that can matter to links, in order.
+
+    ``tree=False`` is the bare tokenizer (no text-content elements, no
+    foreign content), for checking it against tokenizer tests; ``every``
+    yields every start tag, not only those that may hold a link.
+    """
+    if "\r" in text:  # the input stream's newline normalisation
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\0" in text:  # U+FFFD in names and values (text content is not read)
+        text = text.replace("\0", "\ufffd")
+    line, line_pos = 1, 0
+    pos, n = 0, len(text)
+    stack: list[tuple[str, str]] = []  # open elements in and around foreign content
+    skip = _SKIP.match
+    try:
+        while pos < n:
+            if stack:
+                m = _FOREIGN_TOKEN.match(text, pos)
+                if m is None:  # an unterminated comment or tag
+                    break
+                pos = m.end()
+                end_name = m.group(4)
+                if end_name is not None:
+                    pop_to(stack, end_name.lower())
+                    continue
+                if m.group(1) or m.group(2) or m.group(3) or m.group(5):
+                    continue
+                if pos >= n:
+                    break
+            elif tree and not every:
+                m = skip(text, pos)
+                name, body = m.groups()
+                if name is None:  # the end, or an unterminated comment or tag
+                    break
+                start = m.start(1) - 1
+                line += text.count("\n", line_pos, start)
+                line_pos = start
+                pos = m.end()
+                name = name.lower()
+                if name == "svg" or name == "math":  # self-closing matters
+                    attrs, pos, self_closing = _attributes(text, m.end(1))
+                else:
+                    attrs, self_closing = _parse_attributes(body), False
+                namespace = "html"
+                if name == "image":
+                    name = "img"  # the tree builder's rename
+                elif name == "svg" or name == "math":
+                    namespace = name  # the element opens its own namespace
+                yield (name, attrs, line, namespace)
+                if namespace != "html":
+                    if not self_closing:
+                        stack.append((name, namespace))
+                elif name in TEXT_CONTENT:
+                    pos = _text_end(text, pos, name)
+                continue
+            else:  # every construct, one at a time
+                while (m := _BARE_TOKEN.match(text, pos)) is not None:
+                    pos = m.end()
+                if pos >= n:
+                    break
+            m = _START.match(text, pos)
+            if m is None:  # an unterminated comment or tag ran to the end
+                break
+            line += text.count("\n", line_pos, pos)
+            line_pos = pos
+            name = m.group(1).lower()
+            attrs, pos, self_closing = _attributes(text, m.end())
+            namespace = namespace_of(stack, name, attrs) if tree else "html"
+            if namespace == "html" and tree:
+                if name == "image":
+                    name = "img"  # the tree builder's rename
+                elif name in ("svg", "math"):
+                    namespace = name  # the element opens its own namespace
+            yield (name, attrs, line, namespace)
+            if not tree:
+                continue
+            if namespace != "html":
+                if not self_closing:
+                    stack.append((name, namespace))
+            else:
+                if stack and name not in VOID:
+                    stack.append((name, "html"))
+                if name in TEXT_CONTENT:
+                    pos = _text_end(text, pos, name)
+    except _EndOfDocument:
+        return

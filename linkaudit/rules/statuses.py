@@ -1,0 +1,110 @@
+"""What an HTTP answer means for a link, in words a person understands.
+
+Pure rules (no Scrapy): the verdict on a status (``judge_status``), the
+words for it, and the words for a check that an exception of ours stopped.
+"""
+
+from __future__ import annotations
+
+import email.utils
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from http import HTTPStatus
+
+# What the spider does with an HTTP answer.
+OK, REDIRECT, BROKEN, UNCHECKED, FALLBACK = "ok", "redirect", "broken", "unchecked", "fallback"
+
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+# Statuses that mean "this URL is gone": no GET fallback after a HEAD.
+GONE = frozenset({404, 410})
+# LinkedIn and others answer 999 to anything that looks automated.
+BOT_WALL_STATUSES = frozenset({999})
+# Challenge pages: Cloudflare marks them with cf-mitigated.
+BOT_WALL_HEADERS = (b"cf-mitigated",)
+
+
+def media_type(value: bytes | str | None) -> str | None:
+    """``text/html; charset=utf-8`` -> ``text/html``; None when absent."""
+    if not value:
+        return None
+    if isinstance(value, bytes):
+        value = value.decode("latin-1")
+    mtype = value.split(";", 1)[0].strip().lower()
+    return mtype or None
+
+
+def http_date(value: bytes | str | None) -> datetime | None:
+    """An HTTP-date header value (RFC 9110, all three formats) as an aware
+    datetime; None when absent or not a date."""
+    if not value:
+        return None
+    if isinstance(value, bytes):
+        value = value.decode("latin-1")
+    try:
+        when = email.utils.parsedate_to_datetime(value.strip())
+    except (TypeError, ValueError, IndexError):
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def http_date_iso(value: bytes | str | None) -> str | None:
+    """``Wed, 21 Oct 2015 07:28:00 GMT`` -> ``2015-10-21T07:28:00+00:00``."""
+    when = http_date(value)
+    return when.astimezone(UTC).isoformat(timespec="seconds") if when else None
+
+
+def status_text(status: int) -> str:
+    """``404 Not Found``; an unknown status is given with a plain word."""
+    if status == 999:
+        return "999 Request denied"
+    try:
+        return f"{status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        return f"{status} HTTP status"
+
+
+def is_bot_wall(status: int, headers: Mapping[bytes, object]) -> bool:
+    if status in BOT_WALL_STATUSES:
+        return True
+    return status in (403, 429, 503) and any(h in headers for h in BOT_WALL_HEADERS)
+
+
+def judge_status(
+    status: int,
+    headers: Mapping[bytes, object],
+    *,
+    head: bool,
+    accept: Iterable[int] = (),
+) -> str:
+    """What an HTTP status means, given whether it answered a HEAD.
+
+    A HEAD that fails with anything but "gone" is asked again with GET:
+    many servers answer HEAD with 405, 403 or 500 while GET works.
+    """
+    if status in accept or 200 <= status < 300:
+        return OK
+    if 300 <= status < 400:
+        return REDIRECT
+    if status == 429 or is_bot_wall(status, headers):
+        return UNCHECKED
+    if head and status >= 400 and status not in GONE:
+        return FALLBACK
+    return BROKEN
+
+
+def unchecked_reason(status: int, headers: Mapping[bytes, object]) -> str:
+    if is_bot_wall(status, headers):
+        return f"{status_text(status)}: the site refused automated checking"
+    return f"{status_text(status)}: the server kept refusing after the allowed retries"
+
+
+INTERNAL_ERROR = "Internal error"
+
+
+def internal_error(exc: BaseException) -> str:
+    """The ``error`` of a URL whose check an exception of ours stopped."""
+    text = str(exc)
+    words = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    if len(words) > 300:
+        words = words[:300] + "..."
+    return f"{INTERNAL_ERROR}: {words} (a bug in linkaudit, not a verdict on the link)"

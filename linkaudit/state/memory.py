@@ -1,0 +1,81 @@
+"""The audit's state in this process's memory (the default)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+from linkaudit.items import UrlResult
+from linkaudit.state.base import AuditState, Entry, Pending
+
+
+class MemoryState(AuditState):
+    """The audit's state in this process's memory.
+
+    Referrer lists are kept only while a URL's outcome is unknown or not ok:
+    for an ok URL a count is enough, so a large site does not hold every
+    edge (280,000 on a 10,000-page site) in memory.
+    """
+
+    def __init__(self) -> None:
+        self._depth: dict[str, int] = {}
+        self._frontier: dict[int, list[Pending]] = {}
+        self._results: dict[str, UrlResult] = {}
+        self._counts: dict[str, int] = {}
+        self._refs: dict[str, list[tuple[str, int | None]]] = {}
+        self._failing: dict[str, float] = {}
+
+    @classmethod
+    def from_crawler(cls, crawler: object) -> MemoryState:
+        return cls()
+
+    def discover(self, url: str, depth: int) -> bool:
+        if url in self._depth:
+            return False
+        self._depth[url] = depth
+        return True
+
+    def enqueue(self, url: str, depth: int, referer: str | None) -> None:
+        self._frontier.setdefault(depth, []).append(Pending(url, depth, referer))
+
+    def next_level(self, limit: int | None = None) -> list[Pending]:
+        if not self._frontier:
+            return []
+        depth = min(self._frontier)
+        level = self._frontier[depth]
+        if limit is None or len(level) <= limit:
+            return self._frontier.pop(depth)
+        batch = level[:limit]
+        del level[:limit]
+        return batch
+
+    def waiting(self) -> int:
+        return sum(map(len, self._frontier.values()))
+
+    def add_referrer(self, target: str, page: str, line: int | None) -> None:
+        self._counts[target] = self._counts.get(target, 0) + 1
+        result = self._results.get(target)
+        if result is None or result.outcome != "ok":
+            self._refs.setdefault(target, []).append((page, line))
+
+    def set_result(self, result: UrlResult, now: float) -> float | None:
+        return self._remember(result, now if result.outcome == "broken" else None)
+
+    def _remember(self, result: UrlResult, failing_since: float | None) -> float | None:
+        if result.links:  # already turned into referrers: 270,000 on a 10,000-page site
+            result = replace(result, links=[])
+        self._results[result.url] = result
+        self._depth.setdefault(result.url, result.depth)
+        if result.outcome == "ok":
+            self._refs.pop(result.url, None)
+        if failing_since is not None:
+            self._failing[result.url] = failing_since
+        return failing_since
+
+    def referrers(self, url: str) -> tuple[int, list[tuple[str, int | None]]]:
+        return self._counts.get(url, 0), self._refs.get(url, [])
+
+    def entries(self) -> Iterator[Entry]:
+        for url, depth in self._depth.items():
+            count, refs = self.referrers(url)
+            yield Entry(url, depth, self._results.get(url), count, refs, self._failing.get(url))
