@@ -5,7 +5,7 @@ from __future__ import annotations
 from scrapy.core.downloader._idna_patch import _install_twisted_idna_fallbacks
 from twisted.internet import endpoints
 
-from linkaudit.network.handler import _cache_hostname_encoding
+from linkaudit.internals import cache_hostname_encoding as _cache_hostname_encoding
 
 
 def test_cached_encoding_keeps_scrapys_fallbacks():

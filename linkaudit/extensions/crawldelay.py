@@ -10,6 +10,10 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Request
 from scrapy.robotstxt import RobotParser
+from scrapy.utils.httpobj import urlparse_cached
+
+from linkaudit import internals
+from linkaudit.config import config_of
 
 logger = logging.getLogger(__name__)
 
@@ -24,9 +28,10 @@ class CrawlDelay:
     """
 
     def __init__(self, crawler: Crawler):
-        if not crawler.settings.getbool("ROBOTSTXT_OBEY"):
+        config = config_of(crawler)
+        if not config["ROBOTSTXT_OBEY"]:
             raise NotConfigured
-        self.cap = crawler.settings.getfloat("LINKAUDIT_MAX_CRAWL_DELAY", 30.0)
+        self.cap = config["LINKAUDIT_MAX_CRAWL_DELAY"]
         if self.cap <= 0:
             raise NotConfigured
         self.crawler = crawler
@@ -43,12 +48,11 @@ class CrawlDelay:
         delay = robotparser.crawl_delay(self.user_agent)
         if not delay:
             return
-        downloader = self.crawler.engine.downloader
-        key = downloader.get_slot_key(request)
-        slot = downloader.slots.get(key)
+        slot = internals.download_slot(self.crawler, request)
         if slot is None:
             return
         delay = min(float(delay), self.cap)
         if delay > slot.delay:
-            logger.info("robots.txt of %s asks Crawl-delay %g s: applied", key, delay)
+            host = urlparse_cached(request).netloc
+            logger.info("robots.txt of %s asks Crawl-delay %g s: applied", host, delay)
             slot.delay = delay

@@ -11,6 +11,9 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from twisted.internet import task
 from twisted.python.failure import Failure
 
+from linkaudit import internals
+from linkaudit.config import config_of
+
 logger = logging.getLogger(__name__)
 
 
@@ -29,16 +32,17 @@ class DrainOnClose:
     ones fail with :class:`Interrupted` and end ``unchecked`` in the report.
 
     Scrapy has no signal for "closing has begun", so the engine is looked at
-    every ``LINKAUDIT_DRAIN_INTERVAL`` seconds (default 0.1); the attributes
-    read are Scrapy 2.19's (``engine._slot.closing``, ``downloader.slots``).
+    every ``LINKAUDIT_DRAIN_INTERVAL`` seconds (default 0.1), through
+    ``linkaudit/internals.py``.
     Setting: ``LINKAUDIT_DRAIN_ON_CLOSE`` (default True).
     """
 
     def __init__(self, crawler: Crawler):
-        if not crawler.settings.getbool("LINKAUDIT_DRAIN_ON_CLOSE", True):
+        config = config_of(crawler)
+        if not config["LINKAUDIT_DRAIN_ON_CLOSE"]:
             raise NotConfigured
         self.crawler = crawler
-        self.interval = crawler.settings.getfloat("LINKAUDIT_DRAIN_INTERVAL", 0.1)
+        self.interval = config["LINKAUDIT_DRAIN_INTERVAL"]
         self.loop = task.LoopingCall(self._check)
         crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
@@ -54,19 +58,12 @@ class DrainOnClose:
         if self.loop.running:
             self.loop.stop()
 
-    def _closing(self) -> bool:
-        engine = self.crawler.engine
-        slot = getattr(engine, "_slot", None)
-        return not engine.running or (slot is not None and slot.closing is not None)
-
     def _check(self) -> None:
-        if not self._closing():
+        if not internals.engine_closing(self.crawler):
             return
         dropped = 0
-        for slot in list(self.crawler.engine.downloader.slots.values()):
-            while slot.queue:
-                _request, deferred = slot.queue.popleft()
-                deferred.errback(Failure(Interrupted("the audit is closing")))
-                dropped += 1
+        for _request, deferred in internals.queued_downloads(self.crawler):
+            deferred.errback(Failure(Interrupted("the audit is closing")))
+            dropped += 1
         if dropped:
             logger.info("Closing: %d queued requests dropped (left unchecked)", dropped)

@@ -19,6 +19,8 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from twisted.internet import task
 
+from linkaudit import internals
+from linkaudit.config import config_of
 from linkaudit.items import UrlResult
 
 _ERASE = "\r\033[K"  # back to the start of the line, clear it
@@ -47,10 +49,10 @@ class Progress:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Progress:
-        if not crawler.settings.getbool("LINKAUDIT_PROGRESS"):
+        config = config_of(crawler)
+        if not config["LINKAUDIT_PROGRESS"]:
             raise NotConfigured
-        interval = crawler.settings.getfloat("LINKAUDIT_PROGRESS_INTERVAL", 0.25)
-        return cls(crawler, interval, sys.stdout)
+        return cls(crawler, config["LINKAUDIT_PROGRESS_INTERVAL"], sys.stdout)
 
     def spider_opened(self, spider: Any) -> None:
         self.started = time.monotonic()
@@ -64,13 +66,9 @@ class Progress:
 
     def queued(self) -> int:
         """Frontier, scheduler and downloads in flight."""
-        engine = self.crawler.engine
         spider = self.crawler.spider
         queued = spider.state.waiting() if hasattr(spider, "state") else 0
-        slot = getattr(engine, "_slot", None)  # Scrapy 2.19 keeps the scheduler there
-        if slot is not None and slot.scheduler is not None:
-            queued += len(slot.scheduler)
-        return queued + len(engine.downloader.active)
+        return queued + internals.scheduler_size(self.crawler) + internals.in_flight(self.crawler)
 
     def draw(self) -> None:
         line = status_line(

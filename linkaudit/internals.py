@@ -1,0 +1,82 @@
+"""The Scrapy and Twisted internals linkaudit depends on, in one place.
+
+Checked against Scrapy 2.19.0 and Twisted 26.10.0 (the versions
+``requirements.txt`` pins).  Each function says what it reads or changes; a
+new Scrapy or Twisted that moves one of them breaks here, not across the
+code.  Where an attribute is missing the functions degrade to doing
+nothing rather than failing an audit.
+
+- Scrapy's engine keeps the scheduler and the "closing" state on a private
+  slot (``engine._slot``): the progress line counts queued requests, and the
+  drain notices an early close (Scrapy has no signal for it).
+- The downloader's per-host slots (``downloader.slots``, each with a
+  ``queue`` of (request, deferred) and a ``delay``): the drain empties the
+  queues, robots.txt ``Crawl-delay`` raises the delay.
+- Twisted: ``twisted.internet.endpoints._idnaBytes`` is wrapped in a cache,
+  and ``twisted.web.client.HostnameEndpoint`` is replaced by
+  ``linkaudit.network.endpoint.HostnameEndpoint`` (which reads the endpoint's
+  private ``_reactor``, ``_hostText``, ``_port``, ``_timeout``,
+  ``_bindAddress``, ``_badHostname`` and ``_getNameResolverAndMaybeWarn``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from typing import Any
+
+from scrapy.crawler import Crawler
+from scrapy.http import Request
+from twisted.internet import endpoints
+from twisted.web import client
+
+
+def engine_closing(crawler: Crawler) -> bool:
+    """The engine is stopping or closing the spider."""
+    engine = crawler.engine
+    slot = getattr(engine, "_slot", None)
+    return not engine.running or (slot is not None and slot.closing is not None)
+
+
+def scheduler_size(crawler: Crawler) -> int:
+    """Requests waiting in Scrapy's scheduler."""
+    slot = getattr(crawler.engine, "_slot", None)
+    scheduler = getattr(slot, "scheduler", None)
+    return len(scheduler) if scheduler is not None else 0
+
+
+def in_flight(crawler: Crawler) -> int:
+    """Requests the downloader holds (queued per host or on the wire)."""
+    return len(crawler.engine.downloader.active)
+
+
+def queued_downloads(crawler: Crawler) -> Iterator[tuple[Request, Any]]:
+    """Take the (request, deferred) pairs still queued in the downloader's
+    per-host slots, not yet sent."""
+    for slot in list(crawler.engine.downloader.slots.values()):
+        queue = getattr(slot, "queue", None)
+        while queue:
+            yield queue.popleft()
+
+
+def download_slot(crawler: Crawler, request: Request) -> Any | None:
+    """The downloader's slot for ``request``'s host (None before one exists);
+    its ``delay`` is the seconds between two requests to that host."""
+    downloader = crawler.engine.downloader
+    return downloader.slots.get(downloader.get_slot_key(request))
+
+
+def cache_hostname_encoding() -> None:
+    """Cache Twisted's IDNA encoding of host names (Scrapy patches the same
+    function when its handler is created; ours wraps Scrapy's)."""
+    current = endpoints._idnaBytes
+    if not hasattr(current, "cache_info"):  # not wrapped yet
+        endpoints._idnaBytes = functools.lru_cache(maxsize=4096)(current)
+
+
+def connect_single_addresses_directly() -> None:
+    """Twisted's HTTP agent builds linkaudit's endpoint from now on."""
+    from linkaudit.network.endpoint import HostnameEndpoint
+
+    if client.HostnameEndpoint is endpoints.HostnameEndpoint:
+        client.HostnameEndpoint = HostnameEndpoint
