@@ -30,7 +30,7 @@ from scrapy.crawler import CrawlerProcess
 from scrapy.settings import Settings
 
 from linkaudit import __version__
-from linkaudit import args as spider_args
+from linkaudit.config import OPTIONS, Config, ConfigError
 from linkaudit.demo import DemoSite
 from linkaudit.output.exitstatus import (
     EXIT_BROKEN,
@@ -41,8 +41,6 @@ from linkaudit.output.exitstatus import (
 )
 from linkaudit.output.formats import FORMATS
 from linkaudit.output.journal import read_journal, rebuild_report
-from linkaudit.state.baseline import load_baseline
-from linkaudit.state.database import check_db_path
 
 FAIL_ON = ("broken", "new", "none")
 
@@ -184,7 +182,6 @@ def _settings(ns: argparse.Namespace) -> Settings:
     level = "ERROR" if ns.quiet else ("WARNING", "INFO", "DEBUG")[min(ns.verbose, 2)]
     chosen: dict[str, Any] = {
         "LOG_LEVEL": level,
-        "LINKAUDIT_REPORT": os.path.abspath(ns.report),
         "DOWNLOAD_DELAY": ns.delay if ns.delay is not None else ("0.1" if ns.demo else "1.0"),
         # a status line only where a person watches
         "LINKAUDIT_PROGRESS": sys.stdout.isatty() and not ns.quiet,
@@ -193,8 +190,6 @@ def _settings(ns: argparse.Namespace) -> Settings:
         chosen["CLOSESPIDER_PAGECOUNT"] = ns.max_requests
     if ns.max_time is not None:
         chosen["CLOSESPIDER_TIMEOUT"] = ns.max_time
-    if ns.journal:
-        chosen["LINKAUDIT_JOURNAL"] = os.path.abspath(ns.journal)
     if ns.jsonl:
         chosen["FEEDS"] = {os.path.abspath(ns.jsonl): {"format": "jsonlines", "overwrite": True}}
     settings.setdict(chosen, priority="cmdline")
@@ -202,65 +197,49 @@ def _settings(ns: argparse.Namespace) -> Settings:
         try:
             settings.set(name, value, priority="cmdline")
         except ValueError:  # a dict setting parses its JSON here
-            raise spider_args.ArgumentError(f"{name}: {value!r} is not a JSON object") from None
+            raise ConfigError(f"{name}: {value!r} is not a JSON object") from None
     return settings
 
 
-def _spider_kwargs(ns: argparse.Namespace, settings: Settings) -> dict[str, str]:
-    """Check everything the spider would, so that errors are ours to print."""
-    kwargs = {"start": " ".join(ns.urls)}
-    spider_args.parse_start(kwargs["start"])
+def _arguments(ns: argparse.Namespace) -> dict[str, str]:
+    """The options that are spider arguments (errors name them so)."""
+    arguments = {"start": " ".join(ns.urls), "report": os.path.abspath(ns.report)}
+    for name in ("depth", "contact", "pagedir", "db", "baseline", "journal"):
+        value = getattr(ns, name)
+        if value is not None:
+            arguments[name] = value
     if ns.near:
-        kwargs["near"] = ",".join(ns.near)
-        spider_args.parse_near(kwargs["near"])
-    if ns.depth is not None:
-        spider_args.parse_depth(ns.depth)
-        kwargs["depth"] = ns.depth
-    if ns.contact:
-        kwargs["contact"] = spider_args.parse_contact(ns.contact)
-    if ns.pagedir:
-        kwargs["pagedir"] = spider_args.check_pagedir(ns.pagedir)
-    if ns.db:
-        kwargs["db"] = check_db_path(os.path.abspath(ns.db))
-    if ns.baseline:
-        load_baseline(ns.baseline)  # its errors are ours to print
-        kwargs["baseline"] = os.path.abspath(ns.baseline)
-    for option, name in (
-        ("--delay", "DOWNLOAD_DELAY"),
-        ("--max-requests", "CLOSESPIDER_PAGECOUNT"),
-        ("--max-time", "CLOSESPIDER_TIMEOUT"),
-    ):
-        try:
-            spider_args.validate_settings(_only(settings, name))
-        except spider_args.ArgumentError as exc:
-            raise spider_args.ArgumentError(f"{option}{str(exc)[len(name) :]}") from None
-    spider_args.check_report_path(settings["LINKAUDIT_REPORT"])
-    spider_args.validate_settings(settings)
-    spider_args.check_journal_path(settings)
-    return kwargs
+        arguments["near"] = ",".join(ns.near)
+    return arguments
 
 
-def _only(settings: Settings, name: str) -> Settings:
-    one = Settings()
-    one.set(name, settings.get(name))
-    return one
+def _names(ns: argparse.Namespace) -> dict[str, str]:
+    """Settings the user set with an option (not overridden by -s): errors
+    name the option."""
+    overridden = {name for name, _ in ns.settings}
+    return {
+        option.setting: option.flag
+        for option in OPTIONS
+        if option.flag
+        and getattr(ns, option.flag[2:].replace("-", "_"), None) is not None
+        and option.setting not in overridden
+    }
 
 
-def _load_report(settings: Settings) -> dict[str, Any] | None:
+def _load_report(config: Config) -> dict[str, Any] | None:
     try:
-        with open(settings["LINKAUDIT_REPORT"], encoding="utf-8") as fh:
+        with open(config.report, encoding="utf-8") as fh:
             return json.load(fh)
     except (OSError, ValueError):
         pass
-    journal, _explicit = spider_args.journal_path(settings)
     try:  # the report could not be written: the journal has the results
-        with open(journal, encoding="utf-8") as fh:
+        with open(config.journal or "", encoding="utf-8") as fh:
             return rebuild_report(read_journal(fh))
     except (OSError, TypeError, ValueError, KeyError):
         return None
 
 
-def _crawl(settings: Settings, kwargs: dict[str, str]) -> None:
+def _crawl(settings: Settings, config: Config) -> None:
     from linkaudit.spiders.linkaudit import LinkAuditSpider  # imports the reactor
 
     process = CrawlerProcess(settings)
@@ -272,7 +251,7 @@ def _crawl(settings: Settings, kwargs: dict[str, str]) -> None:
     crawler.signals.connect(
         lambda: logging.getLogger().setLevel(level), signal=signals.engine_started, weak=False
     )
-    process.crawl(crawler, **kwargs)
+    process.crawl(crawler, _config=config)  # checked already: the spider takes it
     process.start()
 
 
@@ -302,12 +281,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"linkaudit: demo site at {demo.url}", file=sys.stderr)
         try:
             settings = _settings(ns)
-            kwargs = _spider_kwargs(ns, settings)
-        except spider_args.ArgumentError as exc:
+            config = Config.build(settings, _arguments(ns), _names(ns))
+        except ConfigError as exc:
             print(f"linkaudit: error: {exc}", file=sys.stderr)
             return EXIT_USAGE
-        _crawl(settings, kwargs)
-    report = _load_report(settings)
+        _crawl(settings, config)
+    report = _load_report(config)
     if report is None:
         print("linkaudit: error: the audit left no report and no journal", file=sys.stderr)
         return EXIT_USAGE

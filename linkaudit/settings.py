@@ -1,85 +1,29 @@
-"""Scrapy settings of linkaudit.  Every LINKAUDIT_* setting is documented in
-the README; Scrapy's own are set here where a link checker needs another
-default than Scrapy's."""
+"""Scrapy settings of linkaudit: the project's settings module (scrapy.cfg,
+Scrapyd's entry point).
+
+Every setting linkaudit reads or checks, and its default, is in one table,
+``linkaudit/config/options.py``; they are set here from it.  Below are the
+components and Scrapy's own settings where a link checker needs another
+default than Scrapy's.  The README documents each setting.
+"""
 
 from linkaudit import PROJECT_URL, __version__
+from linkaudit.config.options import defaults
 from linkaudit.items import CONTRACT_FIELDS, OPTIONAL_FIELDS
 
 BOT_NAME = "linkaudit"
 SPIDER_MODULES = ["linkaudit.spiders"]
 NEWSPIDER_MODULE = "linkaudit.spiders"
 
-# -- who we are ----------------------------------------------------------
+# Every LINKAUDIT_* setting, and the Scrapy ones linkaudit checks
+# (DOWNLOAD_DELAY 1.0, CONCURRENT_REQUESTS_PER_DOMAIN 2, DOWNLOAD_TIMEOUT 15,
+# DOWNLOAD_VERIFY_CERTIFICATES True, URLLENGTH_LIMIT 65536...)
+globals().update(defaults())
+
+# -- who we are, politeness ------------------------------------------------
 USER_AGENT = f"linkaudit/{__version__} (+{PROJECT_URL})"
-LINKAUDIT_CONTACT = ""  # an e-mail address sent as the From header
-
-# -- politeness ----------------------------------------------------------
-ROBOTSTXT_OBEY = True
 ROBOTSTXT_PARSER = "scrapy.robotstxt.ProtegoRobotParser"
-DOWNLOAD_DELAY = 1.0  # seconds between requests to one host (seed: at least one second)
 DOWNLOAD_DELAY_JITTER = 0  # "at least one second" means no random shortening
-CONCURRENT_REQUESTS = 16
-CONCURRENT_REQUESTS_PER_DOMAIN = 2
-DOWNLOAD_TIMEOUT = 15
-# A bad certificate is a broken link (Scrapy's default is not to verify);
-# set False to accept self-signed or expired certificates.
-DOWNLOAD_VERIFY_CERTIFICATES = True
-LINKAUDIT_ROBOTSTXT_MAXSIZE = 500 * 1024  # bytes of robots.txt parsed (RFC 9309's minimum)
-LINKAUDIT_MAX_CRAWL_DELAY = 30.0  # cap on robots.txt Crawl-delay; 0 ignores it
-LINKAUDIT_RETRY_AFTER_CODES = [429, 503]
-LINKAUDIT_RETRY_AFTER_TIMES = 2
-LINKAUDIT_RETRY_AFTER_MAX = 30.0
-LINKAUDIT_RETRY_AFTER_DEFAULT = 5.0
-
-# -- what is checked -----------------------------------------------------
-LINKAUDIT_REPORT = "linkaudit-report.json"
-# Every result as it comes, one flushed JSON line each (linkaudit/journal.py);
-# empty: beside the report, <report>.journal.jsonl
-LINKAUDIT_JOURNAL = ""
-LINKAUDIT_JOURNAL_ENABLED = True
-# Save every near HTML page fetched here, as files 0, 1, 2... (URL, depth,
-# HTML); empty: off (linkaudit/archive.py)
-LINKAUDIT_PAGEDIR = ""
-LINKAUDIT_DEPTH = None  # link hops from the start URLs; None: no limit
-# Bytes of a near page read and scanned (after decompression); the rest is
-# not downloaded and the report marks the page "truncated" (seed 003's $MAXSIZE)
-LINKAUDIT_PAGE_MAXSIZE = 5 * 1024 * 1024
-# After a DNS failure, refused connection or connect timeout, fail the host's
-# other URLs at once with the same error instead of waiting for each
-LINKAUDIT_HOST_FAILURE_CACHE = True
-# HEAD every URL first.  False: near URLs are asked with GET directly, the
-# body stopped at the headers unless it is an HTML page (fewer requests, and
-# still no binary downloaded); far URLs are always asked with HEAD first.
-LINKAUDIT_HEAD_FIRST = True
-LINKAUDIT_ACCEPT_STATUS = []  # statuses counted as ok besides 2xx (e.g. [403])
-LINKAUDIT_HTML_TYPES = ["text/html", "application/xhtml+xml"]
-LINKAUDIT_EXCLUDE = []  # regular expressions; a matching URL is excluded
-LINKAUDIT_MAX_PATH_SEGMENTS = 32  # crawler-trap guards; 0 turns one off
-LINKAUDIT_MAX_SEGMENT_REPEAT = 3
-LINKAUDIT_EXCLUDE_USERINFO = True
-LINKAUDIT_EXCLUDE_DOUBLE_SLASH = True
-# Longer URLs are excluded, not requested: a sanity bound far above what
-# browsers follow (Scrapy's default, 2083, made real links "broken")
-URLLENGTH_LIMIT = 65536
-LINKAUDIT_STATE = "linkaudit.state.memory.MemoryState"
-# URLs of one level handed to Scrapy's scheduler at a time (0: the whole level)
-LINKAUDIT_RELEASE_BATCH = 2000
-# A live status line on stdout (the linkaudit command sets it on a terminal)
-LINKAUDIT_PROGRESS = False
-LINKAUDIT_PROGRESS_INTERVAL = 0.25
-
-# The audit database (linkaudit/sqlitestate.py): "" keeps the state in
-# memory; a path (or -a db=PATH, --db PATH) remembers audits across runs.
-LINKAUDIT_DB = ""
-LINKAUDIT_DB_COMMIT_INTERVAL = 1.0  # seconds: what a kill -9 can lose at most
-# Incremental audits (linkaudit/recheck.py), seconds; 0 turns each off
-LINKAUDIT_RECHECK_AFTER = 0
-LINKAUDIT_RECHECK_GOOD_AFTER = 0
-LINKAUDIT_FOLLOW_GHOST = 0
-LINKAUDIT_REPORT_AFTER = 0
-# An earlier report to compare with (new / fixed); with a database, the
-# previous finished audit is the baseline when this is empty
-LINKAUDIT_BASELINE = ""
 
 # -- components ----------------------------------------------------------
 DOWNLOADER_MIDDLEWARES = {

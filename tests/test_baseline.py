@@ -8,7 +8,6 @@ import sqlite3
 
 import pytest
 
-from linkaudit.args import ArgumentError
 from linkaudit.state.baseline import compare, load_baseline
 from tests.conftest import validate
 from tests.test_cli import run
@@ -38,7 +37,7 @@ def test_a_bad_baseline_is_one_clear_error(tmp_path, content, words):
     path = tmp_path / "old.json"
     if content is not None:
         path.write_text(content)
-    with pytest.raises(ArgumentError, match=words):
+    with pytest.raises(ValueError, match=words):
         load_baseline(str(path))
 
 

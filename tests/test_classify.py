@@ -12,8 +12,9 @@ from scrapy.exceptions import (
     DownloadConnectionRefusedError,
     DownloadTimeoutError,
 )
+from scrapy.settings import Settings
 
-from linkaudit.args import ArgumentError, parse_contact, parse_depth, parse_start, split_list
+from linkaudit.config import checks
 from linkaudit.middlewares.retryafter import retry_after_seconds
 from linkaudit.network.failures import describe_failure
 from linkaudit.rules.guards import TrapGuards
@@ -109,11 +110,19 @@ def test_retry_after_forms():
     assert retry_after_seconds(b"soon") is None and retry_after_seconds(None) is None
 
 
+def _read(reader, value):
+    return reader(Settings({"X": value}), "X")
+
+
 def test_argument_parsing():
-    assert split_list(" a, b\tc ,, ") == ["a", "b", "c"]
-    assert parse_start("http://H/ https://h/x,http://H/") == ["http://h/", "https://h/x"]
-    assert parse_depth("0") == 0 and parse_depth(None) is None
-    assert parse_contact(" bot-admin@example.org ") == "bot-admin@example.org"
-    for bad in (lambda: parse_start(""), lambda: parse_depth("-1"), lambda: parse_contact("a@b")):
-        with pytest.raises(ArgumentError):
-            bad()
+    depth = checks.number(int, 0, optional=True)
+    assert checks.split_list(" a, b\tc ,, ") == ["a", "b", "c"]
+    assert _read(checks.start_urls, "http://H/ https://h/x,http://H/") == (
+        "http://h/",
+        "https://h/x",
+    )
+    assert _read(depth, "0") == 0 and _read(depth, None) is None
+    assert _read(checks.email, " bot-admin@example.org ") == "bot-admin@example.org"
+    for reader, bad in ((checks.start_urls, ""), (depth, "-1"), (checks.email, "a@b")):
+        with pytest.raises(ValueError):
+            _read(reader, bad)

@@ -20,7 +20,8 @@ from scrapy.downloadermiddlewares.httpcompression import HttpCompressionMiddlewa
 from scrapy.http import Response, TextResponse
 from scrapy.responsetypes import responsetypes
 
-from linkaudit.middlewares.redirects import CHECK_URL
+from linkaudit.config import config_of
+from linkaudit.meta import CHECK_URL, TRUNCATED
 
 try:
     import brotli
@@ -33,8 +34,6 @@ except ImportError:  # pragma: no cover - Python 3.14 has it built in
     from compression import zstd  # type: ignore[no-redef]
 
 logger = logging.getLogger(__name__)
-
-TRUNCATED = "la_truncated"  # request.meta: the page was cut at the size cap
 
 
 class CorruptBody(ValueError):
@@ -83,7 +82,7 @@ class CappedDecompressionMiddleware(HttpCompressionMiddleware):
 
     def __init__(self, crawler: Crawler):
         super().__init__(crawler=crawler)
-        self.cap = crawler.settings.getint("LINKAUDIT_PAGE_MAXSIZE")
+        self.cap = config_of(crawler)["LINKAUDIT_PAGE_MAXSIZE"]
 
     def process_response(
         self, request: Request, response: Response, spider: object = None

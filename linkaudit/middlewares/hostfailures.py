@@ -27,6 +27,7 @@ from scrapy.http import Response
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet import error as twisted_error
 
+from linkaudit.config import config_of
 from linkaudit.network.failures import is_timeout
 
 logger = logging.getLogger(__name__)
@@ -48,7 +49,7 @@ class HostUnreachable(DownloadFailedError):
 
 class HostFailureCacheMiddleware:
     def __init__(self, crawler: Crawler):
-        if not crawler.settings.getbool("LINKAUDIT_HOST_FAILURE_CACHE", True):
+        if not config_of(crawler)["LINKAUDIT_HOST_FAILURE_CACHE"]:
             raise NotConfigured
         self.stats = crawler.stats
         self.down: dict[str, BaseException] = {}

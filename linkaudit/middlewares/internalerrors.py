@@ -19,7 +19,7 @@ from typing import Any
 from scrapy.crawler import Crawler
 from scrapy.http import Response
 
-from linkaudit.middlewares.redirects import CHECK_URL
+from linkaudit.meta import CHECK_URL
 
 
 class InternalErrorMiddleware:

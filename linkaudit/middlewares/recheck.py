@@ -26,18 +26,14 @@ from typing import Any
 from scrapy.crawler import Crawler
 from scrapy.http import Request, Response
 
-from linkaudit.middlewares.redirects import CHECK_URL
-from linkaudit.state.recheck import RecheckPolicy
-
-FIRST = "la_first"
-HISTORY = "la_history"
-CACHED = "cached"  # response flag
+from linkaudit.config import config_of
+from linkaudit.meta import CACHED, CHECK_URL, FIRST, HISTORY
 
 
 class RecheckMiddleware:
     def __init__(self, crawler: Crawler):
         self.crawler = crawler
-        self.policy = RecheckPolicy.from_settings(crawler.settings)
+        self.policy = config_of(crawler).policy
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RecheckMiddleware:

@@ -14,12 +14,8 @@ from __future__ import annotations
 from scrapy.downloadermiddlewares.redirect import RedirectMiddleware
 from scrapy.http import Request, Response
 
+from linkaudit.meta import CHECK_URL, LOCATION, LOCATION_ERROR
 from linkaudit.rules.urls import InvalidURL, canonicalize
-
-# request.meta keys: the canonical URL a check is about marks a link check.
-CHECK_URL = "la_url"
-LOCATION = "la_location"
-LOCATION_ERROR = "la_location_error"
 
 
 class RedirectRecorderMiddleware(RedirectMiddleware):

@@ -16,11 +16,11 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Request, Response
 
+from linkaudit.config import config_of
+from linkaudit.meta import RETRY_AFTER_TRIES
 from linkaudit.rules.statuses import http_date
 
 logger = logging.getLogger(__name__)
-
-TRIES = "la_retry_after_tries"
 
 
 def retry_after_seconds(value: bytes | None, now: float | None = None) -> float | None:
@@ -45,11 +45,11 @@ class RetryAfterMiddleware:
     """
 
     def __init__(self, crawler: Crawler):
-        settings = crawler.settings
-        self.codes = {int(c) for c in settings.getlist("LINKAUDIT_RETRY_AFTER_CODES", [429, 503])}
-        self.times = settings.getint("LINKAUDIT_RETRY_AFTER_TIMES", 2)
-        self.max_wait = settings.getfloat("LINKAUDIT_RETRY_AFTER_MAX", 30.0)
-        self.default_wait = settings.getfloat("LINKAUDIT_RETRY_AFTER_DEFAULT", 5.0)
+        config = config_of(crawler)
+        self.codes = config["LINKAUDIT_RETRY_AFTER_CODES"]
+        self.times = config["LINKAUDIT_RETRY_AFTER_TIMES"]
+        self.max_wait = config["LINKAUDIT_RETRY_AFTER_MAX"]
+        self.default_wait = config["LINKAUDIT_RETRY_AFTER_DEFAULT"]
         if self.times <= 0 or not self.codes:
             raise NotConfigured
         self.stats = crawler.stats
@@ -63,7 +63,7 @@ class RetryAfterMiddleware:
     ) -> Request | Response:
         if response.status not in self.codes:
             return response
-        tries = request.meta.get(TRIES, 0)
+        tries = request.meta.get(RETRY_AFTER_TRIES, 0)
         wait = retry_after_seconds(response.headers.get(b"Retry-After"))
         if wait is None:
             if response.status != 429:
@@ -81,5 +81,5 @@ class RetryAfterMiddleware:
         self.stats.inc_value("linkaudit/retry_after")
         await asyncio.sleep(wait)
         retry = request.replace(dont_filter=True)
-        retry.meta[TRIES] = tries + 1
+        retry.meta[RETRY_AFTER_TRIES] = tries + 1
         return retry

@@ -29,6 +29,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
+from linkaudit.config import config_of
 from linkaudit.network.failures import is_network_failure
 
 logger = logging.getLogger(__name__)
@@ -43,7 +44,7 @@ class RobotsBlocked(IgnoreRequest):
 class RobotsMiddleware(RobotsTxtMiddleware):
     def __init__(self, crawler: Crawler):
         super().__init__(crawler)
-        self.maxsize = crawler.settings.getint("LINKAUDIT_ROBOTSTXT_MAXSIZE", 500 * 1024)
+        self.maxsize = config_of(crawler)["LINKAUDIT_ROBOTSTXT_MAXSIZE"]
         self.reasons: dict[str, str] = {}  # netloc -> why everything is disallowed
 
     async def robot_parser(self, request: Request) -> RobotParser | None:

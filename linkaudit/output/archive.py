@@ -19,6 +19,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 
+from linkaudit.config import config_of
 from linkaudit.output.exitstatus import fail_at_exit
 from linkaudit.signals import page_scanned
 
@@ -35,7 +36,7 @@ class PageArchive:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> PageArchive:
-        directory = crawler.settings.get("LINKAUDIT_PAGEDIR")
+        directory = config_of(crawler)["LINKAUDIT_PAGEDIR"]
         if not directory:
             raise NotConfigured
         return cls(crawler, directory)

@@ -34,11 +34,11 @@ from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
-from linkaudit.args import journal_path
+from linkaudit.config import config_of
 from linkaudit.items import CONTRACT_FIELDS, OPTIONAL_FIELDS, UrlResult
 from linkaudit.output.report import build_report, now_iso, write_json_atomic
 from linkaudit.signals import report_written
-from linkaudit.state import MemoryState
+from linkaudit.state.memory import MemoryState
 
 logger = logging.getLogger(__name__)
 
@@ -62,10 +62,10 @@ class JournalPipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> JournalPipeline:
-        path, explicit = journal_path(crawler.settings)
-        if path is None:
+        config = config_of(crawler)
+        if config.journal is None:
             raise NotConfigured
-        return cls(crawler, path, keep=explicit)
+        return cls(crawler, config.journal, keep=config.keep_journal)
 
     def open_spider(self, spider: Spider | None = None) -> None:
         spider = self.crawler.spider

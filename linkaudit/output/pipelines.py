@@ -11,14 +11,14 @@ from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 from twisted.python.failure import Failure
 
-from linkaudit.args import journal_path
+from linkaudit.config import config_of
 from linkaudit.items import UrlResult
 from linkaudit.output.exitstatus import EXIT_INTERNAL, fail_at_exit
 from linkaudit.output.formats.text import summary_text
 from linkaudit.output.report import build_report, now_iso, write_json_atomic
 from linkaudit.rules.statuses import internal_error
 from linkaudit.signals import report_written
-from linkaudit.state.recheck import RecheckPolicy, iso
+from linkaudit.state.recheck import iso
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +41,8 @@ class ReportPipeline:
 
     def __init__(self, crawler: Crawler):
         self.crawler = crawler
-        self.policy = RecheckPolicy.from_settings(crawler.settings)
+        self.config = config_of(crawler)
+        self.policy = self.config.policy
         self.started_at = now_iso()  # open_spider sets it again when the crawl starts
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
         crawler.signals.connect(self.item_error, signal=signals.item_error)
@@ -98,7 +99,6 @@ class ReportPipeline:
         return shown
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
-        settings = self.crawler.settings
         stats = self.crawler.stats
         report = build_report(
             spider.state,
@@ -118,13 +118,13 @@ class ReportPipeline:
         )
         broken = [u["url"] for u in report["urls"] if u["outcome"] == "broken"]
         spider.state.finish_run(reason, broken)
-        path = settings["LINKAUDIT_REPORT"]
+        path = self.config.report
         try:
             write_json_atomic(path, report)
         except OSError as exc:
             # Not a traceback: one line, a non-zero exit, and the journal
             # (linkaudit/journal.py) still holds every result.
-            journal, _explicit = journal_path(settings)
+            journal = self.config.journal
             logger.error(
                 "linkaudit: cannot write the report %s: %s%s",
                 path,

@@ -12,7 +12,7 @@ from typing import Any
 
 from linkaudit.rules.statuses import INTERNAL_ERROR
 from linkaudit.rules.urls import is_near
-from linkaudit.state import AuditState
+from linkaudit.state.base import AuditState
 from linkaudit.state.baseline import compare
 from linkaudit.state.recheck import RecheckPolicy
 

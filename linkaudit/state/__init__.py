@@ -3,9 +3,30 @@ discovered, what waits, outcomes and referrers.  ``memory`` keeps it in this
 process (the default), ``sqlite`` in a file that outlives the process (an
 interrupted audit resumes, the next audit compares).  ``recheck`` holds the
 rules of when an earlier check still counts, ``baseline`` what changed since
-an earlier report.  ``LINKAUDIT_STATE`` names the class to use."""
+an earlier report.  ``LINKAUDIT_STATE`` names the class to use.
 
-from linkaudit.state.base import NEW_RUN, AuditState, Entry, Pending, Run
-from linkaudit.state.memory import MemoryState
+The names below are loaded on first use (the package imports nothing, so
+its modules import each other without going round in circles).
+"""
 
-__all__ = ["NEW_RUN", "AuditState", "Entry", "MemoryState", "Pending", "Run"]
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_WHERE = {
+    "NEW_RUN": "base",
+    "AuditState": "base",
+    "Entry": "base",
+    "Pending": "base",
+    "Run": "base",
+    "MemoryState": "memory",
+}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -13,27 +13,25 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from linkaudit.args import ArgumentError
-
 
 def load_baseline(path: str) -> frozenset[str]:
-    """The broken URLs of a report file; ArgumentError (one line) if it is
-    not one."""
+    """The broken URLs of a report file; ValueError (words for the user) if
+    it is not one."""
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
     except FileNotFoundError:
-        raise ArgumentError(f"baseline: {path} does not exist") from None
+        raise ValueError(f"{path} does not exist") from None
     except OSError as exc:
-        raise ArgumentError(f"baseline: cannot read {path}: {exc.strerror}") from None
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
     except ValueError as exc:
-        raise ArgumentError(f"baseline: {path} is not JSON ({exc})") from None
+        raise ValueError(f"{path} is not JSON ({exc})") from None
     urls = data.get("urls") if isinstance(data, dict) else None
     if not isinstance(urls, list) or not all(
         isinstance(u, dict) and isinstance(u.get("url"), str) and isinstance(u.get("outcome"), str)
         for u in urls
     ):
-        raise ArgumentError(f"baseline: {path} is not a linkaudit report (no list of urls)")
+        raise ValueError(f"{path} is not a linkaudit report (no list of urls)")
     return frozenset(u["url"] for u in urls if u["outcome"] == "broken")
 
 

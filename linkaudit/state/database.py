@@ -4,11 +4,9 @@ how a result is stored in it (see ``linkaudit/state/sqlite.py``)."""
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from dataclasses import MISSING, fields
 
-from linkaudit.args import ArgumentError
 from linkaudit.items import UrlResult
 
 SCHEMA_VERSION = 1
@@ -85,18 +83,3 @@ def dump_result(result: UrlResult) -> str:
 
 def load_result(text: str) -> UrlResult:
     return UrlResult(**json.loads(text))
-
-
-def check_db_path(path: str) -> str:
-    """The ``db=`` argument: a file that can be created or opened (one line
-    for the user if not)."""
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    if os.path.isdir(path):
-        raise ArgumentError(f"db: {path} is a directory")
-    if not os.path.isdir(directory):
-        raise ArgumentError(f"db: directory {directory} does not exist")
-    try:
-        open_database(path).close()
-    except DatabaseError as exc:
-        raise ArgumentError(f"db: {exc}") from None
-    return path

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from linkaudit.items import UrlResult
 
@@ -52,15 +52,6 @@ class RecheckPolicy:
     recheck_good_after: float = 0.0
     follow_ghost: float = 0.0
     report_after: float = 0.0
-
-    @classmethod
-    def from_settings(cls, settings: Any) -> RecheckPolicy:
-        return cls(
-            recheck_after=settings.getfloat("LINKAUDIT_RECHECK_AFTER", 0),
-            recheck_good_after=settings.getfloat("LINKAUDIT_RECHECK_GOOD_AFTER", 0),
-            follow_ghost=settings.getfloat("LINKAUDIT_FOLLOW_GHOST", 0),
-            report_after=settings.getfloat("LINKAUDIT_REPORT_AFTER", 0),
-        )
 
     def fresh(self, history: History | None, now: float) -> bool:
         """The last check still counts: do not request the URL."""

@@ -39,6 +39,7 @@ from scrapy import signals
 from scrapy.crawler import Crawler
 from twisted.internet import task
 
+from linkaudit.config import config_of
 from linkaudit.items import UrlResult
 from linkaudit.state.base import Run
 from linkaudit.state.database import dump_result, load_result, open_database
@@ -72,10 +73,8 @@ class SQLiteState(MemoryState):
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> SQLiteState:
-        settings = crawler.settings
-        state = cls(
-            settings["LINKAUDIT_DB"], settings.getfloat("LINKAUDIT_DB_COMMIT_INTERVAL", 1.0)
-        )
+        config = config_of(crawler)
+        state = cls(config["LINKAUDIT_DB"], config["LINKAUDIT_DB_COMMIT_INTERVAL"])
         crawler.signals.connect(state._start_commits, signal=signals.engine_started)
         return state
 

@@ -1,0 +1,165 @@
+"""The audit's configuration, read and checked in one place.
+
+``Config.build`` takes the crawler's settings and the spider's arguments
+(``-a NAME=VALUE``; the command's options arrive as one or the other),
+reads every option of ``options.OPTIONS`` with its check, and derives what
+the audit needs (the journal's path, the state class, the trap guards, the
+recheck rules).  Any problem is one :class:`ConfigError` line that names what
+the user typed (``depth: 'two' is not a whole number``, ``--delay: '-1' is
+negative``, ``LINKAUDIT_EXCLUDE: '(' is not a regular expression``), raised
+before anything is requested.
+
+The spider builds it once (the command builds it before the crawl and hands
+it over) and keeps it as ``spider.config``; components read it with
+:func:`config_of`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import linkaudit.config.checks as checks
+from linkaudit.config.options import ARGUMENTS, BY_SETTING, OPTIONS, Option, defaults
+from linkaudit.rules.guards import TrapGuards
+from linkaudit.state.recheck import RecheckPolicy
+
+SQLITE_STATE = "linkaudit.state.sqlite.SQLiteState"
+
+__all__ = ["OPTIONS", "Config", "ConfigError", "Option", "config_of", "defaults"]
+
+
+class ConfigError(ValueError):
+    """A bad argument, option or setting: one line for the user, as is."""
+
+
+@dataclass(frozen=True)
+class Config:
+    values: Mapping[str, Any]  # every option, read and checked, by setting
+    start_urls: tuple[str, ...]
+    near_prefixes: tuple[str, ...]
+    report: str
+    journal: str | None  # None: no journal
+    keep_journal: bool  # the user chose its path: kept after the report
+    baseline: frozenset[str] | None
+    baseline_source: str | None
+    state: str  # the state class's path
+    guards: TrapGuards
+    policy: RecheckPolicy
+
+    def __getitem__(self, setting: str) -> Any:
+        return self.values[setting]
+
+    @property
+    def max_depth(self) -> int | None:
+        return self.values["LINKAUDIT_DEPTH"]
+
+    @classmethod
+    def build(
+        cls,
+        settings: Any,
+        arguments: Mapping[str, Any] | None = None,
+        names: Mapping[str, str] | None = None,
+        require_start: bool = True,
+    ) -> Config:
+        """Read and check everything.  ``arguments``: spider arguments (they
+        become settings at command-line priority, in ``settings`` too, which
+        must not be frozen); ``names``: what the user called a setting, when
+        an option of the command set it (``{"DOWNLOAD_DELAY": "--delay"}``)."""
+        arguments = dict(arguments or {})
+        unknown = sorted(k for k in arguments if k not in ARGUMENTS and not k.startswith("_"))
+        if unknown:
+            known = ", ".join(sorted(ARGUMENTS))
+            raise ConfigError(f"{unknown[0]}: unknown argument (known: {known})")
+        for argument, value in arguments.items():
+            if argument in ARGUMENTS:
+                settings.set(ARGUMENTS[argument].setting, value, priority="cmdline")
+        merged = _with_defaults(settings)
+        labels = dict(names or {})
+        labels.update({ARGUMENTS[a].setting: a for a in arguments if a in ARGUMENTS})
+        values: dict[str, Any] = {}
+        for option in OPTIONS:
+            if option.setting == "LINKAUDIT_START" and not require_start:
+                if not checks.split_list(merged.get(option.setting)):
+                    values[option.setting] = ()
+                    continue
+            values[option.setting] = _read(option, merged, labels)
+        return cls._derive(values, settings, labels)
+
+    @classmethod
+    def _derive(cls, values: dict[str, Any], settings: Any, labels: dict[str, str]) -> Config:
+        journal, keep = None, False
+        if values["LINKAUDIT_JOURNAL_ENABLED"]:
+            keep = bool(values["LINKAUDIT_JOURNAL"])
+            journal = values["LINKAUDIT_JOURNAL"] or checks.journal_path_for(
+                values["LINKAUDIT_REPORT"]
+            )
+            try:
+                journal = checks.writable_file(journal)
+            except ValueError as exc:
+                raise ConfigError(f"{labels.get('LINKAUDIT_JOURNAL', 'journal')}: {exc}") from None
+        contact = values["LINKAUDIT_CONTACT"]
+        if contact:  # the From header of every request
+            headers = dict(settings.getdict("DEFAULT_REQUEST_HEADERS"))
+            headers["From"] = contact
+            settings.set("DEFAULT_REQUEST_HEADERS", headers, priority="cmdline")
+        baseline = values["LINKAUDIT_BASELINE"]
+        state = SQLITE_STATE if values["LINKAUDIT_DB"] else values["LINKAUDIT_STATE"]
+        return cls(
+            values=values,
+            start_urls=values["LINKAUDIT_START"],
+            near_prefixes=values["LINKAUDIT_NEAR"] or values["LINKAUDIT_START"],
+            report=values["LINKAUDIT_REPORT"],
+            journal=journal,
+            keep_journal=keep,
+            baseline=baseline[1] if baseline else None,
+            baseline_source=baseline[0] if baseline else None,
+            state=state,
+            guards=TrapGuards(
+                max_path_segments=values["LINKAUDIT_MAX_PATH_SEGMENTS"],
+                max_segment_repeat=values["LINKAUDIT_MAX_SEGMENT_REPEAT"],
+                exclude_userinfo=values["LINKAUDIT_EXCLUDE_USERINFO"],
+                exclude_double_slash=values["LINKAUDIT_EXCLUDE_DOUBLE_SLASH"],
+                patterns=values["LINKAUDIT_EXCLUDE"],
+            ),
+            policy=RecheckPolicy(
+                recheck_after=values["LINKAUDIT_RECHECK_AFTER"],
+                recheck_good_after=values["LINKAUDIT_RECHECK_GOOD_AFTER"],
+                follow_ghost=values["LINKAUDIT_FOLLOW_GHOST"],
+                report_after=values["LINKAUDIT_REPORT_AFTER"],
+            ),
+        )
+
+
+def _read(option: Option, settings: Any, labels: Mapping[str, str]) -> Any:
+    try:
+        return option.read(settings, option.setting)
+    except ValueError as exc:
+        raise ConfigError(f"{labels.get(option.setting, option.name)}: {exc}") from None
+
+
+def _with_defaults(settings: Any) -> Any:
+    """``settings`` over the table's defaults (a settings object built
+    without the project's settings module still reads every option)."""
+    from scrapy.settings import BaseSettings
+
+    merged = BaseSettings(defaults(), priority="default")
+    if isinstance(settings, BaseSettings):
+        merged.update(settings)
+    else:
+        merged.update(dict(settings))
+    return merged
+
+
+def config_of(crawler: Any) -> Config:
+    """The audit's configuration, for a component: the spider's, or (a
+    component used without our spider) one read from the settings."""
+    config = getattr(getattr(crawler, "spider", None), "config", None)
+    if isinstance(config, Config):
+        return config
+    return Config.build(crawler.settings, require_start=False)
+
+
+def option(setting: str) -> Option:
+    return BY_SETTING[setting]

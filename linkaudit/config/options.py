@@ -1,0 +1,112 @@
+"""Every setting linkaudit reads or checks, in one table: its default, how it
+is read and checked, the spider argument (``-a NAME=``) and the command
+option that set it, and what an error calls it.
+
+``linkaudit/settings.py`` takes its defaults from here, ``Config`` reads and
+checks every one before the crawl, the command builds its options from the
+``flag`` column.  The README's settings tables document them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import linkaudit.config.checks as c
+
+
+@dataclass(frozen=True)
+class Option:
+    setting: str
+    default: Any
+    read: c.Reader
+    argument: str | None = None  # spider argument, -a NAME=VALUE
+    flag: str | None = None  # the linkaudit command's option, when it sets the setting
+    label: str | None = None  # what errors call it (default: the argument or the setting)
+
+    @property
+    def name(self) -> str:
+        """What an error calls it when no argument or option of the user's
+        set it (then that is named)."""
+        return self.label or self.setting
+
+
+_int, _float = int, float
+REPORT = "linkaudit-report.json"
+OPTIONS: tuple[Option, ...] = (
+    # -- what is audited
+    Option("LINKAUDIT_START", "", c.start_urls, argument="start", label="start"),
+    Option("LINKAUDIT_NEAR", "", c.url_prefixes, argument="near", label="near"),
+    Option("LINKAUDIT_DEPTH", None, c.number(_int, 0, optional=True), argument="depth"),
+    Option("LINKAUDIT_CONTACT", "", c.email, argument="contact"),
+    # -- where the results go
+    Option("LINKAUDIT_REPORT", REPORT, c.report_path, argument="report", label="report"),
+    # the journal's path is checked with the report's (its default is beside it)
+    Option("LINKAUDIT_JOURNAL", "", c.text, argument="journal", label="journal"),
+    Option("LINKAUDIT_JOURNAL_ENABLED", True, c.boolean),
+    Option("LINKAUDIT_PAGEDIR", "", c.optional_directory, argument="pagedir", label="pagedir"),
+    Option("LINKAUDIT_DB", "", c.database_path, argument="db", label="db"),
+    Option("LINKAUDIT_DB_COMMIT_INTERVAL", 1.0, c.number(_float, 0.01)),
+    Option("LINKAUDIT_BASELINE", "", c.baseline_report, argument="baseline", label="baseline"),
+    Option("LINKAUDIT_STATE", "linkaudit.state.memory.MemoryState", c.component),
+    Option("LINKAUDIT_PROGRESS", False, c.boolean),
+    Option("LINKAUDIT_PROGRESS_INTERVAL", 0.25, c.number(_float, 0.01)),
+    # -- what is checked, and how
+    Option("LINKAUDIT_HEAD_FIRST", True, c.boolean),
+    Option("LINKAUDIT_ACCEPT_STATUS", [], c.statuses),
+    Option("LINKAUDIT_HTML_TYPES", ["text/html", "application/xhtml+xml"], c.text_list),
+    Option("LINKAUDIT_EXCLUDE", [], c.patterns),
+    Option("LINKAUDIT_MAX_PATH_SEGMENTS", 32, c.number(_int, 0)),
+    Option("LINKAUDIT_MAX_SEGMENT_REPEAT", 3, c.number(_int, 0)),
+    Option("LINKAUDIT_EXCLUDE_USERINFO", True, c.boolean),
+    Option("LINKAUDIT_EXCLUDE_DOUBLE_SLASH", True, c.boolean),
+    Option("LINKAUDIT_PAGE_MAXSIZE", 5 * 1024 * 1024, c.number(_int, 1)),
+    Option("LINKAUDIT_RELEASE_BATCH", 2000, c.number(_int, 0)),
+    # longer URLs are excluded: a sanity bound far above what browsers follow
+    Option("URLLENGTH_LIMIT", 65536, c.number(_int, 1)),
+    Option("DOWNLOAD_TIMEOUT", 15, c.number(_float, 0.001)),
+    # a bad certificate is a broken link (Scrapy's default is not to verify)
+    Option("DOWNLOAD_VERIFY_CERTIFICATES", True, c.boolean),
+    # -- incremental audits (the audit database)
+    Option("LINKAUDIT_RECHECK_AFTER", 0, c.number(_float, 0)),
+    Option("LINKAUDIT_RECHECK_GOOD_AFTER", 0, c.number(_float, 0)),
+    Option("LINKAUDIT_FOLLOW_GHOST", 0, c.number(_float, 0)),
+    Option("LINKAUDIT_REPORT_AFTER", 0, c.number(_float, 0)),
+    # -- politeness
+    # seconds between two requests to one host (at least one by default)
+    Option("DOWNLOAD_DELAY", 1.0, c.number(_float, 0), flag="--delay"),
+    Option("CONCURRENT_REQUESTS", 16, c.number(_int, 1)),
+    Option("CONCURRENT_REQUESTS_PER_DOMAIN", 2, c.number(_int, 1)),
+    Option("CLOSESPIDER_PAGECOUNT", 0, c.number(_int, 0), flag="--max-requests"),
+    Option("CLOSESPIDER_TIMEOUT", 0, c.number(_float, 0), flag="--max-time"),
+    Option("ROBOTSTXT_OBEY", True, c.boolean),
+    Option("LINKAUDIT_ROBOTSTXT_MAXSIZE", 500 * 1024, c.number(_int, 1)),
+    Option("LINKAUDIT_MAX_CRAWL_DELAY", 30.0, c.number(_float, 0)),
+    Option("LINKAUDIT_RETRY_AFTER_CODES", [429, 503], c.statuses),
+    Option("LINKAUDIT_RETRY_AFTER_TIMES", 2, c.number(_int, 0)),
+    Option("LINKAUDIT_RETRY_AFTER_MAX", 30.0, c.number(_float, 0)),
+    Option("LINKAUDIT_RETRY_AFTER_DEFAULT", 5.0, c.number(_float, 0)),
+    Option("LINKAUDIT_HOST_FAILURE_CACHE", True, c.boolean),
+    Option("LINKAUDIT_DRAIN_ON_CLOSE", True, c.boolean),
+    Option("LINKAUDIT_DRAIN_INTERVAL", 0.1, c.number(_float, 0.01)),
+    # -- Scrapy settings that name components: each path must load
+    Option("DOWNLOADER_MIDDLEWARES", None, c.components(keys=True)),
+    Option("SPIDER_MIDDLEWARES", None, c.components(keys=True)),
+    Option("ITEM_PIPELINES", None, c.components(keys=True)),
+    Option("EXTENSIONS", None, c.components(keys=True)),
+    Option("DOWNLOAD_HANDLERS", None, c.components(keys=False)),
+    Option("FEED_EXPORTERS", None, c.components(keys=False)),
+    Option("TWISTED_DNS_RESOLVER", None, c.component),
+    Option("LOG_FORMATTER", None, c.component),
+)
+BY_SETTING = {option.setting: option for option in OPTIONS}
+ARGUMENTS = {option.argument: option for option in OPTIONS if option.argument}
+
+
+def defaults() -> dict[str, Any]:
+    """The settings linkaudit gives a default (the rest are Scrapy's)."""
+    return {
+        o.setting: o.default
+        for o in OPTIONS
+        if o.default is not None or o.setting.startswith("LINKAUDIT_")
+    }

@@ -1,0 +1,14 @@
+"""The keys linkaudit keeps in ``request.meta`` (and one response flag): how
+the spider and its middlewares tell each other about a check."""
+
+CHECK_URL = "la_url"  # the canonical URL a check is about: marks a link check
+DEPTH = "la_depth"  # link hops from the nearest start URL
+PHASE = "la_phase"  # "head", "get" (a page to scan) or "fallback" (after a HEAD failed)
+FIRST = "la_first"  # the check's first request: look up its history
+HISTORY = "la_history"  # what the audit database knew of the URL
+LOCATION = "la_location"  # a redirect's target, canonical
+LOCATION_ERROR = "la_location_error"  # why a redirect's Location is not a URL
+TRUNCATED = "la_truncated"  # the page was cut at LINKAUDIT_PAGE_MAXSIZE
+READ = "la_read"  # bytes of the body received so far
+RETRY_AFTER_TRIES = "la_retry_after_tries"
+CACHED = "cached"  # response flag: answered from the audit database, not requested

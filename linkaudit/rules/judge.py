@@ -1,0 +1,67 @@
+"""What becomes of a link before any request: its key in the audit (the
+canonical URL, or the value as written when it is not a URL) and, when it is
+settled without a request, its outcome and the words for it.
+
+Pure rules (no Scrapy): other schemes are ``excluded``, an invalid URL is
+``broken``, a URL over the length bound or caught by a guard is
+``excluded``; an http(s) URL otherwise is checked (outcome None).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from linkaudit.rules.guards import TrapGuards
+from linkaudit.rules.statuses import BROKEN
+from linkaudit.rules.urls import HTTP_SCHEMES, InvalidURL, canonicalize, clean, is_near, scheme_of
+
+DATA_URL_KEEP = 100  # data: URLs are reported by their first characters only
+_HTTP_PREFIXES = ("http://", "https://")  # canonical URLs spell the scheme in lower case
+
+
+class Verdict(NamedTuple):
+    key: str
+    outcome: str | None  # None: to be checked
+    error: str | None
+
+
+class LinkRules:
+    """The rules of one audit: what is near, the guards, the length bound."""
+
+    def __init__(self, near_prefixes: tuple[str, ...], guards: TrapGuards, url_length_limit: int):
+        self.near_prefixes = tuple(near_prefixes)
+        self.guards = guards
+        self.url_length_limit = url_length_limit
+        self.too_long = f"Excluded: URL longer than {url_length_limit} characters (URLLENGTH_LIMIT)"
+
+    def is_near(self, url: str) -> bool:
+        """Near: the URL starts with one of the near prefixes (the site)."""
+        return is_near(url, self.near_prefixes)
+
+    def resolve(self, value: str, base: str) -> Verdict:
+        """A link value on a page whose base URL is ``base``.  An http(s)
+        URL comes back undecided: it is judged when first discovered, not at
+        each of its many occurrences (see :meth:`judge`)."""
+        try:
+            url = canonicalize(value, base)
+        except InvalidURL as exc:  # reported as written, as the parser read it
+            return Verdict(clean(value), BROKEN, f"Invalid URL: {exc}")
+        if url.startswith(_HTTP_PREFIXES):
+            return Verdict(url, None, None)
+        return self.judge(url)
+
+    def judge(self, url: str) -> Verdict:
+        """A canonical URL: settled now, or to be checked."""
+        scheme = scheme_of(url)
+        if scheme not in HTTP_SCHEMES:
+            if scheme == "data" and len(url) > DATA_URL_KEEP:
+                url = url[:DATA_URL_KEEP] + "..."
+            return Verdict(url, "excluded", f"Excluded: {scheme}: link")
+        if len(url) > self.url_length_limit:
+            # a sanity bound of ours, far above what browsers follow: not a
+            # verdict (under it, the server's answer decides: 414 or not)
+            return Verdict(url, "excluded", self.too_long)
+        reason = self.guards.reason(url, self.is_near(url))
+        if reason:
+            return Verdict(url, "excluded", reason)
+        return Verdict(url, None, None)

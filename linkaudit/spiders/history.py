@@ -1,0 +1,98 @@
+"""What earlier audits knew (the audit database): a URL answered from its
+last check or by a 304, and ghost links (a near page that fails now still
+has its last known links followed)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from scrapy.http import Response
+
+from linkaudit.items import UrlResult
+from linkaudit.meta import CACHED
+from linkaudit.rules.statuses import BROKEN
+from linkaudit.rules.urls import InvalidURL, canonicalize
+from linkaudit.state.recheck import History, iso
+
+if TYPE_CHECKING:
+    from linkaudit.spiders.linkaudit import LinkAuditSpider
+
+logger = logging.getLogger(__name__)
+
+
+class Replay:
+    """The spider's part that replays history (a mixin of LinkAuditSpider)."""
+
+    def _replay(
+        self: LinkAuditSpider, history: History, response: Response, url: str, depth: int
+    ) -> Iterator[Any]:
+        """A URL not requested (checked recently: ``from_cache``) or a page
+        that answered 304: its stored outcome and links, as if checked now."""
+        cached = CACHED in response.flags
+        fields: dict[str, Any] = {
+            "url": url,
+            "near": self.is_near(url),
+            "depth": depth,
+            "links": list(history.links or ()),
+            "stored_links": True,
+            "from_cache": cached,
+            "not_modified": not cached,
+            "checked_at": iso(history.checked_at) if cached else None,
+            "referrers": [],
+            "referrer_count": 0,
+        }
+        if not cached:
+            etag = response.headers.get(b"ETag")
+            fields["method"] = response.request.method
+            fields["etag"] = etag.decode("latin-1") if etag else history.etag
+            self.crawler.stats.inc_value("linkaudit/not_modified")
+        else:
+            self.crawler.stats.inc_value("linkaudit/from_cache")
+        result = replace(history.result, **fields)
+        yield result
+        yield from self._follow_stored(result.links, url, depth)
+
+    def _maybe_ghost(
+        self: LinkAuditSpider, result: UrlResult, history: History | None
+    ) -> Iterator[Any]:
+        """A near page that fails now still has its last known links followed
+        for LINKAUDIT_FOLLOW_GHOST seconds after it last answered."""
+        links = self.policy.ghost_links(history, time.time()) if self.is_near(result.url) else []
+        if not links:
+            yield result
+            return
+        assert history is not None and history.last_ok_at is not None
+        logger.info(
+            "%s failed (%s): following its %d links from %s",
+            result.url,
+            result.error,
+            len(links),
+            iso(history.last_ok_at),
+        )
+        self.crawler.stats.inc_value("linkaudit/ghost_pages")
+        yield replace(result, links=list(links), stored_links=True)
+        yield from self._follow_stored(links, result.url, result.depth)
+
+    def _follow_stored(
+        self: LinkAuditSpider, links: Iterable[tuple[str, int | None]], url: str, depth: int
+    ) -> Iterator[UrlResult]:
+        """Discover stored link targets, as _scan() does with a page's links.
+        Targets are stored canonical, so they are only judged again (the
+        rules may have changed since), except a link that never was a URL:
+        it is broken again, with the words it had."""
+        for key in dict.fromkeys(target for target, _line in links):
+            try:
+                valid = canonicalize(key) == key
+            except InvalidURL:
+                valid = False
+            if valid:
+                outcome, error, judge = None, None, True
+            else:
+                before = self.state.history(key)
+                outcome, judge = BROKEN, False
+                error = before.result.error if before else "Invalid URL"
+            yield from self._discover(key, depth + 1, url, outcome, error, judge)
