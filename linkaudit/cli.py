@@ -74,6 +74,31 @@ def _setting(text: str) -> tuple[str, str]:
     return name, value
 
 
+# options naming a file or folder: (flag, metavar, help)
+_FILE_OPTIONS = (
+    ("--jsonl", "PATH", "also export every checked URL as JSON lines (a Scrapy feed)"),
+    ("--journal", "PATH", "journal of results; default: beside the report"),
+    (
+        "--pagedir",
+        "DIR",
+        "save every site page fetched in DIR as files 0, 1, 2... "
+        "(URL, depth, then the HTML); DIR must exist",
+    ),
+    (
+        "--db",
+        "PATH",
+        "audit database (SQLite): resume an interrupted audit, recheck incrementally, "
+        "compare with the previous audit; created if missing",
+    ),
+    (
+        "--baseline",
+        "REPORT",
+        "an earlier report: mark new broken links and list fixed ones "
+        "(default with --db: the previous finished audit)",
+    ),
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="linkaudit",
@@ -113,32 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-time", help="stop after this many seconds (CLOSESPIDER_TIMEOUT); default: no limit"
     )
     p.add_argument("--contact", metavar="EMAIL", help="sent as the From header")
-    p.add_argument(
-        "--jsonl",
-        metavar="PATH",
-        help="also export every checked URL as JSON lines (a Scrapy feed)",
-    )
-    p.add_argument(
-        "--journal", metavar="PATH", help="journal of results; default: beside the report"
-    )
-    p.add_argument(
-        "--pagedir",
-        metavar="DIR",
-        help="save every site page fetched in DIR as files 0, 1, 2... "
-        "(URL, depth, then the HTML); DIR must exist",
-    )
-    p.add_argument(
-        "--db",
-        metavar="PATH",
-        help="audit database (SQLite): resume an interrupted audit, recheck incrementally, "
-        "compare with the previous audit; created if missing",
-    )
-    p.add_argument(
-        "--baseline",
-        metavar="REPORT",
-        help="an earlier report: mark new broken links and list fixed ones "
-        "(default with --db: the previous finished audit)",
-    )
+    for flag, metavar, text in _FILE_OPTIONS:
+        p.add_argument(flag, metavar=metavar, help=text)
     p.add_argument(
         "--fail-on",
         choices=FAIL_ON,
