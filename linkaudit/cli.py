@@ -79,6 +79,13 @@ _FILE_OPTIONS = (
     ("--jsonl", "PATH", "also export every checked URL as JSON lines (a Scrapy feed)"),
     ("--journal", "PATH", "journal of results; default: beside the report"),
     (
+        "--redis",
+        "URL",
+        "one audit over many workers: the Redis (redis://HOST:PORT/DB) that holds it; "
+        "start the same command on every worker",
+    ),
+    ("--audit", "NAME", "with --redis: the audit's name (the first worker creates it)"),
+    (
         "--pagedir",
         "DIR",
         "save every site page fetched in DIR as files 0, 1, 2... "
@@ -140,6 +147,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--contact", metavar="EMAIL", help="sent as the From header")
     for flag, metavar, text in _FILE_OPTIONS:
         p.add_argument(flag, metavar=metavar, help=text)
+    p.add_argument(
+        "--restart",
+        action="store_true",
+        help="with --redis: drop what Redis holds of the audit NAME and start it again",
+    )
     p.add_argument(
         "--fail-on",
         choices=FAIL_ON,
@@ -205,12 +217,14 @@ def _settings(ns: argparse.Namespace) -> Settings:
 def _arguments(ns: argparse.Namespace) -> dict[str, str]:
     """The options that are spider arguments (errors name them so)."""
     arguments = {"start": " ".join(ns.urls), "report": os.path.abspath(ns.report)}
-    for name in ("depth", "contact", "pagedir", "db", "baseline", "journal"):
+    for name in ("depth", "contact", "pagedir", "db", "baseline", "journal", "redis", "audit"):
         value = getattr(ns, name)
         if value is not None:
             arguments[name] = value
     if ns.near:
         arguments["near"] = ",".join(ns.near)
+    if ns.restart:
+        arguments["restart"] = "true"
     return arguments
 
 
@@ -240,7 +254,7 @@ def _load_report(config: Config) -> dict[str, Any] | None:
         return None
 
 
-def _crawl(settings: Settings, config: Config) -> None:
+def _crawl(settings: Settings, config: Config) -> Any:
     from linkaudit.spiders.linkaudit import LinkAuditSpider  # imports the reactor
 
     process = CrawlerProcess(settings)
@@ -254,6 +268,7 @@ def _crawl(settings: Settings, config: Config) -> None:
     )
     process.crawl(crawler, _config=config)  # checked already: the spider takes it
     process.start()
+    return crawler
 
 
 def exit_code(report: dict[str, Any], fail_on: str = "broken") -> int:
@@ -269,7 +284,44 @@ def exit_code(report: dict[str, Any], fail_on: str = "broken") -> int:
     return EXIT_OK if report["complete"] or broken else EXIT_INCOMPLETE
 
 
+def report_main(argv: list[str]) -> int:
+    """``linkaudit report``: a shared audit's report, from Redis."""
+    p = _Parser(
+        prog="linkaudit report",
+        description="Build the report of a shared audit (--redis) from Redis: at any "
+        "time, on any machine.",
+    )
+    p.add_argument("--redis", metavar="URL", required=True, help="the audit's Redis")
+    p.add_argument("--audit", metavar="NAME", required=True, help="the audit's name")
+    p.add_argument("--report", default="linkaudit-report.json", help="where it is written")
+    p.add_argument("--format", choices=sorted(FORMATS), default="text", help="printed on stdout")
+    p.add_argument("--fail-on", choices=FAIL_ON, default="broken", help="as for an audit")
+    ns = p.parse_args(argv)
+    from linkaudit.output.report import write_json_atomic
+    from linkaudit.state.redis.connection import RedisUnavailable
+    from linkaudit.state.redis.rebuild import shared_report
+
+    try:
+        Config.build(
+            Settings(), {"redis": ns.redis, "audit": ns.audit, "report": ns.report}, None, False
+        )
+        report = shared_report(ns.redis, ns.audit)
+        write_json_atomic(ns.report, report)
+    except (ConfigError, RedisUnavailable) as exc:
+        print(f"linkaudit report: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        print(f"linkaudit report: error: {ns.report}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(FORMATS[ns.format](report))
+    print(f"linkaudit: report written to {ns.report}", file=sys.stderr)
+    return exit_code(report, ns.fail_on)
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["report"]:
+        return report_main(argv[1:])
     parser = build_parser()
     ns = parser.parse_args(argv)
     if ns.demo and ns.urls:
@@ -286,7 +338,11 @@ def main(argv: list[str] | None = None) -> int:
         except ConfigError as exc:
             print(f"linkaudit: error: {exc}", file=sys.stderr)
             return EXIT_USAGE
-        _crawl(settings, config)
+        crawler = _crawl(settings, config)
+    state = getattr(crawler.spider, "state", None)
+    if state is not None and state.note:  # a shared audit: no report from this worker
+        print(f"linkaudit: {state.note}", file=sys.stderr)
+        return exit_code(state.verdict, ns.fail_on) if state.verdict else EXIT_INCOMPLETE
     report = _load_report(config)
     if report is None:
         print("linkaudit: error: the audit left no report and no journal", file=sys.stderr)

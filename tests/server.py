@@ -37,7 +37,8 @@ class Hit:
     headers: dict[str, str]
     status: int
     body_bytes: int
-    at: float
+    at: float  # when the answer was sent (time.monotonic)
+    arrived: float = 0.0  # when the request was read
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -57,7 +58,9 @@ class TestServer:
         routes: dict[str, Route | str] | None = None,
         tls: tuple[str, str] | None = None,  # (certificate file, key file): https
         conditional: bool = False,  # ETag on 200 answers, 304 to a matching If-None-Match
+        host: str = "127.0.0.1",  # another loopback address is another host (127.0.0.2)
     ):
+        self.host = host
         self.conditional = conditional
         self.delay = 0.0  # seconds added to every answer (a slow server)
         self.routes: dict[str, Route] = {}
@@ -78,6 +81,7 @@ class TestServer:
                 pass
 
             def _answer(self) -> None:
+                arrived = time.monotonic()
                 path = self.path
                 route = server.route_for(path)
                 if route is None:
@@ -137,12 +141,20 @@ class TestServer:
                         self.close_connection = True
                 with server._lock:
                     server.log.append(
-                        Hit(self.command, path, dict(self.headers), status, sent, time.monotonic())
+                        Hit(
+                            self.command,
+                            path,
+                            dict(self.headers),
+                            status,
+                            sent,
+                            time.monotonic(),
+                            arrived,
+                        )
                     )
 
             do_GET = do_HEAD = do_POST = _answer
 
-        self.httpd = _HTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _HTTPServer((self.host, 0), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         scheme = "http"
@@ -151,7 +163,7 @@ class TestServer:
             context.load_cert_chain(*tls)
             self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
             scheme = "https"
-        self.url = f"{scheme}://127.0.0.1:{self.port}"
+        self.url = f"{scheme}://{self.host}:{self.port}"
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     def route_for(self, path: str) -> Route | None:

@@ -6,9 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # System packages: Debian's Python documentation (a real site the
-# differential test reads).  apt-get needs root; sudo is used if there.
+# differential test reads) and redis-server (the shared-audit tests start
+# their own on 127.0.0.1).  apt-get needs root; sudo is used if there.
 need=()
 [ -d /usr/share/doc/python3.11/html ] || need+=(python3.11-doc)
+command -v redis-server >/dev/null || need+=(redis-server)
 if [ ${#need[@]} -gt 0 ]; then
   as_root=""; [ "$(id -u)" = 0 ] || as_root="sudo"
   $as_root apt-get install -y -q "${need[@]}" >/dev/null 2>&1 || {

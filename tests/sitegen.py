@@ -59,11 +59,14 @@ def _serve(server: TestServer, root: Path, rules: dict) -> None:
         busy.sequence = [(429, {"Retry-After": "1"}), (200, {})]
 
 
-def generated_site(stack: ExitStack, directory: Path, pages: int = 300) -> GeneratedSite:
+def generated_site(
+    stack: ExitStack, directory: Path, pages: int = 300, far_host: str = "127.0.0.1"
+) -> GeneratedSite:
     """Servers started (closed with ``stack``), the site generated for their
-    addresses into ``directory``, and served."""
+    addresses into ``directory``, and served.  ``far_host``: the far
+    origin's address (127.0.0.2 makes it another host, not just another port)."""
     near = stack.enter_context(TestServer(conditional=True))
-    far = stack.enter_context(TestServer(conditional=True))
+    far = stack.enter_context(TestServer(conditional=True, host=far_host))
     truth = generate(pages, directory, near.url, far.url, seed=7, binary_size=64 * 1024)
     rules = json.loads((directory / "rules.json").read_text())
     _serve(near, directory / "near", rules["near"])

@@ -17,7 +17,7 @@ it over) and keeps it as ``spider.config``; components read it with
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import linkaudit.config.checks as checks
@@ -26,6 +26,7 @@ from linkaudit.rules.guards import TrapGuards
 from linkaudit.state.recheck import RecheckPolicy
 
 SQLITE_STATE = "linkaudit.state.sqlite.SQLiteState"
+REDIS_STATE = "linkaudit.state.redis.RedisState"
 
 __all__ = ["OPTIONS", "Config", "ConfigError", "Option", "config_of", "defaults"]
 
@@ -47,6 +48,11 @@ class Config:
     state: str  # the state class's path
     guards: TrapGuards
     policy: RecheckPolicy
+    labels: Mapping[str, str] = field(default_factory=dict)  # what the user called a setting
+
+    def label(self, setting: str) -> str:
+        """What errors call ``setting``: the argument or option typed."""
+        return self.labels.get(setting) or BY_SETTING[setting].name
 
     def __getitem__(self, setting: str) -> Any:
         return self.values[setting]
@@ -106,6 +112,8 @@ class Config:
             settings.set("DEFAULT_REQUEST_HEADERS", headers, priority="cmdline")
         baseline = values["LINKAUDIT_BASELINE"]
         state = SQLITE_STATE if values["LINKAUDIT_DB"] else values["LINKAUDIT_STATE"]
+        if values["LINKAUDIT_REDIS"]:
+            state = cls._shared(values, labels)
         return cls(
             values=values,
             start_urls=values["LINKAUDIT_START"],
@@ -129,7 +137,24 @@ class Config:
                 follow_ghost=values["LINKAUDIT_FOLLOW_GHOST"],
                 report_after=values["LINKAUDIT_REPORT_AFTER"],
             ),
+            labels=labels,
         )
+
+    @staticmethod
+    def _shared(values: dict[str, Any], labels: dict[str, str]) -> str:
+        """A shared audit: it has a name, and no audit database."""
+        redis = labels.get("LINKAUDIT_REDIS", "redis")
+        if not values["LINKAUDIT_AUDIT"]:
+            raise ConfigError(
+                f"{redis} needs {labels.get('LINKAUDIT_AUDIT', 'audit')} NAME: "
+                "the name every worker of the audit is given"
+            )
+        if values["LINKAUDIT_DB"]:
+            raise ConfigError(
+                f"{labels.get('LINKAUDIT_DB', 'db')} and {redis} cannot be used together: "
+                "a shared audit keeps its state in Redis"
+            )
+        return REDIS_STATE
 
 
 def _read(option: Option, settings: Any, labels: Mapping[str, str]) -> Any:

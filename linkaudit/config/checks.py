@@ -237,3 +237,28 @@ def journal_path_for(report: str) -> str:
     """``/x/report.json`` -> ``/x/report.journal.jsonl``."""
     root, ext = os.path.splitext(report)
     return (root if ext == ".json" else report) + ".journal.jsonl"
+
+
+def redis_url(settings: Any, name: str) -> str | None:
+    """A Redis URL (redis://, rediss:// or unix://); the connection is
+    checked by the state, before the crawl."""
+    from linkaudit.state.redis.connection import SCHEMES
+
+    value = text(settings, name)
+    if not value:
+        return None
+    if not value.startswith(SCHEMES):
+        raise ValueError(f"{value!r} is not a Redis URL (redis://HOST:PORT/DB, rediss://, unix://)")
+    return value
+
+
+def audit_name(settings: Any, name: str) -> str | None:
+    """The name of a shared audit: part of its Redis keys."""
+    from linkaudit.state.redis.connection import AUDIT_NAME
+
+    value = text(settings, name)
+    if not value:
+        return None
+    if not AUDIT_NAME.fullmatch(value):
+        raise ValueError(f"{value!r}: use letters, digits and . _ : - (at most 200)")
+    return value

@@ -49,6 +49,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_DB_COMMIT_INTERVAL", 1.0, c.number(_float, 0.01)),
     Option("LINKAUDIT_BASELINE", "", c.baseline_report, argument="baseline", label="baseline"),
     Option("LINKAUDIT_STATE", "linkaudit.state.memory.MemoryState", c.component),
+    # -- one audit over many workers (Redis)
+    Option("LINKAUDIT_REDIS", "", c.redis_url, argument="redis", flag="--redis", label="redis"),
+    Option("LINKAUDIT_AUDIT", "", c.audit_name, argument="audit", flag="--audit", label="audit"),
+    Option("LINKAUDIT_REDIS_RESTART", False, c.boolean, argument="restart", flag="--restart"),
+    Option("LINKAUDIT_REDIS_LEASE", 30.0, c.number(_float, 0.5)),
+    Option("LINKAUDIT_REDIS_POLL", 0.5, c.number(_float, 0.01)),
+    Option("LINKAUDIT_REDIS_EXPIRE", 86400.0, c.number(_float, 0)),
     Option("LINKAUDIT_PROGRESS", False, c.boolean),
     Option("LINKAUDIT_PROGRESS_INTERVAL", 0.25, c.number(_float, 0.01)),
     # -- what is checked, and how

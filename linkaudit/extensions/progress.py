@@ -71,10 +71,14 @@ class Progress:
         return queued + internals.scheduler_size(self.crawler) + internals.in_flight(self.crawler)
 
     def draw(self) -> None:
+        checked, queued, broken = self.checked, self.queued(), self.broken
+        state = getattr(self.crawler.spider, "state", None)
+        if state is not None and state.shared:  # the whole audit, every worker
+            checked, queued, broken = state.progress()
         line = status_line(
-            self.checked,
-            self.queued(),
-            self.broken,
+            checked,
+            queued,
+            broken,
             self.crawler.stats.get_value("downloader/request_count", 0),
             time.monotonic() - self.started,
         )

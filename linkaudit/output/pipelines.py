@@ -86,8 +86,7 @@ class ReportPipeline:
         now = time.time()
         if not item.from_cache:  # a cached outcome keeps the time it was checked
             item.checked_at = iso(now)
-        for target, line in item.links:
-            state.add_referrer(target, item.url, line)
+        state.add_referrers(item.url, item.links)
         count, refs = state.referrers(item.url)
         item.referrer_count = count
         item.referrers = [{"url": page, "line": line} for page, line in refs]
@@ -100,16 +99,27 @@ class ReportPipeline:
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
         stats = self.crawler.stats
+        state = spider.state
+        finish_reason = state.report_reason(reason)
+        if finish_reason is None:  # a shared audit's report is another worker's
+            logger.warning("linkaudit: %s", state.note)
+            state.close()
+            return
+        # a resumed audit's pages include those scanned before the interruption
+        pages = stats.get_value("linkaudit/pages", 0) + spider.run.pages
+        requests = stats.get_value("downloader/request_count", 0)
+        started_at = self.started_at
+        if state.shared:  # every worker's
+            pages, requests, started_at = state.totals()
         report = build_report(
-            spider.state,
+            state,
             start_urls=spider.start_urls,
             near_prefixes=spider.near_prefixes,
-            started_at=self.started_at,
+            started_at=started_at,
             finished_at=now_iso(),
-            finish_reason=reason,
-            # a resumed audit's pages include those scanned before the interruption
-            pages=stats.get_value("linkaudit/pages", 0) + spider.run.pages,
-            requests=stats.get_value("downloader/request_count", 0),
+            finish_reason=finish_reason,
+            pages=pages,
+            requests=requests,
             max_depth=spider.max_depth,
             policy=self.policy,
             now=time.time(),
@@ -117,7 +127,7 @@ class ReportPipeline:
             baseline_source=spider.baseline_source,
         )
         broken = [u["url"] for u in report["urls"] if u["outcome"] == "broken"]
-        spider.state.finish_run(reason, broken)
+        state.finish_run(finish_reason, broken)
         path = self.config.report
         try:
             write_json_atomic(path, report)
@@ -135,9 +145,10 @@ class ReportPipeline:
             fail_at_exit(1)
         else:
             logger.info("Report written to %s", path)
+            state.report_written(path, report)
             self.crawler.signals.send_catch_log(report_written, path=path)
         if report["summary"].get("internal_errors"):
             # scrapy crawl too: a run that hit a bug of ours does not exit 0
             fail_at_exit(EXIT_INTERNAL)
         logger.info("%s", summary_text(report))
-        spider.state.close()
+        state.close()

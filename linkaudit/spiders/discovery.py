@@ -38,8 +38,19 @@ class Discovery:
 
         ``judge``: the URL (canonical) has not been judged yet (a link found
         on a page); it is judged here, only the first time it is seen."""
-        if not self.state.discover(url, depth):
-            return
+        if self.state.discover(url, depth):
+            yield from self._place(url, depth, referer, outcome, error, judge)
+
+    def _place(
+        self: LinkAuditSpider,
+        url: str,
+        depth: int,
+        referer: str | None,
+        outcome: str | None,
+        error: str | None,
+        judge: bool,
+    ) -> Iterator[UrlResult]:
+        """A URL seen for the first time: settled now, or put in the frontier."""
         if judge:
             _key, outcome, error = self.rules.judge(url)  # http(s): the key is the URL
         if outcome is not None:
@@ -81,9 +92,14 @@ class Discovery:
             verdict = resolved.get(value)
             if verdict is None:
                 verdict = resolved[value] = resolve(value, base_url)
-            key, outcome, error = verdict
-            links.append((key, line))
-            found.extend(self._discover(key, depth + 1, url, outcome, error, outcome is None))
+            links.append((verdict[0], line))
+        # each URL once, in the order found; the state is asked once per page
+        verdicts = {verdict[0]: verdict for verdict in resolved.values()}
+        keys = list(verdicts)
+        for key, new in zip(keys, self.state.discover_many(keys, depth + 1), strict=True):
+            if new:
+                _key, outcome, error = verdicts[key]
+                found.extend(self._place(key, depth + 1, url, outcome, error, outcome is None))
         self.crawler.stats.inc_value("linkaudit/pages")
         logger.debug("Scanned %s: %d links", url, len(links))
         return links, images, found

@@ -55,13 +55,14 @@ from linkaudit.signals import page_scanned
 from linkaudit.spiders.discovery import Discovery
 from linkaudit.spiders.failures import Failures
 from linkaudit.spiders.history import Replay
+from linkaudit.spiders.sharing import Sharing
 from linkaudit.state.base import NEW_RUN, AuditState, Pending
 from linkaudit.state.recheck import History
 
 logger = logging.getLogger(__name__)
 
 
-class LinkAuditSpider(Discovery, Replay, Failures, scrapy.Spider):
+class LinkAuditSpider(Discovery, Replay, Failures, Sharing, scrapy.Spider):
     name = "linkaudit"
 
     # ``start`` is taken explicitly and never stored under that name: since
@@ -81,16 +82,18 @@ class LinkAuditSpider(Discovery, Replay, Failures, scrapy.Spider):
         spider = super().from_crawler(crawler, *args, **kwargs)
         try:
             config = spider.given_config or Config.build(crawler.settings, spider.arguments)
-            state_cls = load_object(config.state)
+            spider.config = config
+            crawler.spider = spider  # components built now read spider.config
+            state = build_from_crawler(load_object(config.state), crawler)
         except ConfigError as exc:
             # One line on stderr (whatever the log settings) and exit code 2,
             # before the engine exists: no request, no report, no traceback.
             print(f"linkaudit: error: {exc}", file=sys.stderr)
             raise SystemExit(2) from None
-        spider._setup(crawler, config, state_cls)
+        spider._setup(crawler, config, state)
         return spider
 
-    def _setup(self, crawler: Crawler, config: Config, state_cls: type) -> None:
+    def _setup(self, crawler: Crawler, config: Config, state: AuditState) -> None:
         self.config = config
         self.start_urls = list(config.start_urls)
         self.near_prefixes = config.near_prefixes
@@ -101,7 +104,7 @@ class LinkAuditSpider(Discovery, Replay, Failures, scrapy.Spider):
         self.policy = config.policy
         self.html_types = frozenset(t.lower() for t in config["LINKAUDIT_HTML_TYPES"])
         self.release_batch = config["LINKAUDIT_RELEASE_BATCH"] or None
-        self.state: AuditState = build_from_crawler(state_cls, crawler)
+        self.state = state
         self.run = NEW_RUN  # until start() opens the audit
         crawler.signals.connect(self._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(self._on_headers, signal=signals.headers_received)
@@ -124,8 +127,10 @@ class LinkAuditSpider(Discovery, Replay, Failures, scrapy.Spider):
         for url in self.start_urls:
             for thing in self._discover(url, 0, None):
                 yield thing
-        for pending in self.state.next_level(self.release_batch):
+        for pending in self.state.next_level(self._batch()):
             yield self._first_request(pending)
+        if self.state.shared:
+            self._start_feeding()
 
     def _first_request(self, pending: Pending) -> Request:
         """HEAD first; with LINKAUDIT_HEAD_FIRST = False, a near URL is
@@ -184,13 +189,14 @@ class LinkAuditSpider(Discovery, Replay, Failures, scrapy.Spider):
         tens of thousands of URLs, and Scrapy's scheduler would hold a
         Request object for each (the next batch of the same depth comes at
         the next idle, so depths stay exact)."""
-        level = self.state.next_level(self.release_batch)
-        if not level:
-            return
-        logger.debug("Releasing %d URLs at depth %d", len(level), level[0].depth)
-        for pending in level:
-            self.crawler.engine.crawl(self._first_request(pending))
-        raise DontCloseSpider
+        level = self.state.next_level(self._batch())
+        if level:
+            logger.debug("Releasing %d URLs at depth %d", len(level), level[0].depth)
+            for pending in level:
+                self.crawler.engine.crawl(self._first_request(pending))
+            raise DontCloseSpider
+        if self.state.shared:
+            self._idle_while_shared()
 
     def _on_headers(self, headers: Any, body_length: int, request: Request, spider: Any) -> None:
         """Stop a GET at the headers unless it is a near HTML page to scan:
@@ -285,6 +291,10 @@ class LinkAuditSpider(Discovery, Replay, Failures, scrapy.Spider):
             error = meta.get(LOCATION_ERROR) or f"{status_text(response.status)} without a Location"
             yield self._result(response, BROKEN, error=error)
             return
+        key, outcome, error = self.rules.judge(location)  # already canonical
+        # the target is discovered before the redirect's result is recorded:
+        # a shared audit's level never closes with the target on its way
+        found = list(self._discover(key, depth + 1, url, outcome, error))
         yield self._result(
             response,
             REDIRECT,
@@ -292,5 +302,4 @@ class LinkAuditSpider(Discovery, Replay, Failures, scrapy.Spider):
             location=location,
             links=[(location, None)],
         )
-        key, outcome, error = self.rules.judge(location)  # already canonical
-        yield from self._discover(key, depth + 1, url, outcome, error)
+        yield from found

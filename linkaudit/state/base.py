@@ -61,6 +61,13 @@ class AuditState(ABC):
     depth a URL is discovered at is its shortest.
     """
 
+    # A state shared by several processes (Redis): the frontier may be empty
+    # here while other workers still produce work (``over()`` tells when the
+    # audit ends), one worker writes the report (``report_reason``).
+    shared = False
+    note: str | None = None  # why this process wrote no report
+    verdict: dict | None = None  # the report another process wrote, for the exit code
+
     # -- the audit ------------------------------------------------------------
     def open_run(self, start_urls: list[str], near_prefixes: tuple[str, ...]) -> Run:
         """Start an audit, or resume an interrupted one of the same site."""
@@ -95,7 +102,28 @@ class AuditState(ABC):
     def waiting(self) -> int:
         """How many URLs the frontier holds (for progress reports)."""
 
+    def discover_many(self, urls: list[str], depth: int) -> list[bool]:
+        """``discover`` for each URL (a shared state asks once)."""
+        return [self.discover(url, depth) for url in urls]
+
+    def over(self) -> str | None:
+        """Why the audit is over for every process (a shared state); None:
+        it goes on, or this process decides alone (the engine is idle)."""
+        return None
+
     # -- the pipeline's side ----------------------------------------------
+    def add_referrers(self, page: str, links: list[tuple[str, int | None]]) -> None:
+        for target, line in links:
+            self.add_referrer(target, page, line)
+
+    def report_reason(self, reason: str) -> str | None:
+        """The crawl closed with ``reason``: the finish reason of the report
+        this process writes, or None when it writes none (``note`` says why)."""
+        return reason
+
+    def report_written(self, path: str, report: dict) -> None:  # noqa: B027
+        """The report is on disk."""
+
     @abstractmethod
     def add_referrer(self, target: str, page: str, line: int | None) -> None:
         """One link occurrence on ``page`` (or a redirect) points at ``target``."""

@@ -43,6 +43,8 @@ CREATE INDEX IF NOT EXISTS links_by_page ON links (page);
 """
 
 _STORED_FIELDS = tuple(f for f in fields(UrlResult) if f.name not in ("links", "referrers"))
+# the names of the fields a stored result keeps (the shared state too)
+STORED_FIELDS = tuple(f.name for f in _STORED_FIELDS)
 
 
 class DatabaseError(Exception):

@@ -1,0 +1,79 @@
+"""Connecting to the audit's Redis, and naming an audit's keys.
+
+The client is built by scrapy-redis's connection factory, so its
+``REDIS_PARAMS`` setting works as in scrapy-redis (timeouts, a password, a
+client class); responses are always decoded as UTF-8 text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import redis
+from scrapy_redis import defaults
+from scrapy_redis.connection import get_redis
+
+SCHEMES = ("redis://", "rediss://", "unix://")
+# an audit's name is part of every key: letters, digits and . _ : -
+AUDIT_NAME = re.compile(r"[A-Za-z0-9._:-]{1,200}")
+FAILURES = (redis.ConnectionError, redis.TimeoutError)
+
+
+class RedisUnavailable(Exception):
+    """Redis cannot be used (one line for the user)."""
+
+
+def connect(url: str, params: dict[str, Any] | None = None) -> redis.Redis:
+    """A client for ``url``, checked with a PING."""
+    kwargs = dict(defaults.REDIS_PARAMS)
+    kwargs.update(params or {})
+    kwargs.update(url=url, decode_responses=True, encoding="utf-8")
+    try:
+        client = get_redis(**kwargs)
+        client.ping()
+        version = client.info("server").get("redis_version", "0")
+    except FAILURES as exc:
+        raise RedisUnavailable(f"cannot reach Redis at {_safe(url)}: {_reason(exc)}") from None
+    except redis.RedisError as exc:
+        raise RedisUnavailable(f"Redis at {_safe(url)} refused us: {_reason(exc)}") from None
+    except ValueError as exc:  # a URL redis-py cannot read
+        raise RedisUnavailable(f"{_safe(url)}: {exc}") from None
+    if int(str(version).split(".")[0]) < 6:
+        raise RedisUnavailable(f"Redis at {_safe(url)} is version {version}: 6 or later needed")
+    return client
+
+
+def prefix(audit: str) -> str:
+    """The keys of one audit: ``la:{NAME}:`` (one hash slot)."""
+    return f"la:{{{audit}}}:"
+
+
+def audit_keys(client: redis.Redis, audit: str) -> Iterator[str]:
+    pattern = re.sub(r"([*?\[\]\\])", r"\\\1", prefix(audit)) + "*"
+    yield from client.scan_iter(match=pattern, count=1000)
+
+
+def delete_audit(client: redis.Redis, audit: str) -> int:
+    keys = list(audit_keys(client, audit))
+    for i in range(0, len(keys), 500):
+        client.delete(*keys[i : i + 500])
+    return len(keys)
+
+
+def expire_audit(client: redis.Redis, audit: str, seconds: float) -> None:
+    pipe = client.pipeline(transaction=False)
+    for key in audit_keys(client, audit):
+        pipe.pexpire(key, int(seconds * 1000))
+    pipe.execute()
+
+
+def _safe(url: str) -> str:
+    """The URL without its password."""
+    return re.sub(r"//([^@/]*):[^@/]*@", r"//\1:***@", url)
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc).strip().rstrip(".")
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -1,0 +1,114 @@
+"""One report per shared audit: which worker writes it, what the others say.
+
+When the audit is over, every worker leaves it (its last counts sent) and
+tries to take the report lock; the winner waits for the other live workers
+to leave (their counts are the report's), builds the report from the shared
+state and records where it wrote it, with the verdict every worker exits
+with.  The others wait for that record and point to the report.  A worker
+stopped alone (SIGTERM, Ctrl-C) hands its claims back and writes nothing;
+so does a worker that lost Redis.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from linkaudit.state.redis.connection import expire_audit
+
+if TYPE_CHECKING:
+    from linkaudit.state.redis.state import RedisState
+
+logger = logging.getLogger(__name__)
+_LOCK_MS = 600_000  # a winner that dies while writing frees the lock after this
+_WAIT_REPORT = 600.0  # seconds a worker waits for the winner's report
+
+
+class Election:
+    """The report's side of RedisState (a mixin)."""
+
+    note: str | None = None  # what the command prints when this worker wrote no report
+    verdict: dict[str, Any] | None = None  # the audit's report, as exit codes need it
+
+    def report_reason(self: RedisState, reason: str) -> str | None:
+        """The finish reason of the report this worker writes, None: no report."""
+        if self.lost is not None:
+            self.note = (
+                f"lost the connection to Redis ({self.lost}): this worker stopped; "
+                "the same command resumes the audit"
+            )
+            return None
+        status, why = self.meta("status", "reason")
+        if status not in ("finished", "stopping"):
+            if not reason.startswith("closespider_"):
+                handed = self.leave(not_before=self.delay)
+                self.note = (
+                    f"this worker left the audit {self.audit!r} ({reason}), handing "
+                    f"{handed} URLs back; the same command joins it again"
+                )
+                return None
+            self.stop(reason)  # a limit of this worker is the audit's limit
+            status, why = "stopping", self.reason
+        self.leave()
+        if self._do(
+            lambda: self.client.set(self.key("lock"), self.worker, nx=True, px=_LOCK_MS), 0
+        ):
+            self._wait_for_others()
+            return why or reason
+        self._wait_for_report()
+        return None
+
+    def _wait_for_others(self: RedisState) -> None:
+        """Until every other live worker has left (bounded by one lease)."""
+        deadline = time.monotonic() + self.lease_ms / 1000
+        while time.monotonic() < deadline and self.lost is None:
+            others = self._do(lambda: self.client.smembers(self.key("workers")), set())
+            alive = [
+                w for w in others if w != self.worker and self.client.exists(self.key(f"w:{w}"))
+            ]
+            if not alive:
+                return
+            time.sleep(0.05)
+
+    def _wait_for_report(self: RedisState) -> None:
+        deadline = time.monotonic() + _WAIT_REPORT
+        while self.lost is None:
+            path, verdict, winner = self.meta("report", "verdict", "winner")
+            if verdict is not None:
+                self.verdict = json.loads(verdict)
+                self.note = (
+                    f"the audit {self.audit!r} is over: its report was written by "
+                    f"{winner} to {path}"
+                )
+                return
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        self.note = (
+            f"the report of the audit {self.audit!r} is being written by another worker; "
+            "`linkaudit report` builds it from Redis"
+        )
+
+    def report_written(self: RedisState, path: str, report: dict[str, Any]) -> None:
+        verdict = {
+            "complete": report["complete"],
+            "summary": report["summary"],
+            "urls": [
+                {"outcome": "broken", "new": bool(u.get("new"))}
+                for u in report["urls"]
+                if u["outcome"] == "broken"
+            ],
+        }
+        if "fixed" in report:
+            verdict["fixed"] = []
+        self._do(
+            lambda: self.client.hset(
+                self.key("meta"),
+                mapping={"report": path, "verdict": json.dumps(verdict), "winner": self.worker},
+            ),
+            0,
+        )
+        if self.expire > 0:
+            self._do(lambda: expire_audit(self.client, self.audit, self.expire), None)

@@ -1,0 +1,271 @@
+"""The shared audit's operations, one Lua script each: Redis runs a script
+atomically, so no worker ever sees half a discovery, claim or settlement.
+
+Every key of an audit starts with its prefix (``la:{NAME}:``); the scripts
+build key names from it, so they run on a standalone Redis or Valkey.
+
+- ``u:<b>``    hash, URL -> its state: ``d<depth>`` discovered (not to be
+               checked), ``q<depth>`` queued or being checked, ``o<depth>|<r>``
+               checked ok, ``x<depth>|<r>`` checked, not ok (``<r>``: the
+               result, see codec.py).  ``<b>``: 3 hex digits of the URL's SHA-1.
+- ``c:<b>``    hash, 16 hex digits of the URL's SHA-1 -> link occurrences.
+- ``r:<url>``  list of ``line<TAB>page``: referrers of a URL not (yet) ok.
+- ``q:<d>:<host>``  list of pending records (JSON ``{u, r, d, h, p}``).
+- ``h:<d>``    set of hosts with URLs waiting at depth d.
+- ``meta``     hash: ``status`` (starting, running, stopping, finished),
+               ``reason``, ``level``, ``out:<d>`` (URLs of depth d queued and
+               not settled: the level barrier), counters, report facts.
+- ``lease:<host>``  the worker that owns a host (politeness), with a TTL.
+- ``nb:<host>``     a host handed back: nobody takes it before this expires.
+- ``ls:<w>``   set of hosts worker w leased; ``fl:<w>`` hash URL -> record
+               of what w claimed and has not settled; ``w:<w>`` w's
+               heartbeat (TTL); ``workers`` set of worker ids.
+"""
+
+from __future__ import annotations
+
+# Shared by the scripts: key helpers, giving back what a dead worker held,
+# and opening the next level when one is settled.
+_COMMON = r"""
+local P = ARGV[1]
+local function bucket(url)
+  local h = redis.sha1hex(url)
+  return string.sub(h, 1, 3), string.sub(h, 4, 19)
+end
+local function give_back(w)
+  local held = redis.call('HGETALL', P .. 'fl:' .. w)
+  for i = 1, #held, 2 do
+    local rec = cjson.decode(held[i + 1])
+    redis.call('LPUSH', P .. 'q:' .. rec.d .. ':' .. rec.h, held[i + 1])
+    redis.call('SADD', P .. 'h:' .. rec.d, rec.h)
+  end
+  redis.call('DEL', P .. 'fl:' .. w)
+  return #held / 2
+end
+local function release(w, not_before_ms)
+  for _, host in ipairs(redis.call('SMEMBERS', P .. 'ls:' .. w)) do
+    if redis.call('GET', P .. 'lease:' .. host) == w then
+      redis.call('DEL', P .. 'lease:' .. host)
+      if not_before_ms > 0 then
+        redis.call('SET', P .. 'nb:' .. host, w, 'PX', not_before_ms)
+      end
+    end
+  end
+  redis.call('DEL', P .. 'ls:' .. w)
+end
+local function advance(d)
+  local meta = P .. 'meta'
+  if redis.call('HGET', meta, 'status') ~= 'running' then return end
+  if tonumber(redis.call('HGET', meta, 'level')) ~= d then return end
+  if (tonumber(redis.call('HGET', meta, 'out:' .. d)) or 0) > 0 then return end
+  if (tonumber(redis.call('HGET', meta, 'out:' .. (d + 1))) or 0) > 0 then
+    redis.call('HSET', meta, 'level', d + 1)
+  else
+    redis.call('HSET', meta, 'status', 'finished', 'reason', 'finished')
+  end
+end
+"""
+
+# ARGV: prefix, depth, url...  ->  1 for each URL seen for the first time
+DISCOVER = (
+    _COMMON
+    + r"""
+local new = {}
+for i = 3, #ARGV do
+  local b = bucket(ARGV[i])
+  new[#new + 1] = redis.call('HSETNX', P .. 'u:' .. b, ARGV[i], 'd' .. ARGV[2])
+end
+return new
+"""
+)
+
+# ARGV: prefix, then (url, depth, host, referer) four by four
+ENQUEUE = (
+    _COMMON
+    + r"""
+for i = 2, #ARGV, 4 do
+  local url, d, host, ref = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+  local b = bucket(url)
+  redis.call('HSET', P .. 'u:' .. b, url, 'q' .. d)
+  local rec = {u = url, d = tonumber(d), h = host}
+  if ref ~= '' then rec.r = ref end
+  redis.call('RPUSH', P .. 'q:' .. d .. ':' .. host, cjson.encode(rec))
+  redis.call('SADD', P .. 'h:' .. d, host)
+  redis.call('HINCRBY', P .. 'meta', 'out:' .. d, 1)
+end
+return 1
+"""
+)
+
+# ARGV: prefix, page, then (target, line) two by two; line '' for none
+REFER = (
+    _COMMON
+    + r"""
+local page = ARGV[2]
+for i = 3, #ARGV, 2 do
+  local target = ARGV[i]
+  local b, fp = bucket(target)
+  redis.call('HINCRBY', P .. 'c:' .. b, fp, 1)
+  local v = redis.call('HGET', P .. 'u:' .. b, target)
+  if not v or string.sub(v, 1, 1) ~= 'o' then
+    redis.call('RPUSH', P .. 'r:' .. target, ARGV[i + 1] .. '\t' .. page)
+  end
+end
+return 1
+"""
+)
+
+# ARGV: prefix, worker, url, state ('o' or 'x' + depth + '|' + result),
+# broken (0/1).  Settling twice (a URL checked again after its worker was
+# taken for dead) changes the result but counts once.
+SETTLE = (
+    _COMMON
+    + r"""
+local url, value = ARGV[3], ARGV[4]
+local b = bucket(url)
+local key = P .. 'u:' .. b
+local old = redis.call('HGET', key, url)
+redis.call('HSET', key, url, value)
+redis.call('HDEL', P .. 'fl:' .. ARGV[2], url)
+if string.sub(value, 1, 1) == 'o' then redis.call('DEL', P .. 'r:' .. url) end
+local kind = old and string.sub(old, 1, 1) or 'd'
+if kind == 'o' or kind == 'x' then return 0 end
+redis.call('HINCRBY', P .. 'meta', 'checked', 1)
+if ARGV[5] == '1' then redis.call('HINCRBY', P .. 'meta', 'broken', 1) end
+if kind == 'q' then
+  local d = tonumber(string.sub(old, 2))
+  redis.call('HINCRBY', P .. 'meta', 'out:' .. d, -1)
+  advance(d)
+end
+return 1
+"""
+)
+
+# ARGV: prefix, worker, lease ms, how many  ->  {status, reason, record...}
+# Hosts this worker owns first, then free ones; a host is owned for the
+# whole audit (its lease renewed by the heartbeat), so one worker's Scrapy
+# slot paces it.  Dead workers (heartbeat expired) give their claims back.
+CLAIM = (
+    _COMMON
+    + r"""
+local me, lease_ms, n = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local meta = P .. 'meta'
+for _, w in ipairs(redis.call('SMEMBERS', P .. 'workers')) do
+  if w ~= me and redis.call('EXISTS', P .. 'w:' .. w) == 0 then
+    give_back(w)
+    release(w, 0)
+    redis.call('SREM', P .. 'workers', w)
+  end
+end
+local level = tonumber(redis.call('HGET', meta, 'level'))
+if level then advance(level) end
+local status = redis.call('HGET', meta, 'status') or 'missing'
+local out = {status, redis.call('HGET', meta, 'reason') or ''}
+if status ~= 'running' then return out end
+level = tonumber(redis.call('HGET', meta, 'level'))
+local hosts = redis.call('SMEMBERS', P .. 'h:' .. level)
+local workers = math.max(1, redis.call('SCARD', P .. 'workers'))
+local share = math.ceil(#hosts / workers)
+local mine, taken = 0, 0
+local function take(host)
+  redis.call('SET', P .. 'lease:' .. host, me, 'PX', lease_ms)
+  redis.call('SADD', P .. 'ls:' .. me, host)
+  local q = P .. 'q:' .. level .. ':' .. host
+  while taken < n do
+    local rec = redis.call('LPOP', q)
+    if not rec then break end
+    redis.call('HSET', P .. 'fl:' .. me, cjson.decode(rec).u, rec)
+    out[#out + 1] = rec
+    taken = taken + 1
+  end
+  if redis.call('LLEN', q) == 0 then redis.call('SREM', P .. 'h:' .. level, host) end
+end
+local function free(host)
+  return not redis.call('GET', P .. 'lease:' .. host)
+    and redis.call('EXISTS', P .. 'nb:' .. host) == 0
+end
+-- 1: the hosts this worker owns; 2: free hosts up to its share of the
+-- level's hosts, so hosts spread over the workers; 3: with nothing to do,
+-- any free host
+for _, host in ipairs(hosts) do
+  if redis.call('GET', P .. 'lease:' .. host) == me then
+    mine = mine + 1
+    if taken < n then take(host) end
+  end
+end
+for _, host in ipairs(hosts) do
+  if taken >= n or mine >= share then break end
+  if free(host) then
+    mine = mine + 1
+    take(host)
+  end
+end
+if taken == 0 then
+  for _, host in ipairs(hosts) do
+    if taken >= n then break end
+    if free(host) then take(host) end
+  end
+end
+return out
+"""
+)
+
+# ARGV: prefix, worker, url, phase: the check continues with that request
+OWE = (
+    _COMMON
+    + r"""
+local key = P .. 'fl:' .. ARGV[2]
+local rec = redis.call('HGET', key, ARGV[3])
+if not rec then return 0 end
+rec = cjson.decode(rec)
+rec.p = ARGV[4]
+redis.call('HSET', key, ARGV[3], cjson.encode(rec))
+return 1
+"""
+)
+
+# ARGV: prefix, worker, lease ms, requests, pages, responses: alive; renew
+# leases; this worker's counts (the report's, and the audit's hit limit)
+HEARTBEAT = (
+    _COMMON
+    + r"""
+local me, lease_ms = ARGV[2], tonumber(ARGV[3])
+redis.call('SET', P .. 'w:' .. me, '1', 'PX', lease_ms)
+redis.call('SADD', P .. 'workers', me)
+for _, host in ipairs(redis.call('SMEMBERS', P .. 'ls:' .. me)) do
+  if redis.call('GET', P .. 'lease:' .. host) == me then
+    redis.call('PEXPIRE', P .. 'lease:' .. host, lease_ms)
+  else
+    redis.call('SREM', P .. 'ls:' .. me, host)
+  end
+end
+redis.call('HSET', P .. 'work', me .. ':requests', ARGV[4], me .. ':pages', ARGV[5],
+  me .. ':responses', ARGV[6])
+local meta = P .. 'meta'
+return {redis.call('HGET', meta, 'status') or 'missing', redis.call('HGET', meta, 'reason') or ''}
+"""
+)
+
+# ARGV: prefix, worker, not-before ms: leave the audit, handing back
+# unsettled claims; hosts stay free of requests for the host's delay
+LEAVE = (
+    _COMMON
+    + r"""
+local me = ARGV[2]
+local n = give_back(me)
+release(me, tonumber(ARGV[3]))
+redis.call('DEL', P .. 'w:' .. me)
+redis.call('SREM', P .. 'workers', me)
+return n
+"""
+)
+
+# ARGV: prefix, reason: stop the audit (a limit), unless it is over
+STOP = r"""
+local meta = ARGV[1] .. 'meta'
+local status = redis.call('HGET', meta, 'status')
+if status == 'running' or status == 'starting' then
+  redis.call('HSET', meta, 'status', 'stopping', 'reason', ARGV[2])
+end
+return redis.call('HGET', meta, 'reason')
+"""

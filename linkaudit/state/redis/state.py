@@ -1,0 +1,350 @@
+"""The audit's state in Redis, shared by every worker of one audit.
+
+Selected by ``--redis URL --audit NAME`` (spider arguments ``redis=`` and
+``audit=``; settings ``LINKAUDIT_REDIS`` and ``LINKAUDIT_AUDIT``).  The
+first worker creates the audit, the others join it; each claims URLs of
+the current level from hosts it owns (a host is owned by one worker for the
+whole audit, so one Scrapy slot paces it: delay, concurrency, Crawl-delay,
+Retry-After), settles results, and the level advances when no URL of it is
+unsettled anywhere.  Claims are leases: a worker that dies (no heartbeat
+for LINKAUDIT_REDIS_LEASE seconds) has its claims and hosts taken over.
+The operations are Lua scripts (scripts.py); the report is elected
+(election.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import socket
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+import redis
+from scrapy import signals
+from scrapy.crawler import Crawler
+from twisted.internet import task
+
+from linkaudit.config import ConfigError, config_of
+from linkaudit.items import UrlResult
+from linkaudit.state.base import NEW_RUN, AuditState, Entry, Pending, Run
+from linkaudit.state.redis import scripts
+from linkaudit.state.redis.codec import decode_pending, decode_value, encode_result
+from linkaudit.state.redis.connection import (
+    FAILURES,
+    RedisUnavailable,
+    connect,
+    delete_audit,
+    prefix,
+)
+from linkaudit.state.redis.election import Election
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+_KNOWN_MAX = 200_000  # URLs this worker remembers as already discovered
+_CHUNK = 500  # arguments per script call
+
+
+class RedisState(Election, AuditState):
+    shared = True
+
+    def __init__(self, client: redis.Redis, audit: str, lease: float, batch: int):
+        self.client = client
+        self.audit = audit
+        self.prefix = prefix(audit)
+        self.lease_ms = int(lease * 1000)
+        self.batch = batch
+        self.delay = 0.0  # seconds a handed-back host waits (DOWNLOAD_DELAY)
+        self.max_time = 0.0  # CLOSESPIDER_TIMEOUT, from the audit's start
+        self.max_responses = 0  # CLOSESPIDER_PAGECOUNT, over all workers
+        self.max_depth: int | None = None  # for `linkaudit report`
+        self.expire = 0.0  # seconds a finished audit's keys are kept (0: for ever)
+        self.worker = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+        self.scripts = {
+            name: client.register_script(getattr(scripts, name))
+            for name in ("DISCOVER", "ENQUEUE", "REFER", "SETTLE", "CLAIM", "OWE")
+            + ("HEARTBEAT", "LEAVE", "STOP")
+        }
+        self.creator = False
+        self.status = "missing"
+        self.reason = ""
+        self.lost: str | None = None  # why Redis could not be used mid-audit
+        self.exit_note: tuple[int, str] | None = None  # for the command (election.py)
+        self._known: set[str] = set()
+        self._queue: list[str] = []  # ENQUEUE arguments not sent yet
+        self._loop: task.LoopingCall | None = None
+        self._local: Callable[[], tuple[int, int, int]] = lambda: (0, 0, 0)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> RedisState:
+        config = config_of(crawler)
+        try:
+            client = connect(config["LINKAUDIT_REDIS"], crawler.settings.getdict("REDIS_PARAMS"))
+        except RedisUnavailable as exc:
+            raise ConfigError(f"{config.label('LINKAUDIT_REDIS')}: {exc}") from None
+        audit = config["LINKAUDIT_AUDIT"]
+        if config["LINKAUDIT_REDIS_RESTART"]:
+            delete_audit(client, audit)
+        state = cls(
+            client,
+            audit,
+            config["LINKAUDIT_REDIS_LEASE"],
+            config["LINKAUDIT_RELEASE_BATCH"] or 2000,
+        )
+        state.delay = config["DOWNLOAD_DELAY"]
+        state.expire = config["LINKAUDIT_REDIS_EXPIRE"]
+        state.max_time = config["CLOSESPIDER_TIMEOUT"]
+        state.max_responses = config["CLOSESPIDER_PAGECOUNT"]
+        state.max_depth = config.max_depth
+        state.check_joinable(config.start_urls, config.near_prefixes)
+        state._local = lambda: (
+            crawler.stats.get_value("downloader/request_count", 0),
+            crawler.stats.get_value("linkaudit/pages", 0),
+            crawler.stats.get_value("response_received_count", 0),
+        )
+        crawler.signals.connect(state._start_heartbeat, signal=signals.engine_started)
+        return state
+
+    # -- calling Redis ---------------------------------------------------------
+    def _run(self, name: str, args: list[Any], default: T) -> T:
+        """A script; if Redis is gone, note it (the spider closes) and go on
+        with ``default``: this worker's results are not settled, so another
+        worker (or this command again) checks those URLs."""
+        if self.lost is not None:
+            return default
+        try:
+            return self.scripts[name](args=[self.prefix, *args])
+        except FAILURES as exc:
+            self.lost = str(exc).strip() or type(exc).__name__
+            logger.error("linkaudit: lost the connection to Redis: %s", self.lost)
+            return default
+
+    def _do(self, call: Callable[[], T], default: T) -> T:
+        if self.lost is not None:
+            return default
+        try:
+            return call()
+        except FAILURES as exc:
+            self.lost = str(exc).strip() or type(exc).__name__
+            logger.error("linkaudit: lost the connection to Redis: %s", self.lost)
+            return default
+
+    def key(self, name: str) -> str:
+        return self.prefix + name
+
+    def meta(self, *fields: str) -> list[str | None]:
+        return self._do(lambda: self.client.hmget(self.key("meta"), fields), [None] * len(fields))
+
+    # -- the audit ------------------------------------------------------------
+    def check_joinable(self, start_urls: tuple[str, ...], near: tuple[str, ...]) -> None:
+        """An existing audit of that name must audit the same site."""
+        starts, nears = self.meta("start", "near")
+        want = ("\n".join(start_urls), "\n".join(near))
+        if starts is not None and (starts, nears) != want:
+            raise ConfigError(
+                f"the audit {self.audit!r} in Redis audits {starts.split()} (near "
+                f"{nears.split()}): give a new --audit name, or --restart to replace it"
+            )
+
+    def open_run(self, start_urls: list[str], near_prefixes: tuple[str, ...]) -> Run:
+        meta = self.key("meta")
+        self.creator = bool(self._do(lambda: self.client.hsetnx(meta, "status", "starting"), 0))
+        if self.creator:
+            self._do(
+                lambda: self.client.hset(
+                    meta,
+                    mapping={
+                        "start": "\n".join(start_urls),
+                        "near": "\n".join(near_prefixes),
+                        "level": 0,
+                        "depth": "" if self.max_depth is None else self.max_depth,
+                        "started_at": time.time(),
+                    },
+                ),
+                None,
+            )
+        self.heartbeat()
+        status, checked, pages = self.meta("status", "checked", "pages")
+        self.status = status or "missing"
+        if self.creator:
+            logger.info("Audit %r created in Redis (worker %s)", self.audit, self.worker)
+            return NEW_RUN
+        logger.info("Joined the audit %r (%s, worker %s)", self.audit, self.status, self.worker)
+        # joining is not resuming: the other workers go on with the audit
+        return Run(False, int(checked or 0), int(pages or 0), None, None)
+
+    def _start_heartbeat(self) -> None:
+        self._loop = task.LoopingCall(self.heartbeat)
+        self._loop.start(min(self.lease_ms / 3000, 1.0), now=False)
+
+    def heartbeat(self) -> None:
+        """Alive, leases renewed, counts sent; the audit's limits checked:
+        ``--max-requests`` and ``--max-time`` are the audit's, not a worker's."""
+        counts = self._local()
+        reply = self._run("HEARTBEAT", [self.worker, self.lease_ms, *counts], None)
+        if reply:
+            self.status, self.reason = reply
+        if self.status != "running":
+            return
+        started = self.meta("started_at")[0]
+        if self.max_time and started and time.time() >= float(started) + self.max_time:
+            self.stop("closespider_timeout")
+        elif self.max_responses:
+            work = self._do(lambda: self.client.hgetall(self.key("work")), {})
+            answered = sum(int(v) for k, v in work.items() if k.endswith(":responses"))
+            if answered >= self.max_responses:
+                self.stop("closespider_pagecount")
+
+    def stop(self, reason: str) -> None:
+        """Stop the whole audit (a limit reached): every worker closes."""
+        self.reason = self._run("STOP", [reason], reason) or reason
+        self.status = "stopping"
+
+    def over(self) -> str | None:
+        """Why the audit is over (every worker closes), None while it runs."""
+        if self.lost is not None:
+            return "redis_lost"
+        if self.status in ("finished", "stopping"):
+            return self.reason or self.status
+        return None
+
+    def active(self) -> bool:
+        return self.over() is None
+
+    # -- the spider's side ------------------------------------------------
+    def discover(self, url: str, depth: int) -> bool:
+        return self.discover_many([url], depth)[0]
+
+    def discover_many(self, urls: list[str], depth: int) -> list[bool]:
+        known = self._known
+        ask = [u for u in urls if u not in known]
+        new: dict[str, bool] = {}
+        for i in range(0, len(ask), _CHUNK):
+            chunk = ask[i : i + _CHUNK]
+            flags = self._run("DISCOVER", [depth, *chunk], [0] * len(chunk))
+            new.update(zip(chunk, map(bool, flags), strict=True))
+        if len(known) > _KNOWN_MAX:
+            known.clear()
+        known.update(ask)
+        return [new.get(u, False) for u in urls]
+
+    def enqueue(self, url: str, depth: int, referer: str | None) -> None:
+        self._queue += (url, depth, urlsplit(url).hostname or "", referer or "")
+
+    def _flush(self) -> None:
+        """Send the URLs enqueued so far: before a result settles, so a
+        level never closes while a page's links are still on their way."""
+        queue, self._queue = self._queue, []
+        for i in range(0, len(queue), _CHUNK * 4):
+            self._run("ENQUEUE", queue[i : i + _CHUNK * 4], None)
+
+    def next_level(self, limit: int | None = None) -> list[Pending]:
+        self._flush()
+        if self.creator and self.status == "starting":
+            self._do(lambda: self.client.hset(self.key("meta"), "status", "running"), 0)
+            self.status = "running"
+        reply = self._run("CLAIM", [self.worker, self.lease_ms, limit or self.batch], None)
+        if not reply:
+            return []
+        self.status, self.reason = reply[0], reply[1]
+        return [decode_pending(record) for record in reply[2:]]
+
+    def owe(self, url: str, phase: str) -> None:
+        self._run("OWE", [self.worker, url, phase], None)
+
+    def waiting(self) -> int:
+        meta = self._do(lambda: self.client.hgetall(self.key("meta")), {})
+        return sum(int(v) for k, v in meta.items() if k.startswith("out:"))
+
+    def progress(self) -> tuple[int, int, int]:
+        """The whole audit: URLs checked, waiting, broken."""
+        checked, broken = self.meta("checked", "broken")
+        return int(checked or 0), self.waiting(), int(broken or 0)
+
+    # -- the pipeline's side ----------------------------------------------
+    def add_referrer(self, target: str, page: str, line: int | None) -> None:
+        self.add_referrers(page, [(target, line)])
+
+    def add_referrers(self, page: str, links: list[tuple[str, int | None]]) -> None:
+        self._flush()
+        args = [a for target, line in links for a in (target, "" if line is None else line)]
+        for i in range(0, len(args), _CHUNK * 2):
+            self._run("REFER", [page, *args[i : i + _CHUNK * 2]], None)
+
+    def set_result(self, result: UrlResult, now: float) -> float | None:
+        self._flush()
+        failing = now if result.outcome == "broken" else None
+        value = encode_result(result, failing)
+        broken = int(result.outcome == "broken")
+        self._run("SETTLE", [self.worker, result.url, value, broken], None)
+        self._known.add(result.url)
+        return failing
+
+    def referrers(self, url: str) -> tuple[int, list[tuple[str, int | None]]]:
+        bucket, fp = _fingerprint(url)
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hget(self.key(f"c:{bucket}"), fp)
+        pipe.lrange(self.key(f"r:{url}"), 0, -1)
+        count, refs = self._do(pipe.execute, [0, []])
+        return int(count or 0), [_referrer(r) for r in refs]
+
+    def entries(self) -> Iterator[Entry]:
+        client = self.client
+        for start in range(0, 4096, 256):
+            buckets = [f"{b:03x}" for b in range(start, start + 256)]
+            pipe = client.pipeline(transaction=False)
+            for b in buckets:
+                pipe.hgetall(self.key(f"u:{b}"))
+                pipe.hgetall(self.key(f"c:{b}"))
+            replies = pipe.execute()
+            for urls, counts in zip(replies[::2], replies[1::2], strict=True):
+                yield from self._entries(urls, counts)
+
+    def _entries(self, urls: dict[str, str], counts: dict[str, str]) -> Iterator[Entry]:
+        decoded = {url: decode_value(url, value) for url, value in urls.items()}
+        needs = [u for u, (_d, r, _f) in decoded.items() if r is None or r.outcome != "ok"]
+        pipe = self.client.pipeline(transaction=False)
+        for url in needs:
+            pipe.lrange(self.key(f"r:{url}"), 0, -1)
+        refs = dict(zip(needs, pipe.execute(), strict=True))
+        for url, (depth, result, failing) in decoded.items():
+            count = int(counts.get(_fingerprint(url)[1], 0))
+            kept = [_referrer(r) for r in refs.get(url, ())]
+            yield Entry(url, depth, result, count, kept, failing)
+
+    def totals(self) -> tuple[int, int, str]:
+        """The whole audit: pages scanned, requests sent, when it started."""
+        work = self._do(lambda: self.client.hgetall(self.key("work")), {})
+        pages = sum(int(v) for k, v in work.items() if k.endswith(":pages"))
+        requests = sum(int(v) for k, v in work.items() if k.endswith(":requests"))
+        started = float(self.meta("started_at")[0] or time.time())
+        return pages, requests, datetime.fromtimestamp(started, UTC).isoformat(timespec="seconds")
+
+    # -- leaving ----------------------------------------------------------
+    def leave(self, not_before: float = 0.0) -> int:
+        """Hand back what this worker claimed and did not settle; its hosts
+        wait ``not_before`` seconds before another worker sends to them."""
+        self._flush()
+        self.heartbeat()  # the last counts
+        return self._run("LEAVE", [self.worker, int(not_before * 1000)], 0)
+
+    def close(self) -> None:
+        if self._loop is not None and self._loop.running:
+            self._loop.stop()
+        self.client.close()
+
+
+def _fingerprint(url: str) -> tuple[str, str]:
+    """As the scripts compute it: SHA-1 hex, 3 digits of bucket, 16 of key."""
+    digest = hashlib.sha1(url.encode("utf-8")).hexdigest()
+    return digest[:3], digest[3:19]
+
+
+def _referrer(text: str) -> tuple[str, int | None]:
+    line, _, page = text.partition("\t")
+    return page, int(line) if line else None

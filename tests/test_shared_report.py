@@ -1,0 +1,99 @@
+"""One audit across several workers on Redis gives the single process's
+report: same URLs, outcomes, statuses, depths, referrers and counts, every
+(method, URL) requested once, robots.txt once per host, the report written
+once; politeness per host holds across workers."""
+
+from __future__ import annotations
+
+import json
+from contextlib import ExitStack
+
+import pytest
+
+from tests.redisserver import RedisServer
+from tests.shared import finish, requests_made, start_workers, the_report
+from tests.sitegen import assert_same, audit, generated_site
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    with ExitStack() as stack:
+        # two hosts (127.0.0.1 and .2): each owned by one worker at a time
+        site = generated_site(stack, tmp_path_factory.mktemp("site"), far_host="127.0.0.2")
+        redis = stack.enter_context(RedisServer(tmp_path_factory.mktemp("redis")))
+        plain = audit(site, tmp_path_factory.mktemp("plain"))
+        plain_requests = requests_made(site)
+        # a slow start page: every worker has joined before the first level
+        # opens, so the two hosts go to two workers
+        site.near.route_for("/").delay = 1.0
+        yield site, redis, plain, plain_requests
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_n_workers_write_the_single_process_report(env, tmp_path, n):
+    site, redis, plain, plain_requests = env
+    site.clear_logs()
+    workers = finish(start_workers(site, redis.url, f"same-{n}", tmp_path, n))
+    assert [w.code for w in workers] == [1] * n  # the site has broken links
+    report = the_report(workers)
+    assert_same(report, plain)
+    assert report["summary"]["pages"] == plain["summary"]["pages"]
+    assert report["summary"]["requests"] == plain["summary"]["requests"]
+    made = requests_made(site)
+    # each (method, URL) as often as alone: once (twice for the URL that
+    # answers 429 once), robots.txt once per host
+    assert made == plain_requests, (made - plain_requests, plain_requests - made)
+    assert made["near", "GET", "/robots.txt"] == made["far", "GET", "/robots.txt"] == 1
+    # the work was shared: each host's owner sent its requests
+    work = redis.client().hgetall(f"la:{{same-{n}}}:work")
+    busy = [k for k, v in work.items() if k.endswith(":requests") and int(v) > 0]
+    assert len(busy) == min(n, 2), work
+
+
+def test_a_finished_audit_makes_no_request_and_gives_its_verdict(env, tmp_path):
+    site, redis, plain, _ = env
+    first = finish(start_workers(site, redis.url, "done", tmp_path / "first", 1))
+    report = the_report(first)
+    site.clear_logs()
+    again = finish(start_workers(site, redis.url, "done", tmp_path / "again", 1))
+    assert again[0].code == 1
+    assert not again[0].report.exists()
+    assert str(first[0].report) in again[0].crawl.stderr
+    assert not site.near.log and not site.far.log
+    # --restart audits again
+    fresh = finish(start_workers(site, redis.url, "done", tmp_path / "fresh", 1, "--restart"))
+    assert_same(the_report(fresh), report)
+
+
+def test_two_audits_share_one_redis_and_keys_expire(env, tmp_path):
+    site, redis, plain, _ = env
+    one = start_workers(site, redis.url, "alpha", tmp_path / "a", 2)
+    two = start_workers(site, redis.url, "beta", tmp_path / "b", 1, LINKAUDIT_REDIS_EXPIRE="0")
+    finish(one + two)
+    assert_same(the_report(one), plain)
+    assert_same(the_report(two), plain)
+    client = redis.client()
+    alpha = list(client.scan_iter("la:{alpha}:*"))
+    beta = list(client.scan_iter("la:{beta}:*"))
+    assert alpha and beta
+    assert all(0 < client.ttl(k) <= 86400 for k in alpha)  # a day by default
+    kept = [k for k in beta if k.split(":")[2] in ("meta", "u", "c", "r", "work")]
+    assert kept and all(client.ttl(k) == -1 for k in kept)  # kept: the results
+
+
+def test_linkaudit_report_rebuilds_it_from_redis(env, tmp_path):
+    site, redis, plain, _ = env
+    workers = finish(start_workers(site, redis.url, "rebuild", tmp_path, 2))
+    written = the_report(workers)
+    rebuilt = tmp_path / "rebuilt.json"
+    from tests.conftest import run_process
+    from tests.sitegen import LINKAUDIT
+
+    out = run_process(
+        [LINKAUDIT, "report", "--redis", redis.url, "--audit", "rebuild", "--report", str(rebuilt)]
+    )
+    assert out.returncode == 1, out.stderr
+    again = json.loads(rebuilt.read_text())
+    for report in (written, again):
+        report.pop("finished_at")
+    assert again == written
