@@ -32,13 +32,7 @@ from scrapy.settings import Settings
 from linkaudit import __version__
 from linkaudit.config import OPTIONS, Config, ConfigError
 from linkaudit.demo import DemoSite
-from linkaudit.output.exitstatus import (
-    EXIT_BROKEN,
-    EXIT_INCOMPLETE,
-    EXIT_INTERNAL,
-    EXIT_OK,
-    EXIT_USAGE,
-)
+from linkaudit.output.exitstatus import EXIT_INCOMPLETE, EXIT_USAGE, exit_code
 from linkaudit.output.formats import FORMATS
 from linkaudit.output.journal import read_journal, rebuild_report
 
@@ -271,56 +265,11 @@ def _crawl(settings: Settings, config: Config) -> Any:
     return crawler
 
 
-def exit_code(report: dict[str, Any], fail_on: str = "broken") -> int:
-    """``fail_on``: "new" counts only breakage the baseline did not have
-    (every broken URL when there was no baseline to compare with)."""
-    if report["summary"].get("internal_errors"):
-        return EXIT_INTERNAL
-    broken = [u for u in report["urls"] if u["outcome"] == "broken"]
-    if fail_on == "new" and "fixed" in report:
-        broken = [u for u in broken if u.get("new")]
-    if broken and fail_on != "none":
-        return EXIT_BROKEN
-    return EXIT_OK if report["complete"] or broken else EXIT_INCOMPLETE
-
-
-def report_main(argv: list[str]) -> int:
-    """``linkaudit report``: a shared audit's report, from Redis."""
-    p = _Parser(
-        prog="linkaudit report",
-        description="Build the report of a shared audit (--redis) from Redis: at any "
-        "time, on any machine.",
-    )
-    p.add_argument("--redis", metavar="URL", required=True, help="the audit's Redis")
-    p.add_argument("--audit", metavar="NAME", required=True, help="the audit's name")
-    p.add_argument("--report", default="linkaudit-report.json", help="where it is written")
-    p.add_argument("--format", choices=sorted(FORMATS), default="text", help="printed on stdout")
-    p.add_argument("--fail-on", choices=FAIL_ON, default="broken", help="as for an audit")
-    ns = p.parse_args(argv)
-    from linkaudit.output.report import write_json_atomic
-    from linkaudit.state.redis.connection import RedisUnavailable
-    from linkaudit.state.redis.rebuild import shared_report
-
-    try:
-        Config.build(
-            Settings(), {"redis": ns.redis, "audit": ns.audit, "report": ns.report}, None, False
-        )
-        report = shared_report(ns.redis, ns.audit)
-        write_json_atomic(ns.report, report)
-    except (ConfigError, RedisUnavailable) as exc:
-        print(f"linkaudit report: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except OSError as exc:
-        print(f"linkaudit report: error: {ns.report}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_USAGE
-    print(FORMATS[ns.format](report))
-    print(f"linkaudit: report written to {ns.report}", file=sys.stderr)
-    return exit_code(report, ns.fail_on)
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["report"]:
+        from linkaudit.state.redis.command import report_main
+
         return report_main(argv[1:])
     parser = build_parser()
     ns = parser.parse_args(argv)
@@ -335,6 +284,10 @@ def main(argv: list[str] | None = None) -> int:
         try:
             settings = _settings(ns)
             config = Config.build(settings, _arguments(ns), _names(ns))
+            if config["LINKAUDIT_REDIS"]:
+                from linkaudit.state.redis.command import check_shared
+
+                check_shared(config, settings)
         except ConfigError as exc:
             print(f"linkaudit: error: {exc}", file=sys.stderr)
             return EXIT_USAGE

@@ -13,6 +13,7 @@ import atexit
 import logging
 import os
 import sys
+from typing import Any
 
 # The linkaudit command's exit codes (linkaudit/cli.py documents them);
 # scrapy crawl uses the two it cannot see otherwise.
@@ -44,3 +45,17 @@ def _exit() -> None:
         except (OSError, ValueError):
             pass
     os._exit(requested())
+
+
+def exit_code(report: dict[str, Any], fail_on: str = "broken") -> int:
+    """The linkaudit command's exit code for a report.  ``fail_on``: "new"
+    counts only breakage the baseline did not have (every broken URL when
+    there was no baseline to compare with)."""
+    if report["summary"].get("internal_errors"):
+        return EXIT_INTERNAL
+    broken = [u for u in report["urls"] if u["outcome"] == "broken"]
+    if fail_on == "new" and "fixed" in report:
+        broken = [u for u in broken if u.get("new")]
+    if broken and fail_on != "none":
+        return EXIT_BROKEN
+    return EXIT_OK if report["complete"] or broken else EXIT_INCOMPLETE

@@ -269,3 +269,15 @@ if status == 'running' or status == 'starting' then
 end
 return redis.call('HGET', meta, 'reason')
 """
+
+SCRIPTS = {
+    "DISCOVER": DISCOVER,
+    "ENQUEUE": ENQUEUE,
+    "REFER": REFER,
+    "SETTLE": SETTLE,
+    "CLAIM": CLAIM,
+    "OWE": OWE,
+    "HEARTBEAT": HEARTBEAT,
+    "LEAVE": LEAVE,
+    "STOP": STOP,
+}

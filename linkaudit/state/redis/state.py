@@ -14,14 +14,12 @@ The operations are Lua scripts (scripts.py); the report is elected
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import socket
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -32,9 +30,8 @@ from twisted.internet import task
 
 from linkaudit.config import ConfigError, config_of
 from linkaudit.items import UrlResult
-from linkaudit.state.base import NEW_RUN, AuditState, Entry, Pending, Run
-from linkaudit.state.redis import scripts
-from linkaudit.state.redis.codec import decode_pending, decode_value, encode_result
+from linkaudit.state.base import NEW_RUN, AuditState, Pending, Run
+from linkaudit.state.redis.codec import decode_pending, encode_result
 from linkaudit.state.redis.connection import (
     FAILURES,
     RedisUnavailable,
@@ -43,6 +40,8 @@ from linkaudit.state.redis.connection import (
     prefix,
 )
 from linkaudit.state.redis.election import Election
+from linkaudit.state.redis.reading import Reading
+from linkaudit.state.redis.scripts import SCRIPTS
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -50,7 +49,7 @@ _KNOWN_MAX = 200_000  # URLs this worker remembers as already discovered
 _CHUNK = 500  # arguments per script call
 
 
-class RedisState(Election, AuditState):
+class RedisState(Election, Reading, AuditState):
     shared = True
 
     def __init__(self, client: redis.Redis, audit: str, lease: float, batch: int):
@@ -65,11 +64,7 @@ class RedisState(Election, AuditState):
         self.max_depth: int | None = None  # for `linkaudit report`
         self.expire = 0.0  # seconds a finished audit's keys are kept (0: for ever)
         self.worker = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-        self.scripts = {
-            name: client.register_script(getattr(scripts, name))
-            for name in ("DISCOVER", "ENQUEUE", "REFER", "SETTLE", "CLAIM", "OWE")
-            + ("HEARTBEAT", "LEAVE", "STOP")
-        }
+        self.scripts = {name: client.register_script(lua) for name, lua in SCRIPTS.items()}
         self.creator = False
         self.status = "missing"
         self.reason = ""
@@ -257,15 +252,6 @@ class RedisState(Election, AuditState):
     def owe(self, url: str, phase: str) -> None:
         self._run("OWE", [self.worker, url, phase], None)
 
-    def waiting(self) -> int:
-        meta = self._do(lambda: self.client.hgetall(self.key("meta")), {})
-        return sum(int(v) for k, v in meta.items() if k.startswith("out:"))
-
-    def progress(self) -> tuple[int, int, int]:
-        """The whole audit: URLs checked, waiting, broken."""
-        checked, broken = self.meta("checked", "broken")
-        return int(checked or 0), self.waiting(), int(broken or 0)
-
     # -- the pipeline's side ----------------------------------------------
     def add_referrer(self, target: str, page: str, line: int | None) -> None:
         self.add_referrers(page, [(target, line)])
@@ -285,46 +271,6 @@ class RedisState(Election, AuditState):
         self._known.add(result.url)
         return failing
 
-    def referrers(self, url: str) -> tuple[int, list[tuple[str, int | None]]]:
-        bucket, fp = _fingerprint(url)
-        pipe = self.client.pipeline(transaction=False)
-        pipe.hget(self.key(f"c:{bucket}"), fp)
-        pipe.lrange(self.key(f"r:{url}"), 0, -1)
-        count, refs = self._do(pipe.execute, [0, []])
-        return int(count or 0), [_referrer(r) for r in refs]
-
-    def entries(self) -> Iterator[Entry]:
-        client = self.client
-        for start in range(0, 4096, 256):
-            buckets = [f"{b:03x}" for b in range(start, start + 256)]
-            pipe = client.pipeline(transaction=False)
-            for b in buckets:
-                pipe.hgetall(self.key(f"u:{b}"))
-                pipe.hgetall(self.key(f"c:{b}"))
-            replies = pipe.execute()
-            for urls, counts in zip(replies[::2], replies[1::2], strict=True):
-                yield from self._entries(urls, counts)
-
-    def _entries(self, urls: dict[str, str], counts: dict[str, str]) -> Iterator[Entry]:
-        decoded = {url: decode_value(url, value) for url, value in urls.items()}
-        needs = [u for u, (_d, r, _f) in decoded.items() if r is None or r.outcome != "ok"]
-        pipe = self.client.pipeline(transaction=False)
-        for url in needs:
-            pipe.lrange(self.key(f"r:{url}"), 0, -1)
-        refs = dict(zip(needs, pipe.execute(), strict=True))
-        for url, (depth, result, failing) in decoded.items():
-            count = int(counts.get(_fingerprint(url)[1], 0))
-            kept = [_referrer(r) for r in refs.get(url, ())]
-            yield Entry(url, depth, result, count, kept, failing)
-
-    def totals(self) -> tuple[int, int, str]:
-        """The whole audit: pages scanned, requests sent, when it started."""
-        work = self._do(lambda: self.client.hgetall(self.key("work")), {})
-        pages = sum(int(v) for k, v in work.items() if k.endswith(":pages"))
-        requests = sum(int(v) for k, v in work.items() if k.endswith(":requests"))
-        started = float(self.meta("started_at")[0] or time.time())
-        return pages, requests, datetime.fromtimestamp(started, UTC).isoformat(timespec="seconds")
-
     # -- leaving ----------------------------------------------------------
     def leave(self, not_before: float = 0.0) -> int:
         """Hand back what this worker claimed and did not settle; its hosts
@@ -337,14 +283,3 @@ class RedisState(Election, AuditState):
         if self._loop is not None and self._loop.running:
             self._loop.stop()
         self.client.close()
-
-
-def _fingerprint(url: str) -> tuple[str, str]:
-    """As the scripts compute it: SHA-1 hex, 3 digits of bucket, 16 of key."""
-    digest = hashlib.sha1(url.encode("utf-8")).hexdigest()
-    return digest[:3], digest[3:19]
-
-
-def _referrer(text: str) -> tuple[str, int | None]:
-    line, _, page = text.partition("\t")
-    return page, int(line) if line else None
