@@ -120,7 +120,9 @@ def test_limits_are_the_audits(env, tmp_path):
     assert report["finish_reason"] == "closespider_pagecount"
     assert len({w.code for w in workers}) == 1
     answered = len(site.near.log) + len(site.far.log)
-    assert 120 <= answered <= 120 + 2 * 16, answered  # in flight when it stopped
+    # the count is shared once a second (the heartbeat): what was in flight
+    # and answered in that second comes on top; far fewer than the whole audit
+    assert 120 <= answered < plain["summary"]["requests"] // 2, answered
     unchecked = [u for u in report["urls"] if u["outcome"] == "unchecked"]
     assert unchecked and all(u["error"] == "Not checked: hit limit reached" for u in unchecked)
 

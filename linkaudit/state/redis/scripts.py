@@ -97,27 +97,10 @@ return 1
 """
 )
 
-# ARGV: prefix, page, then (target, line) two by two; line '' for none
-REFER = (
-    _COMMON
-    + r"""
-local page = ARGV[2]
-for i = 3, #ARGV, 2 do
-  local target = ARGV[i]
-  local b, fp = bucket(target)
-  redis.call('HINCRBY', P .. 'c:' .. b, fp, 1)
-  local v = redis.call('HGET', P .. 'u:' .. b, target)
-  if not v or string.sub(v, 1, 1) ~= 'o' then
-    redis.call('RPUSH', P .. 'r:' .. target, ARGV[i + 1] .. '\t' .. page)
-  end
-end
-return 1
-"""
-)
-
 # ARGV: prefix, worker, url, state ('o' or 'x' + depth + '|' + result),
-# broken (0/1).  Settling twice (a URL checked again after its worker was
-# taken for dead) changes the result but counts once.
+# broken (0/1), then its links: (target, line) two by two.  Settling twice
+# (a URL checked again after its worker was taken for dead) changes the
+# result but counts once.
 SETTLE = (
     _COMMON
     + r"""
@@ -130,6 +113,18 @@ redis.call('HDEL', P .. 'fl:' .. ARGV[2], url)
 if string.sub(value, 1, 1) == 'o' then redis.call('DEL', P .. 'r:' .. url) end
 local kind = old and string.sub(old, 1, 1) or 'd'
 if kind == 'o' or kind == 'x' then return 0 end
+-- the URL's links (a page's, a redirect's), counted with its first result
+-- only: a page checked again after its worker died is not counted twice
+for i = 6, #ARGV, 2 do
+  local target = ARGV[i]
+  local tb, fp = bucket(target)
+  redis.call('HINCRBY', P .. 'c:' .. tb, fp, 1)
+  local v = redis.call('HGET', P .. 'u:' .. tb, target)
+  if not v or string.sub(v, 1, 1) ~= 'o' then
+    redis.call('RPUSH', P .. 'r:' .. target, ARGV[i + 1] .. '\t' .. url)
+  end
+end
+if string.sub(value, 1, 1) == 'o' then redis.call('DEL', P .. 'r:' .. url) end
 redis.call('HINCRBY', P .. 'meta', 'checked', 1)
 if ARGV[5] == '1' then redis.call('HINCRBY', P .. 'meta', 'broken', 1) end
 if kind == 'q' then
@@ -273,7 +268,6 @@ return redis.call('HGET', meta, 'reason')
 SCRIPTS = {
     "DISCOVER": DISCOVER,
     "ENQUEUE": ENQUEUE,
-    "REFER": REFER,
     "SETTLE": SETTLE,
     "CLAIM": CLAIM,
     "OWE": OWE,

@@ -72,6 +72,7 @@ class RedisState(Election, Reading, AuditState):
         self.exit_note: tuple[int, str] | None = None  # for the command (election.py)
         self._known: set[str] = set()
         self._queue: list[str] = []  # ENQUEUE arguments not sent yet
+        self._links: dict[str, list[tuple[str, int | None]]] = {}  # page -> links
         self._loop: task.LoopingCall | None = None
         self._local: Callable[[], tuple[int, int, int]] = lambda: (0, 0, 0)
 
@@ -257,17 +258,18 @@ class RedisState(Election, Reading, AuditState):
         self.add_referrers(page, [(target, line)])
 
     def add_referrers(self, page: str, links: list[tuple[str, int | None]]) -> None:
-        self._flush()
-        args = [a for target, line in links for a in (target, "" if line is None else line)]
-        for i in range(0, len(args), _CHUNK * 2):
-            self._run("REFER", [page, *args[i : i + _CHUNK * 2]], None)
+        """Kept until the page's result is settled: the links are counted in
+        the same script, once, however often the page is checked."""
+        self._links[page] = links
 
     def set_result(self, result: UrlResult, now: float) -> float | None:
         self._flush()
         failing = now if result.outcome == "broken" else None
         value = encode_result(result, failing)
         broken = int(result.outcome == "broken")
-        self._run("SETTLE", [self.worker, result.url, value, broken], None)
+        links = self._links.pop(result.url, ())
+        args = [a for target, line in links for a in (target, "" if line is None else line)]
+        self._run("SETTLE", [self.worker, result.url, value, broken, *args], None)
         self._known.add(result.url)
         return failing
 
