@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.conftest import Spawned, validate, wait_for
-from tests.sitegen import FAST, LINKAUDIT, GeneratedSite
+from tests.redisserver import RedisServer
+from tests.sitegen import FAST, LINKAUDIT, GeneratedSite, audit, generated_site
 
 # short leases: a killed worker's hosts are taken over within seconds
 QUICK = {"LINKAUDIT_REDIS_LEASE": "2", "LINKAUDIT_REDIS_POLL": "0.05"}
@@ -81,3 +82,12 @@ def wait_for_results(redis_client, audit: str, at_least: int, timeout: float = 6
         return int(redis_client.hget(f"la:{{{audit}}}:meta", "checked") or 0)
 
     wait_for(lambda: checked() >= at_least, timeout=timeout, what=f"{at_least} results")
+
+
+def shared_env(stack, tmp_path_factory):
+    """The generated site on two hosts (127.0.0.1 and .2: each owned by one
+    worker at a time), a Redis, the plain audit and its requests."""
+    site = generated_site(stack, tmp_path_factory.mktemp("site"), far_host="127.0.0.2")
+    redis = stack.enter_context(RedisServer(tmp_path_factory.mktemp("redis")))
+    plain = audit(site, tmp_path_factory.mktemp("plain"))
+    return site, redis, plain, requests_made(site)

@@ -16,6 +16,7 @@ from tests.redisserver import RedisServer
 from tests.shared import (
     finish,
     requests_made,
+    shared_env,
     start_workers,
     the_report,
     wait_for_results,
@@ -29,10 +30,7 @@ SLOW = {"CONCURRENT_REQUESTS_PER_DOMAIN": "1"}  # one request at a time per host
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
     with ExitStack() as stack:
-        site = generated_site(stack, tmp_path_factory.mktemp("site"), far_host="127.0.0.2")
-        redis = stack.enter_context(RedisServer(tmp_path_factory.mktemp("redis")))
-        plain = audit(site, tmp_path_factory.mktemp("plain"))
-        yield site, redis, plain, requests_made(site)
+        yield shared_env(stack, tmp_path_factory)
 
 
 def _owner(redis, name: str, host: str = "127.0.0.1") -> int:

@@ -10,19 +10,14 @@ from contextlib import ExitStack
 
 import pytest
 
-from tests.redisserver import RedisServer
-from tests.shared import finish, requests_made, start_workers, the_report
-from tests.sitegen import assert_same, audit, generated_site
+from tests.shared import finish, requests_made, shared_env, start_workers, the_report
+from tests.sitegen import assert_same
 
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
     with ExitStack() as stack:
-        # two hosts (127.0.0.1 and .2): each owned by one worker at a time
-        site = generated_site(stack, tmp_path_factory.mktemp("site"), far_host="127.0.0.2")
-        redis = stack.enter_context(RedisServer(tmp_path_factory.mktemp("redis")))
-        plain = audit(site, tmp_path_factory.mktemp("plain"))
-        plain_requests = requests_made(site)
+        site, redis, plain, plain_requests = shared_env(stack, tmp_path_factory)
         # a slow start page: every worker has joined before the first level
         # opens, so the two hosts go to two workers
         site.near.route_for("/").delay = 1.0

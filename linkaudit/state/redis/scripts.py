@@ -110,7 +110,6 @@ local key = P .. 'u:' .. b
 local old = redis.call('HGET', key, url)
 redis.call('HSET', key, url, value)
 redis.call('HDEL', P .. 'fl:' .. ARGV[2], url)
-if string.sub(value, 1, 1) == 'o' then redis.call('DEL', P .. 'r:' .. url) end
 local kind = old and string.sub(old, 1, 1) or 'd'
 if kind == 'o' or kind == 'x' then return 0 end
 -- the URL's links (a page's, a redirect's), counted with its first result
