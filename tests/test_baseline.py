@@ -8,20 +8,33 @@ import sqlite3
 
 import pytest
 
-from linkaudit.state.baseline import compare, load_baseline
+from linkaudit.items import UrlResult
+from linkaudit.output.report import build_report
+from linkaudit.state.baseline import load_baseline
+from linkaudit.state.memory import MemoryState
 from tests.conftest import validate
 from tests.test_cli import run
 
 
-def test_compare_marks_new_and_lists_fixed():
-    urls = [
-        {"url": "a", "outcome": "broken"},
-        {"url": "b", "outcome": "broken"},
-        {"url": "c", "outcome": "ok"},
-    ]
-    fixed = compare(urls, frozenset({"b", "c", "gone"}))
-    assert fixed == ["c", "gone"]
-    assert [u.get("new") for u in urls] == [True, None, None]
+def test_the_report_marks_new_and_lists_fixed():
+    state = MemoryState()
+    for url, outcome in [("http://s/a", "broken"), ("http://s/b", "broken"), ("http://s/c", "ok")]:
+        state.discover(url, 0)
+        state.set_result(UrlResult(url=url, near=True, outcome=outcome, depth=0), 0.0)
+    report = build_report(
+        state,
+        start_urls=["http://s/"],
+        near_prefixes=["http://s/"],
+        started_at="",
+        finished_at="",
+        finish_reason="finished",
+        pages=0,
+        requests=0,
+        baseline=frozenset({"http://s/b", "http://s/c", "http://s/gone"}),
+        baseline_source="last.json",
+    )
+    assert report["fixed"] == ["http://s/c", "http://s/gone"]
+    assert [u.get("new") for u in report["urls"]] == [True, None, None]
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,15 @@ import json
 
 import pytest
 
-from linkaudit.output.report import dumps_report, write_json_atomic
+from linkaudit.items import UrlResult
+from linkaudit.output.report import (
+    build_report,
+    dumps_report,
+    read_report,
+    write_json_atomic,
+    write_report,
+)
+from linkaudit.state.memory import MemoryState
 
 ENTRY = {
     "url": "http://127.0.0.1:1/a b",
@@ -41,3 +49,36 @@ def test_one_url_entry_per_line(tmp_path):
     assert "\u00e9" in text  # not escaped
     assert json.loads(text) == report
     assert text.endswith("}\n")
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_the_streamed_report_is_the_built_one(tmp_path, n):
+    """write_report writes an entry at a time: the same JSON, the same text
+    as the report built in memory; it keeps in memory only what a summary
+    and an exit code need (entries not ok)."""
+    state = MemoryState()
+    for i in range(n):
+        url = f"http://s/{i}"
+        state.discover(url, 1)
+        outcome = "broken" if i % 2 else "ok"
+        state.add_referrer(url, "http://s/", i)
+        state.set_result(UrlResult(url=url, near=True, outcome=outcome, depth=1), 0.0)
+    facts = dict(
+        start_urls=["http://s/"],
+        near_prefixes=["http://s/"],
+        started_at="then",
+        finished_at="now",
+        finish_reason="finished",
+        pages=1,
+        requests=n,
+    )
+    path = tmp_path / "report.json"
+    kept = write_report(str(path), state, **facts)
+    built = build_report(state, **facts)
+    written = path.read_text(encoding="utf-8")
+    assert written == dumps_report(built) + "\n"
+    assert json.loads(written) == built
+    assert kept == {**built, "urls": [u for u in built["urls"] if u["outcome"] != "ok"]}
+    assert read_report(str(path), lean=True) == kept  # what the command reads back
+    assert read_report(str(path)) == built
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]  # no spool left

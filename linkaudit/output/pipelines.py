@@ -15,7 +15,7 @@ from linkaudit.config import config_of
 from linkaudit.items import UrlResult
 from linkaudit.output.exitstatus import EXIT_INTERNAL, fail_at_exit
 from linkaudit.output.formats.text import summary_text
-from linkaudit.output.report import build_report, now_iso, write_json_atomic
+from linkaudit.output.report import build_report, now_iso, write_report
 from linkaudit.rules.statuses import internal_error
 from linkaudit.signals import report_written
 from linkaudit.state.recheck import iso
@@ -87,10 +87,7 @@ class ReportPipeline:
         if not item.from_cache:  # a cached outcome keeps the time it was checked
             item.checked_at = iso(now)
         state.add_referrers(item.url, item.links)
-        count, refs = state.referrers(item.url)
-        item.referrer_count = count
-        item.referrers = [{"url": page, "line": line} for page, line in refs]
-        failing_since = state.set_result(item, now)
+        failing_since = state.record(item, now)
         shown = self.policy.present(item, failing_since, now)
         baseline = spider.baseline
         if baseline is not None and shown.outcome == "broken" and item.url not in baseline:
@@ -111,8 +108,8 @@ class ReportPipeline:
         started_at = self.started_at
         if state.shared:  # every worker's
             pages, requests, started_at = state.totals()
-        report = build_report(
-            state,
+        path = self.config.report
+        facts = dict(
             start_urls=spider.start_urls,
             near_prefixes=spider.near_prefixes,
             started_at=started_at,
@@ -126,11 +123,10 @@ class ReportPipeline:
             baseline=spider.baseline,
             baseline_source=spider.baseline_source,
         )
-        broken = [u["url"] for u in report["urls"] if u["outcome"] == "broken"]
-        state.finish_run(finish_reason, broken)
-        path = self.config.report
+        written = False
         try:
-            write_json_atomic(path, report)
+            report = write_report(path, state, **facts)
+            written = True
         except OSError as exc:
             # Not a traceback: one line, a non-zero exit, and the journal
             # (linkaudit/journal.py) still holds every result.
@@ -143,7 +139,9 @@ class ReportPipeline:
             )
             stats.set_value("linkaudit/report_error", str(exc))
             fail_at_exit(1)
-        else:
+            report = build_report(state, **facts)
+        state.finish_run(finish_reason, _broken(report))
+        if written:
             logger.info("Report written to %s", path)
             state.report_written(path, report)
             self.crawler.signals.send_catch_log(report_written, path=path)
@@ -152,3 +150,7 @@ class ReportPipeline:
             fail_at_exit(EXIT_INTERNAL)
         logger.info("%s", summary_text(report))
         state.close()
+
+
+def _broken(report: dict[str, Any]) -> list[str]:
+    return [u["url"] for u in report["urls"] if u["outcome"] == "broken"]

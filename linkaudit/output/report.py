@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from linkaudit.rules.statuses import INTERNAL_ERROR
 from linkaudit.rules.urls import is_near
-from linkaudit.state.base import AuditState
-from linkaudit.state.baseline import compare
+from linkaudit.state.base import AuditState, Entry
 from linkaudit.state.recheck import RecheckPolicy
 
 REPORT_VERSION = 1
@@ -40,7 +40,20 @@ def unchecked_error(finish_reason: str, depth: int, max_depth: int | None) -> st
     return _NOT_CHECKED.get(finish_reason, f"Not checked: the audit ended ({finish_reason})")
 
 
-def build_report(
+def build_report(state: AuditState, **facts: Any) -> dict[str, Any]:
+    """The whole report in memory (``linkaudit report``, the journal, tests).
+    ``facts``: see :func:`report_parts`."""
+    report = {}
+    urls: list[dict[str, Any]] = []
+    for part in report_parts(state, **facts):
+        if isinstance(part, dict) and "version" in part:
+            report = part
+        else:
+            urls.append(part)
+    return {**report, "urls": urls}
+
+
+def report_parts(
     state: AuditState,
     *,
     start_urls: list[str],
@@ -55,49 +68,33 @@ def build_report(
     now: float = 0.0,
     baseline: frozenset[str] | None = None,
     baseline_source: str | None = None,
-) -> dict[str, Any]:
-    """The report.  ``policy`` and ``now``: failures in their grace period
-    are shown ok (LINKAUDIT_REPORT_AFTER); ``baseline``: new and fixed."""
+) -> Iterator[dict[str, Any]]:
+    """Each URL's entry, sorted by URL and built one at a time, then the
+    report without its ``urls`` (its summary counts them).  ``policy`` and
+    ``now``: failures in their grace period are shown ok
+    (LINKAUDIT_REPORT_AFTER); ``baseline``: new and fixed."""
     near = tuple(near_prefixes)  # is_near takes a tuple, as str.startswith does
-    urls = []
-    for entry in state.entries():
-        result = entry.result
-        if result is not None and policy is not None:
-            result = policy.present(result, entry.failing_since, now)
-        if result is None:
-            item: dict[str, Any] = {
-                "url": entry.url,
-                "near": is_near(entry.url, near),
-                "outcome": "unchecked",
-                "status": None,
-                "error": unchecked_error(finish_reason, entry.depth, max_depth),
-                "method": None,
-                "content_type": None,
-                "location": None,
-            }
-        else:
-            item = result.contract_dict()
-        item["depth"] = entry.depth
-        item["referrer_count"] = entry.referrer_count
-        # sorted: a resumed audit lists them as an uninterrupted one would
-        item["referrers"] = [
-            {"url": page, "line": line} for page, line in sorted(entry.referrers, key=_by_place)
-        ]
-        urls.append(item)
-    urls.sort(key=lambda u: u["url"])
-    changes: dict[str, Any] = {}
-    if baseline is not None:
-        changes = {"baseline": baseline_source, "fixed": compare(urls, baseline)}
-    summary = {"urls": len(urls), "pages": pages, "requests": requests}
+    summary = {"urls": 0, "pages": pages, "requests": requests}
     summary.update({o: 0 for o in OUTCOMES})
     internal = 0
-    for u in urls:
-        summary[u["outcome"]] += 1
-        if u["outcome"] == "unchecked" and is_internal_error(u):
+    broken_now = set()
+    for entry in sorted(state.entries(), key=_by_url):
+        item = _entry_item(entry, near, finish_reason, max_depth, policy, now)
+        summary["urls"] += 1
+        summary[item["outcome"]] += 1
+        if item["outcome"] == "unchecked" and is_internal_error(item):
             internal += 1
+        if item["outcome"] == "broken":
+            broken_now.add(item["url"])
+            if baseline is not None and item["url"] not in baseline:
+                item["new"] = True
+        yield item
     if internal:  # URLs whose check a bug of ours stopped (all unchecked)
         summary["internal_errors"] = internal
-    return {
+    changes: dict[str, Any] = {}
+    if baseline is not None:
+        changes = {"baseline": baseline_source, "fixed": sorted(baseline - broken_now)}
+    yield {
         "version": REPORT_VERSION,
         "start_urls": list(start_urls),
         "near_prefixes": list(near_prefixes),
@@ -107,12 +104,81 @@ def build_report(
         "complete": finish_reason == "finished" and summary["unchecked"] == 0,
         "summary": summary,
         **changes,
-        "urls": urls,
     }
+
+
+def _entry_item(
+    entry: Entry,
+    near: tuple[str, ...],
+    finish_reason: str,
+    max_depth: int | None,
+    policy: RecheckPolicy | None,
+    now: float,
+) -> dict[str, Any]:
+    result = entry.result
+    if result is not None and policy is not None:
+        result = policy.present(result, entry.failing_since, now)
+    if result is None:
+        item: dict[str, Any] = {
+            "url": entry.url,
+            "near": is_near(entry.url, near),
+            "outcome": "unchecked",
+            "status": None,
+            "error": unchecked_error(finish_reason, entry.depth, max_depth),
+            "method": None,
+            "content_type": None,
+            "location": None,
+        }
+    else:
+        item = result.contract_dict()
+    item["depth"] = entry.depth
+    item["referrer_count"] = entry.referrer_count
+    # sorted: a resumed audit lists them as an uninterrupted one would
+    item["referrers"] = [
+        {"url": page, "line": line} for page, line in sorted(entry.referrers, key=_by_place)
+    ]
+    return item
+
+
+def write_report(path: str, state: AuditState, **facts: Any) -> dict[str, Any]:
+    """Write the report to ``path`` an entry at a time (a 150,000-URL
+    report is 150 MB of JSON: never in memory as a whole), atomically.
+
+    Returns the report with only the entries :func:`needed_in_summary`,
+    so the rest can be freed."""
+    kept: list[dict[str, Any]] = []
+    report: dict[str, Any] = {}
+    with tempfile.TemporaryFile("w+", encoding="utf-8", dir=_directory(path)) as spool:
+        first = True
+        for part in report_parts(state, **facts):
+            if "version" in part and "summary" in part:
+                report = part
+                break
+            spool.write(("  " if first else ",\n  ") + json.dumps(part, ensure_ascii=False))
+            first = False
+            if needed_in_summary(part):
+                kept.append(part)
+        spool.seek(0)
+
+        def write(fh: Any) -> None:
+            head = json.dumps(report, ensure_ascii=False, indent=1)
+            if first:  # no entry
+                fh.write(f'{head[:-2]},\n "urls": []\n}}\n')
+                return
+            fh.write(f'{head[:-2]},\n "urls": [\n')
+            shutil.copyfileobj(spool, fh, 1 << 20)
+            fh.write("\n ]\n}\n")
+
+        _atomically(path, write)
+    return {**report, "urls": kept}
 
 
 def is_internal_error(entry: dict[str, Any]) -> bool:
     return (entry.get("error") or "").startswith(INTERNAL_ERROR + ":")
+
+
+def _by_url(entry: Entry) -> str:
+    return entry.url
 
 
 def _by_place(referrer: tuple[str, int | None]) -> tuple[str, int]:
@@ -136,15 +202,56 @@ def dumps_report(report: dict[str, Any]) -> str:
     return f"{text[:-2]},\n {body}\n}}" if head else f"{{\n {body}\n}}"
 
 
+def needed_in_summary(entry: dict[str, Any]) -> bool:
+    """An entry the summary, the formats other than JSON and JUnit, and the
+    exit code look at."""
+    return entry["outcome"] != "ok" or bool(entry.get("warning")) or bool(entry.get("new"))
+
+
+def read_report(path: str, lean: bool = False) -> dict[str, Any]:
+    """A report file; ``lean``: only the entries :func:`needed_in_summary`
+    (a report this module wrote has one entry per line, so the others are
+    never decoded: reading a 150 MB report takes a few MB)."""
+    with open(path, encoding="utf-8") as fh:
+        if not lean:
+            return json.load(fh)
+        head: list[str] = []
+        urls: list[dict[str, Any]] = []
+        for line in fh:
+            if line.startswith("  {"):
+                entry = json.loads(line.rstrip().rstrip(","))
+                if needed_in_summary(entry):
+                    urls.append(entry)
+            else:
+                head.append(line)
+    try:
+        report = json.loads("".join(head))
+    except ValueError:  # not laid out as this module writes it
+        return read_report(path)
+    report["urls"] = urls
+    return report
+
+
 def write_json_atomic(path: str, data: dict[str, Any]) -> None:
     """Write to a temporary file beside ``path``, then rename: a reader never
     sees half a report, and a failed write leaves the old file alone."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".linkaudit-", suffix=".tmp", dir=directory)
+
+    def write(fh: Any) -> None:
+        fh.write(dumps_report(data))
+        fh.write("\n")
+
+    _atomically(path, write)
+
+
+def _directory(path: str) -> str:
+    return os.path.dirname(os.path.abspath(path))
+
+
+def _atomically(path: str, write: Callable[[Any], None]) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=".linkaudit-", suffix=".tmp", dir=_directory(path))
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(dumps_report(data))
-            fh.write("\n")
+            write(fh)
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -133,6 +133,15 @@ class AuditState(ABC):
         """Record a URL's outcome, decided at ``now`` (epoch seconds).
         Returns when its current run of failures began (None: not failing)."""
 
+    def record(self, result: UrlResult, now: float) -> float | None:
+        """:meth:`set_result`, with the referrers known so far read into
+        ``result`` first (the item handed on carries them).  A state with a
+        round trip per call (Redis) does both in one."""
+        count, refs = self.referrers(result.url)
+        result.referrer_count = count
+        result.referrers = [{"url": page, "line": line} for page, line in refs]
+        return self.set_result(result, now)
+
     @abstractmethod
     def referrers(self, url: str) -> tuple[int, list[tuple[str, int | None]]]:
         """How many link occurrences point at ``url``, and those kept."""

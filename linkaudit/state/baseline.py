@@ -11,7 +11,6 @@ broken then and not now (repaired, or no longer linked).
 from __future__ import annotations
 
 import json
-from typing import Any
 
 
 def load_baseline(path: str) -> frozenset[str]:
@@ -33,14 +32,3 @@ def load_baseline(path: str) -> frozenset[str]:
     ):
         raise ValueError(f"{path} is not a linkaudit report (no list of urls)")
     return frozenset(u["url"] for u in urls if u["outcome"] == "broken")
-
-
-def compare(urls: list[dict[str, Any]], baseline: frozenset[str]) -> list[str]:
-    """Mark new breakage in the report's ``urls`` entries; the fixed URLs."""
-    broken_now = set()
-    for entry in urls:
-        if entry["outcome"] == "broken":
-            broken_now.add(entry["url"])
-            if entry["url"] not in baseline:
-                entry["new"] = True
-    return sorted(baseline - broken_now)

@@ -3,17 +3,18 @@ the audit's counts and progress (a part of RedisState)."""
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from linkaudit.state.base import Entry
-from linkaudit.state.redis.codec import decode_value
+from linkaudit.state.redis.codec import decode_result, fingerprint
 
 if TYPE_CHECKING:
     from linkaudit.state.redis.state import RedisState
+
+_READ = 5000  # list items and URLs read per round trip
 
 
 class Reading:
@@ -29,36 +30,45 @@ class Reading:
         return int(checked or 0), self.waiting(), int(broken or 0)
 
     def referrers(self: RedisState, url: str) -> tuple[int, list[tuple[str, int | None]]]:
-        bucket, fp = _fingerprint(url)
+        bucket, field = fingerprint(url)
         pipe = self.client.pipeline(transaction=False)
-        pipe.hget(self.key(f"c:{bucket}"), fp)
-        pipe.lrange(self.key(f"r:{url}"), 0, -1)
+        pipe.hget(self.key(f"c:{bucket}"), field)
+        pipe.lrange(self.key(f"r:{bucket}{field}"), 0, -1)
         count, refs = self._do(pipe.execute, [0, []])
-        return int(count or 0), [_referrer(r) for r in refs]
+        return int(count or 0), [parse_referrer(r) for r in refs]
 
     def entries(self: RedisState) -> Iterator[Entry]:
+        """Every URL: the results first (the last of a URL's counts), then
+        the URLs in the order discovered, a chunk at a time, with their
+        states, counts and referrers."""
         client = self.client
-        for start in range(0, 4096, 256):
-            buckets = [f"{b:03x}" for b in range(start, start + 256)]
+        results: dict[str, str] = {}
+        for start in range(0, client.llen(self.key("v")), _READ):
+            for record in client.lrange(self.key("v"), start, start + _READ - 1):
+                results[record[:19]] = record[20:]
+        for start in range(0, client.llen(self.key("n")), _READ):
+            urls = client.lrange(self.key("n"), start, start + _READ - 1)
+            ids = [fingerprint(url) for url in urls]
             pipe = client.pipeline(transaction=False)
-            for b in buckets:
-                pipe.hgetall(self.key(f"u:{b}"))
-                pipe.hgetall(self.key(f"c:{b}"))
+            for bucket, field in ids:
+                pipe.hget(self.key(f"u:{bucket}"), field)
+                pipe.hget(self.key(f"c:{bucket}"), field)
             replies = pipe.execute()
-            for urls, counts in zip(replies[::2], replies[1::2], strict=True):
-                yield from self._entries(urls, counts)
-
-    def _entries(self: RedisState, urls: dict[str, str], counts: dict[str, str]) -> Iterator[Entry]:
-        decoded = {url: decode_value(url, value) for url, value in urls.items()}
-        needs = [u for u, (_d, r, _f) in decoded.items() if r is None or r.outcome != "ok"]
-        pipe = self.client.pipeline(transaction=False)
-        for url in needs:
-            pipe.lrange(self.key(f"r:{url}"), 0, -1)
-        refs = dict(zip(needs, pipe.execute(), strict=True))
-        for url, (depth, result, failing) in decoded.items():
-            count = int(counts.get(_fingerprint(url)[1], 0))
-            kept = [_referrer(r) for r in refs.get(url, ())]
-            yield Entry(url, depth, result, count, kept, failing)
+            states, counts = replies[::2], replies[1::2]
+            pipe = client.pipeline(transaction=False)
+            for (bucket, field), state in zip(ids, states, strict=True):
+                if not (state or "").startswith("o"):
+                    pipe.lrange(self.key(f"r:{bucket}{field}"), 0, -1)
+            kept = iter(pipe.execute())
+            for url, (bucket, field), state, count in zip(urls, ids, states, counts, strict=True):
+                depth = int(state[1:])
+                refs = [] if state.startswith("o") else [parse_referrer(r) for r in next(kept)]
+                text = results.get(bucket + field) if state[0] in "ox" else None
+                if text is None:
+                    yield Entry(url, depth, None, int(count or 0), refs, None)
+                    continue
+                result, failing = decode_result(url, depth, text)
+                yield Entry(url, depth, result, int(count or 0), refs, failing)
 
     def totals(self: RedisState) -> tuple[int, int, str]:
         """The whole audit: pages scanned, requests sent, when it started."""
@@ -69,12 +79,6 @@ class Reading:
         return pages, requests, datetime.fromtimestamp(started, UTC).isoformat(timespec="seconds")
 
 
-def _fingerprint(url: str) -> tuple[str, str]:
-    """As the scripts compute it: SHA-1 hex, 3 digits of bucket, 16 of key."""
-    digest = hashlib.sha1(url.encode("utf-8")).hexdigest()
-    return digest[:3], digest[3:19]
-
-
-def _referrer(text: str) -> tuple[str, int | None]:
+def parse_referrer(text: str) -> tuple[str, int | None]:
     line, _, page = text.partition("\t")
     return page, int(line) if line else None

@@ -4,12 +4,19 @@ atomically, so no worker ever sees half a discovery, claim or settlement.
 Every key of an audit starts with its prefix (``la:{NAME}:``); the scripts
 build key names from it, so they run on a standalone Redis or Valkey.
 
-- ``u:<b>``    hash, URL -> its state: ``d<depth>`` discovered (not to be
-               checked), ``q<depth>`` queued or being checked, ``o<depth>|<r>``
-               checked ok, ``x<depth>|<r>`` checked, not ok (``<r>``: the
-               result, see codec.py).  ``<b>``: 3 hex digits of the URL's SHA-1.
-- ``c:<b>``    hash, 16 hex digits of the URL's SHA-1 -> link occurrences.
-- ``r:<url>``  list of ``line<TAB>page``: referrers of a URL not (yet) ok.
+- ``u:<b>``    hash, URL id -> its state: ``d<depth>`` discovered (not to be
+               checked), ``q<depth>`` queued or being checked, ``o<depth>``
+               checked ok, ``x<depth>`` checked, not ok.  A URL's id is 19
+               hex digits of its SHA-1: ``<b>`` (3, one of 4,096 hashes, each
+               small enough for Redis's compact listpack encoding up to about
+               500,000 URLs) and ``<f>`` (16, the field).
+- ``n``        list of every URL, in the order discovered: the only copy of
+               a URL's text.
+- ``v``        list of ``<b><f>|<result>`` (codec.py), in the order settled (a
+               URL checked again after its worker died has two: the last
+               counts).
+- ``c:<b>``    hash, ``<f>`` -> the URL's link occurrences.
+- ``r:<b><f>`` list of ``line<TAB>page``: referrers of a URL not (yet) ok.
 - ``q:<d>:<host>``  list of pending records (JSON ``{u, r, d, h, p}``).
 - ``h:<d>``    set of hosts with URLs waiting at depth d.
 - ``meta``     hash: ``status`` (starting, running, stopping, finished),
@@ -70,11 +77,14 @@ end
 DISCOVER = (
     _COMMON
     + r"""
-local new = {}
+local new, urls = {}, {}
 for i = 3, #ARGV do
-  local b = bucket(ARGV[i])
-  new[#new + 1] = redis.call('HSETNX', P .. 'u:' .. b, ARGV[i], 'd' .. ARGV[2])
+  local b, f = bucket(ARGV[i])
+  local n = redis.call('HSETNX', P .. 'u:' .. b, f, 'd' .. ARGV[2])
+  new[#new + 1] = n
+  if n == 1 then urls[#urls + 1] = ARGV[i] end
 end
+if #urls > 0 then redis.call('RPUSH', P .. 'n', unpack(urls)) end
 return new
 """
 )
@@ -85,8 +95,8 @@ ENQUEUE = (
     + r"""
 for i = 2, #ARGV, 4 do
   local url, d, host, ref = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
-  local b = bucket(url)
-  redis.call('HSET', P .. 'u:' .. b, url, 'q' .. d)
+  local b, f = bucket(url)
+  redis.call('HSET', P .. 'u:' .. b, f, 'q' .. d)
   local rec = {u = url, d = tonumber(d), h = host}
   if ref ~= '' then rec.r = ref end
   redis.call('RPUSH', P .. 'q:' .. d .. ':' .. host, cjson.encode(rec))
@@ -97,41 +107,49 @@ return 1
 """
 )
 
-# ARGV: prefix, worker, url, state ('o' or 'x' + depth + '|' + result),
-# broken (0/1), then its links: (target, line) two by two.  Settling twice
-# (a URL checked again after its worker was taken for dead) changes the
-# result but counts once.
+# ARGV: prefix, worker, url, state ('o' or 'x' + depth), result, broken
+# (0/1), then its links: (target, line) two by two  ->  {settled for the
+# first time (0/1), link occurrences, referrers...}: the URL's referrers so
+# far, read before its own links are counted.  Settling twice (a URL
+# checked again after its worker was taken for dead) changes the result
+# but counts once.
 SETTLE = (
     _COMMON
     + r"""
-local url, value = ARGV[3], ARGV[4]
-local b = bucket(url)
+local url, state = ARGV[3], ARGV[4]
+local b, f = bucket(url)
 local key = P .. 'u:' .. b
-local old = redis.call('HGET', key, url)
-redis.call('HSET', key, url, value)
+local reply = {0, redis.call('HGET', P .. 'c:' .. b, f) or '0'}
+for _, ref in ipairs(redis.call('LRANGE', P .. 'r:' .. b .. f, 0, -1)) do
+  reply[#reply + 1] = ref
+end
+local old = redis.call('HGET', key, f)
+redis.call('HSET', key, f, state)
+redis.call('RPUSH', P .. 'v', b .. f .. '|' .. ARGV[5])
 redis.call('HDEL', P .. 'fl:' .. ARGV[2], url)
 local kind = old and string.sub(old, 1, 1) or 'd'
-if kind == 'o' or kind == 'x' then return 0 end
+if kind == 'o' or kind == 'x' then return reply end
+reply[1] = 1
 -- the URL's links (a page's, a redirect's), counted with its first result
 -- only: a page checked again after its worker died is not counted twice
-for i = 6, #ARGV, 2 do
+for i = 7, #ARGV, 2 do
   local target = ARGV[i]
-  local tb, fp = bucket(target)
-  redis.call('HINCRBY', P .. 'c:' .. tb, fp, 1)
-  local v = redis.call('HGET', P .. 'u:' .. tb, target)
+  local tb, tf = bucket(target)
+  redis.call('HINCRBY', P .. 'c:' .. tb, tf, 1)
+  local v = redis.call('HGET', P .. 'u:' .. tb, tf)
   if not v or string.sub(v, 1, 1) ~= 'o' then
-    redis.call('RPUSH', P .. 'r:' .. target, ARGV[i + 1] .. '\t' .. url)
+    redis.call('RPUSH', P .. 'r:' .. tb .. tf, ARGV[i + 1] .. '\t' .. url)
   end
 end
-if string.sub(value, 1, 1) == 'o' then redis.call('DEL', P .. 'r:' .. url) end
+if string.sub(state, 1, 1) == 'o' then redis.call('DEL', P .. 'r:' .. b .. f) end
 redis.call('HINCRBY', P .. 'meta', 'checked', 1)
-if ARGV[5] == '1' then redis.call('HINCRBY', P .. 'meta', 'broken', 1) end
+if ARGV[6] == '1' then redis.call('HINCRBY', P .. 'meta', 'broken', 1) end
 if kind == 'q' then
   local d = tonumber(string.sub(old, 2))
   redis.call('HINCRBY', P .. 'meta', 'out:' .. d, -1)
   advance(d)
 end
-return 1
+return reply
 """
 )
 
@@ -204,16 +222,20 @@ return out
 """
 )
 
-# ARGV: prefix, worker, url, phase: the check continues with that request
+# ARGV: prefix, worker, then (url, phase) two by two: each check
+# continues with that request
 OWE = (
     _COMMON
     + r"""
 local key = P .. 'fl:' .. ARGV[2]
-local rec = redis.call('HGET', key, ARGV[3])
-if not rec then return 0 end
-rec = cjson.decode(rec)
-rec.p = ARGV[4]
-redis.call('HSET', key, ARGV[3], cjson.encode(rec))
+for i = 3, #ARGV, 2 do
+  local rec = redis.call('HGET', key, ARGV[i])
+  if rec then
+    rec = cjson.decode(rec)
+    rec.p = ARGV[i + 1]
+    redis.call('HSET', key, ARGV[i], cjson.encode(rec))
+  end
+end
 return 1
 """
 )

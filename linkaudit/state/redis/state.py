@@ -40,7 +40,7 @@ from linkaudit.state.redis.connection import (
     prefix,
 )
 from linkaudit.state.redis.election import Election
-from linkaudit.state.redis.reading import Reading
+from linkaudit.state.redis.reading import Reading, parse_referrer
 from linkaudit.state.redis.scripts import SCRIPTS
 
 logger = logging.getLogger(__name__)
@@ -64,14 +64,15 @@ class RedisState(Election, Reading, AuditState):
         self.max_depth: int | None = None  # for `linkaudit report`
         self.expire = 0.0  # seconds a finished audit's keys are kept (0: for ever)
         self.worker = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-        self.scripts = {name: client.register_script(lua) for name, lua in SCRIPTS.items()}
+        self.shas: dict[str, str] = {}  # script name -> SHA-1, loaded when first needed
         self.creator = False
         self.status = "missing"
         self.reason = ""
         self.lost: str | None = None  # why Redis could not be used mid-audit
         self.exit_note: tuple[int, str] | None = None  # for the command (election.py)
         self._known: set[str] = set()
-        self._queue: list[str] = []  # ENQUEUE arguments not sent yet
+        self._queue: list[Any] = []  # ENQUEUE arguments not sent yet
+        self._owed: list[str] = []  # OWE arguments not sent yet
         self._links: dict[str, list[tuple[str, int | None]]] = {}  # page -> links
         self._loop: task.LoopingCall | None = None
         self._local: Callable[[], tuple[int, int, int]] = lambda: (0, 0, 0)
@@ -108,17 +109,45 @@ class RedisState(Election, Reading, AuditState):
 
     # -- calling Redis ---------------------------------------------------------
     def _run(self, name: str, args: list[Any], default: T) -> T:
-        """A script; if Redis is gone, note it (the spider closes) and go on
-        with ``default``: this worker's results are not settled, so another
-        worker (or this command again) checks those URLs."""
+        """A script, in one round trip with the writes waiting to be sent
+        (URLs enqueued, phases owed: sent before it, in order).  If Redis
+        is gone, note it (the spider closes) and go on with ``default``:
+        this worker's results are not settled, so another worker (or this
+        command again) checks those URLs."""
         if self.lost is not None:
             return default
+        calls = []
+        queue, self._queue = self._queue, []
+        for i in range(0, len(queue), _CHUNK * 4):
+            calls.append(("ENQUEUE", queue[i : i + _CHUNK * 4]))
+        if self._owed:
+            calls.append(("OWE", [self.worker, *self._owed]))
+            self._owed = []
+        calls.append((name, args))
         try:
-            return self.scripts[name](args=[self.prefix, *args])
+            return self._execute(calls)[-1]
         except FAILURES as exc:
             self.lost = str(exc).strip() or type(exc).__name__
             logger.error("linkaudit: lost the connection to Redis: %s", self.lost)
             return default
+
+    def _execute(self, calls: list[tuple[str, list[Any]]]) -> list[Any]:
+        """EVALSHA each call in one pipeline (redis-py's Script objects
+        would ask SCRIPT EXISTS first, one more round trip each time); the
+        scripts are loaded once, and again if Redis forgot them."""
+        for attempt in (1, 2):
+            if not self.shas:
+                self.shas = {name: self.client.script_load(lua) for name, lua in SCRIPTS.items()}
+            pipe = self.client.pipeline(transaction=False)
+            for name, args in calls:
+                pipe.evalsha(self.shas[name], 0, self.prefix, *args)
+            try:
+                return pipe.execute()
+            except redis.exceptions.NoScriptError:
+                if attempt == 2:
+                    raise
+                self.shas = {}  # a restarted Redis: no script ran, load and send again
+        raise AssertionError("unreachable")
 
     def _do(self, call: Callable[[], T], default: T) -> T:
         if self.lost is not None:
@@ -232,15 +261,7 @@ class RedisState(Election, Reading, AuditState):
     def enqueue(self, url: str, depth: int, referer: str | None) -> None:
         self._queue += (url, depth, urlsplit(url).hostname or "", referer or "")
 
-    def _flush(self) -> None:
-        """Send the URLs enqueued so far: before a result settles, so a
-        level never closes while a page's links are still on their way."""
-        queue, self._queue = self._queue, []
-        for i in range(0, len(queue), _CHUNK * 4):
-            self._run("ENQUEUE", queue[i : i + _CHUNK * 4], None)
-
     def next_level(self, limit: int | None = None) -> list[Pending]:
-        self._flush()
         if self.creator and self.status == "starting":
             self._do(lambda: self.client.hset(self.key("meta"), "status", "running"), 0)
             self.status = "running"
@@ -251,7 +272,9 @@ class RedisState(Election, Reading, AuditState):
         return [decode_pending(record) for record in reply[2:]]
 
     def owe(self, url: str, phase: str) -> None:
-        self._run("OWE", [self.worker, url, phase], None)
+        """Sent with the next call: only a worker that dies before then
+        loses it (its successor then starts that check from the beginning)."""
+        self._owed += (url, phase)
 
     # -- the pipeline's side ----------------------------------------------
     def add_referrer(self, target: str, page: str, line: int | None) -> None:
@@ -263,13 +286,28 @@ class RedisState(Election, Reading, AuditState):
         self._links[page] = links
 
     def set_result(self, result: UrlResult, now: float) -> float | None:
-        self._flush()
+        return self.record(result, now)
+
+    def record(self, result: UrlResult, now: float) -> float | None:
+        """One round trip: the result settled, its page's links counted
+        (once, however often the page is checked), the URLs it enqueued
+        sent before it (a level never closes while a page's links are still
+        on their way), and the referrers known so far read into ``result``."""
         failing = now if result.outcome == "broken" else None
-        value = encode_result(result, failing)
-        broken = int(result.outcome == "broken")
+        state = f"{'o' if result.outcome == 'ok' else 'x'}{result.depth}"
         links = self._links.pop(result.url, ())
         args = [a for target, line in links for a in (target, "" if line is None else line)]
-        self._run("SETTLE", [self.worker, result.url, value, broken, *args], None)
+        broken = int(result.outcome == "broken")
+        reply = self._run(
+            "SETTLE",
+            [self.worker, result.url, state, encode_result(result, failing), broken, *args],
+            None,
+        )
+        if reply:
+            result.referrer_count = int(reply[1])
+            result.referrers = [
+                {"url": page, "line": line} for page, line in map(parse_referrer, reply[2:])
+            ]
         self._known.add(result.url)
         return failing
 
@@ -277,8 +315,7 @@ class RedisState(Election, Reading, AuditState):
     def leave(self, not_before: float = 0.0) -> int:
         """Hand back what this worker claimed and did not settle; its hosts
         wait ``not_before`` seconds before another worker sends to them."""
-        self._flush()
-        self.heartbeat()  # the last counts
+        self.heartbeat()  # the last counts (and what was waiting to be sent)
         return self._run("LEAVE", [self.worker, int(not_before * 1000)], 0)
 
     def close(self) -> None:
