@@ -21,7 +21,6 @@ import contextlib
 import gc
 import logging
 import os
-import shutil
 import sys
 import textwrap
 from typing import Any, NoReturn
@@ -35,8 +34,7 @@ from linkaudit.config import OPTIONS, Config, ConfigError
 from linkaudit.demo import DemoSite
 from linkaudit.output.exitstatus import EXIT_INCOMPLETE, EXIT_USAGE, exit_code
 from linkaudit.output.formats import FORMATS
-from linkaudit.output.journal import read_journal, rebuild_report
-from linkaudit.output.report import read_report
+from linkaudit.output.show import show_report
 
 FAIL_ON = ("broken", "new", "none")
 
@@ -237,18 +235,6 @@ def _names(ns: argparse.Namespace) -> dict[str, str]:
     }
 
 
-def _load_report(config: Config, lean: bool) -> dict[str, Any] | None:
-    try:
-        return read_report(config.report, lean)
-    except (OSError, ValueError):
-        pass
-    try:  # the report could not be written: the journal has the results
-        with open(config.journal or "", encoding="utf-8") as fh:
-            return rebuild_report(read_journal(fh))
-    except (OSError, TypeError, ValueError, KeyError):
-        return None
-
-
 def _crawl(settings: Settings, config: Config) -> Any:
     from linkaudit.spiders.linkaudit import LinkAuditSpider  # imports the reactor
 
@@ -300,30 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     # the crawl's memory is freed before the report is read back
     del crawler, state
     gc.collect()
-    # JSON is the file as written (copied); JUnit lists every URL; the
-    # other formats and the exit code need only the entries that are not ok
-    # (a report rebuilt from the journal has them all)
-    report = _load_report(config, lean=ns.format != "junit")
-    if report is None:
-        print("linkaudit: error: the audit left no report and no journal", file=sys.stderr)
-        return EXIT_USAGE
-    if ns.format == "json" and _copy(config.report):
-        return exit_code(report, ns.fail_on)
-    print(FORMATS[ns.format](report))
-    return exit_code(report, ns.fail_on)
-
-
-def _copy(path: str) -> bool:
-    """The report file on stdout as it is (a 150 MB report is not decoded
-    and encoded again); False if it cannot be read."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            sys.stdout.flush()
-            shutil.copyfileobj(fh, sys.stdout, 1 << 20)
-    except OSError:
-        return False
-    sys.stdout.flush()
-    return True
+    return show_report(config, ns.format, ns.fail_on)
 
 
 if __name__ == "__main__":

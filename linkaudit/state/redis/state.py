@@ -20,7 +20,7 @@ import socket
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import urlsplit
 
 import redis
@@ -31,9 +31,9 @@ from twisted.internet import task
 from linkaudit.config import ConfigError, config_of
 from linkaudit.items import UrlResult
 from linkaudit.state.base import NEW_RUN, AuditState, Pending, Run
+from linkaudit.state.redis.calls import CHUNK, Calls
 from linkaudit.state.redis.codec import decode_pending, encode_result
 from linkaudit.state.redis.connection import (
-    FAILURES,
     RedisUnavailable,
     connect,
     delete_audit,
@@ -41,15 +41,12 @@ from linkaudit.state.redis.connection import (
 )
 from linkaudit.state.redis.election import Election
 from linkaudit.state.redis.reading import Reading, parse_referrer
-from linkaudit.state.redis.scripts import SCRIPTS
 
 logger = logging.getLogger(__name__)
-T = TypeVar("T")
 _KNOWN_MAX = 200_000  # URLs this worker remembers as already discovered
-_CHUNK = 500  # arguments per script call
 
 
-class RedisState(Election, Reading, AuditState):
+class RedisState(Calls, Election, Reading, AuditState):
     shared = True
 
     def __init__(self, client: redis.Redis, audit: str, lease: float, batch: int):
@@ -69,7 +66,6 @@ class RedisState(Election, Reading, AuditState):
         self.status = "missing"
         self.reason = ""
         self.lost: str | None = None  # why Redis could not be used mid-audit
-        self.exit_note: tuple[int, str] | None = None  # for the command (election.py)
         self._known: set[str] = set()
         self._queue: list[Any] = []  # ENQUEUE arguments not sent yet
         self._owed: list[str] = []  # OWE arguments not sent yet
@@ -107,58 +103,7 @@ class RedisState(Election, Reading, AuditState):
         crawler.signals.connect(state._start_heartbeat, signal=signals.engine_started)
         return state
 
-    # -- calling Redis ---------------------------------------------------------
-    def _run(self, name: str, args: list[Any], default: T) -> T:
-        """A script, in one round trip with the writes waiting to be sent
-        (URLs enqueued, phases owed: sent before it, in order).  If Redis
-        is gone, note it (the spider closes) and go on with ``default``:
-        this worker's results are not settled, so another worker (or this
-        command again) checks those URLs."""
-        if self.lost is not None:
-            return default
-        calls = []
-        queue, self._queue = self._queue, []
-        for i in range(0, len(queue), _CHUNK * 4):
-            calls.append(("ENQUEUE", queue[i : i + _CHUNK * 4]))
-        if self._owed:
-            calls.append(("OWE", [self.worker, *self._owed]))
-            self._owed = []
-        calls.append((name, args))
-        try:
-            return self._execute(calls)[-1]
-        except FAILURES as exc:
-            self.lost = str(exc).strip() or type(exc).__name__
-            logger.error("linkaudit: lost the connection to Redis: %s", self.lost)
-            return default
-
-    def _execute(self, calls: list[tuple[str, list[Any]]]) -> list[Any]:
-        """EVALSHA each call in one pipeline (redis-py's Script objects
-        would ask SCRIPT EXISTS first, one more round trip each time); the
-        scripts are loaded once, and again if Redis forgot them."""
-        for attempt in (1, 2):
-            if not self.shas:
-                self.shas = {name: self.client.script_load(lua) for name, lua in SCRIPTS.items()}
-            pipe = self.client.pipeline(transaction=False)
-            for name, args in calls:
-                pipe.evalsha(self.shas[name], 0, self.prefix, *args)
-            try:
-                return pipe.execute()
-            except redis.exceptions.NoScriptError:
-                if attempt == 2:
-                    raise
-                self.shas = {}  # a restarted Redis: no script ran, load and send again
-        raise AssertionError("unreachable")
-
-    def _do(self, call: Callable[[], T], default: T) -> T:
-        if self.lost is not None:
-            return default
-        try:
-            return call()
-        except FAILURES as exc:
-            self.lost = str(exc).strip() or type(exc).__name__
-            logger.error("linkaudit: lost the connection to Redis: %s", self.lost)
-            return default
-
+    # -- calling Redis: calls.py ---------------------------------------------
     def key(self, name: str) -> str:
         return self.prefix + name
 
@@ -249,8 +194,8 @@ class RedisState(Election, Reading, AuditState):
         known = self._known
         ask = [u for u in urls if u not in known]
         new: dict[str, bool] = {}
-        for i in range(0, len(ask), _CHUNK):
-            chunk = ask[i : i + _CHUNK]
+        for i in range(0, len(ask), CHUNK):
+            chunk = ask[i : i + CHUNK]
             flags = self._run("DISCOVER", [depth, *chunk], [0] * len(chunk))
             new.update(zip(chunk, map(bool, flags), strict=True))
         if len(known) > _KNOWN_MAX:
