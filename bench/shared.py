@@ -2,12 +2,14 @@
 workers on Redis against the single process without Redis, in the same run.
 
     .venv/bin/python bench/shared.py --pages 10000 --rounds 3
-    .venv/bin/python bench/shared.py --pages 65000 --rounds 1 --workers 1   # Redis memory
+    .venv/bin/python bench/shared.py --pages 100000 --rounds 1 --workers 0,1   # memory
 
 For each: wall time (first start to last exit), total CPU seconds of every
-worker, CPU per URL and its ratio to the single process, Redis commands per
-URL (INFO stats, total_commands_processed) and Redis memory per URL and per
-link occurrence (INFO memory used_memory, after the audit, keys kept).  It
+worker, CPU per URL and its ratio to the single process, peak RSS, Redis
+round trips per URL (INFO stats, total_reads_processed: a read per request
+or pipeline received), commands per URL (total_commands_processed, with
+every command a script ran) and Redis memory per URL and per link
+occurrence (INFO memory used_memory, after the audit, keys kept).  It
 uses run.py's nginx and site generator; redis-server is started on a free
 port of 127.0.0.1 (persistence off) and stopped by its PID.
 """
@@ -87,7 +89,10 @@ def measure(start: str, workers: int, cwd: Path) -> dict:
         ]
         wall, cpu, rss = _run(cmds, cwd)
         report = next(json.loads(p.read_text()) for p in cwd.glob("w*.json"))
-        commands = client.info("stats")["total_commands_processed"]
+        stats = client.info("stats")
+        commands = stats["total_commands_processed"]
+        # a read event per request or pipeline the clients sent: round trips
+        trips = stats["total_reads_processed"]
         memory = client.info("memory")["used_memory"] - before
     finally:
         proc.terminate()
@@ -100,6 +105,7 @@ def measure(start: str, workers: int, cwd: Path) -> dict:
         "rss": rss,
         "urls": urls,
         "commands_per_url": commands / urls,
+        "trips_per_url": trips / urls,
         "bytes_per_url": memory / urls,
         "bytes_per_link": memory / links,
     }
@@ -126,9 +132,9 @@ def main() -> None:
     base = None
     print(
         "| workers | wall s | CPU s (all workers) | CPU ms/URL | vs single | peak RSS MB "
-        "| Redis commands/URL | Redis B/URL | Redis B/link |"
+        "| Redis round trips/URL | Redis commands/URL | Redis B/URL | Redis B/link |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for n in counts:
         med = {k: statistics.median(r[k] for r in rows[n]) for k in rows[n][0]}
         per_url = med["cpu"] / med["urls"] * 1000
@@ -136,7 +142,8 @@ def main() -> None:
         ratio = f"{per_url / base:.2f}x" if base else "-"
         print(
             f"| {n or 'single, no Redis'} | {med['wall']:.1f} | {med['cpu']:.1f} | {per_url:.2f} "
-            f"| {ratio} | {med['rss']:.0f} | {med.get('commands_per_url', 0):.1f} "
+            f"| {ratio} | {med['rss']:.0f} | {med.get('trips_per_url', 0):.2f} "
+            f"| {med.get('commands_per_url', 0):.1f} "
             f"| {med.get('bytes_per_url', 0):.0f} | {med.get('bytes_per_link', 0):.1f} |"
         )
 

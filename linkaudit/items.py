@@ -23,7 +23,7 @@ CONTRACT_FIELDS = (
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class UrlResult:
     """A URL, checked (or deliberately not).
 

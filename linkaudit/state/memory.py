@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 
 from linkaudit.items import UrlResult
 from linkaudit.state.base import AuditState, Entry, Pending
+from linkaudit.state.compact import decode_result, encode_result
 
 
 class MemoryState(AuditState):
@@ -14,16 +14,17 @@ class MemoryState(AuditState):
 
     Referrer lists are kept only while a URL's outcome is unknown or not ok:
     for an ok URL a count is enough, so a large site does not hold every
-    edge (280,000 on a 10,000-page site) in memory.
+    edge (280,000 on a 10,000-page site) in memory.  Results are kept in
+    their compact form (state/compact.py): a tenth of the objects' size.
     """
 
     def __init__(self) -> None:
         self._depth: dict[str, int] = {}
         self._frontier: dict[int, list[Pending]] = {}
-        self._results: dict[str, UrlResult] = {}
+        self._results: dict[str, str] = {}  # URL -> "<depth> <compact result>"
+        self._ok: set[str] = set()
         self._counts: dict[str, int] = {}
         self._refs: dict[str, list[tuple[str, int | None]]] = {}
-        self._failing: dict[str, float] = {}
 
     @classmethod
     def from_crawler(cls, crawler: object) -> MemoryState:
@@ -54,23 +55,29 @@ class MemoryState(AuditState):
 
     def add_referrer(self, target: str, page: str, line: int | None) -> None:
         self._counts[target] = self._counts.get(target, 0) + 1
-        result = self._results.get(target)
-        if result is None or result.outcome != "ok":
+        if target not in self._ok:
             self._refs.setdefault(target, []).append((page, line))
 
     def set_result(self, result: UrlResult, now: float) -> float | None:
         return self._remember(result, now if result.outcome == "broken" else None)
 
     def _remember(self, result: UrlResult, failing_since: float | None) -> float | None:
-        if result.links:  # already turned into referrers: 270,000 on a 10,000-page site
-            result = replace(result, links=[])
-        self._results[result.url] = result
-        self._depth.setdefault(result.url, result.depth)
+        url = result.url
+        # links are not kept: already turned into referrers (270,000 on a
+        # 10,000-page site)
+        self._results[url] = f"{result.depth} {encode_result(result, failing_since)}"
+        self._depth.setdefault(url, result.depth)
         if result.outcome == "ok":
-            self._refs.pop(result.url, None)
-        if failing_since is not None:
-            self._failing[result.url] = failing_since
+            self._ok.add(url)
+            self._refs.pop(url, None)
+        else:
+            self._ok.discard(url)
         return failing_since
+
+    def results(self) -> Iterator[UrlResult]:
+        """Every result recorded."""
+        for url, stored in self._results.items():
+            yield _decode(url, stored)[0]
 
     def referrers(self, url: str) -> tuple[int, list[tuple[str, int | None]]]:
         return self._counts.get(url, 0), self._refs.get(url, [])
@@ -78,4 +85,11 @@ class MemoryState(AuditState):
     def entries(self) -> Iterator[Entry]:
         for url, depth in self._depth.items():
             count, refs = self.referrers(url)
-            yield Entry(url, depth, self._results.get(url), count, refs, self._failing.get(url))
+            stored = self._results.get(url)
+            result, failing = (None, None) if stored is None else _decode(url, stored)
+            yield Entry(url, depth, result, count, refs, failing)
+
+
+def _decode(url: str, stored: str) -> tuple[UrlResult, float | None]:
+    depth, _, text = stored.partition(" ")
+    return decode_result(url, int(depth), text)

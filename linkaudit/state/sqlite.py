@@ -108,9 +108,7 @@ class SQLiteState(MemoryState):
             if base
             else None
         )
-        pages = sum(
-            1 for r in self._results.values() if r.page and not (r.stored_links or r.from_cache)
-        )
+        pages = sum(1 for r in self.results() if r.page and not (r.stored_links or r.from_cache))
         return Run(resumed, len(self._results), pages, baseline, source)
 
     def _load_run(self) -> None:

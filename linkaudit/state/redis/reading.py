@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from linkaudit.state.base import Entry
-from linkaudit.state.redis.codec import decode_result, fingerprint
+from linkaudit.state.compact import decode_result
+from linkaudit.state.redis.codec import fingerprint
 
 if TYPE_CHECKING:
     from linkaudit.state.redis.state import RedisState

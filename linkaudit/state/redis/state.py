@@ -31,8 +31,9 @@ from twisted.internet import task
 from linkaudit.config import ConfigError, config_of
 from linkaudit.items import UrlResult
 from linkaudit.state.base import NEW_RUN, AuditState, Pending, Run
+from linkaudit.state.compact import encode_result
 from linkaudit.state.redis.calls import CHUNK, Calls
-from linkaudit.state.redis.codec import decode_pending, encode_result
+from linkaudit.state.redis.codec import decode_pending
 from linkaudit.state.redis.connection import (
     RedisUnavailable,
     connect,
