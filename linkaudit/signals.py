@@ -4,6 +4,7 @@
 # Arguments: response, url (the canonical URL checked), depth.
 page_scanned = object()
 
-# The report is safely on disk (sent on spider_closed, after the rename).
+# The report is safely on disk (sent on spider_closed, after the rename; in
+# a shared audit, also by the workers whose audit another worker reported).
 # Argument: path.
 report_written = object()

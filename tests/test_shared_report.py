@@ -32,6 +32,10 @@ def test_n_workers_write_the_single_process_report(env, tmp_path, n):
     assert [w.code for w in workers] == [1] * n  # the site has broken links
     report = the_report(workers)
     assert_same(report, plain)
+    # one report and nothing else: no worker leaves its journal behind
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        w.report.name for w in workers if w.report.exists()
+    ]
     assert report["summary"]["pages"] == plain["summary"]["pages"]
     assert report["summary"]["requests"] == plain["summary"]["requests"]
     made = requests_made(site)

@@ -100,6 +100,9 @@ class ReportPipeline:
         finish_reason = state.report_reason(reason)
         if finish_reason is None:  # a shared audit's report is another worker's
             logger.warning("linkaudit: %s", state.note)
+            path = getattr(state, "report_path", None)
+            if path is not None:  # written: this worker's journal has served too
+                self.crawler.signals.send_catch_log(report_written, path=path)
             state.close()
             return
         # a resumed audit's pages include those scanned before the interruption

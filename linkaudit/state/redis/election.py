@@ -31,6 +31,7 @@ class Election:
 
     note: str | None = None  # what the command prints when this worker wrote no report
     verdict: dict[str, Any] | None = None  # the audit's report, as exit codes need it
+    report_path: str | None = None  # where the worker that won wrote it
 
     def report_reason(self: RedisState, reason: str) -> str | None:
         """The finish reason of the report this worker writes, None: no report."""
@@ -66,7 +67,10 @@ class Election:
         while time.monotonic() < deadline and self.lost is None:
             others = self._do(lambda: self.client.smembers(self.key("workers")), set())
             alive = [
-                w for w in others if w != self.worker and self.client.exists(self.key(f"w:{w}"))
+                w
+                for w in others
+                if w != self.worker
+                and self._do(lambda w=w: self.client.exists(self.key(f"w:{w}")), 0)
             ]
             if not alive:
                 return
@@ -78,6 +82,7 @@ class Election:
             path, verdict, winner = self.meta("report", "verdict", "winner")
             if verdict is not None:
                 self.verdict = json.loads(verdict)
+                self.report_path = path
                 self.note = (
                     f"the audit {self.audit!r} is over: its report was written by "
                     f"{winner} to {path}"
