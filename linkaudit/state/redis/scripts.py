@@ -276,6 +276,17 @@ return n
 """
 )
 
+# ARGV: prefix: the creator opens the audit, once the start URLs are queued
+# (sent before it, in the same pipeline: a level with nothing queued yet
+# would be taken for finished by the first worker that claims)
+START = r"""
+local meta = ARGV[1] .. 'meta'
+if redis.call('HGET', meta, 'status') == 'starting' then
+  redis.call('HSET', meta, 'status', 'running')
+end
+return redis.call('HGET', meta, 'status')
+"""
+
 # ARGV: prefix, reason: stop the audit (a limit), unless it is over
 STOP = r"""
 local meta = ARGV[1] .. 'meta'
@@ -295,4 +306,5 @@ SCRIPTS = {
     "HEARTBEAT": HEARTBEAT,
     "LEAVE": LEAVE,
     "STOP": STOP,
+    "START": START,
 }

@@ -209,8 +209,7 @@ class RedisState(Calls, Election, Reading, AuditState):
 
     def next_level(self, limit: int | None = None) -> list[Pending]:
         if self.creator and self.status == "starting":
-            self._do(lambda: self.client.hset(self.key("meta"), "status", "running"), 0)
-            self.status = "running"
+            self.status = self._run("START", [], self.status)
         reply = self._run("CLAIM", [self.worker, self.lease_ms, limit or self.batch], None)
         if not reply:
             return []
