@@ -139,6 +139,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-time", help="stop after this many seconds (CLOSESPIDER_TIMEOUT); default: no limit"
     )
     p.add_argument("--contact", metavar="EMAIL", help="sent as the From header")
+    p.add_argument(
+        "--exclude",
+        metavar="REGEX",
+        action="append",
+        help="URLs matching it are reported excluded, never requested (repeatable)",
+    )
+    p.add_argument(
+        "--include",
+        metavar="REGEX",
+        action="append",
+        help="check only URLs matching it (repeatable); it wins over --exclude",
+    )
+    p.add_argument("--skip-far", action="store_true", help="report links outside the site excluded")
+    p.add_argument("--accept", metavar="STATUSES", help="statuses counted ok, e.g. 403,429")
     for flag, metavar, text in _FILE_OPTIONS:
         p.add_argument(flag, metavar=metavar, help=text)
     p.add_argument(
@@ -208,9 +222,9 @@ def _settings(ns: argparse.Namespace) -> Settings:
     return settings
 
 
-def _arguments(ns: argparse.Namespace) -> dict[str, str]:
+def _arguments(ns: argparse.Namespace) -> dict[str, Any]:
     """The options that are spider arguments (errors name them so)."""
-    arguments = {"start": " ".join(ns.urls), "report": os.path.abspath(ns.report)}
+    arguments: dict[str, Any] = {"start": " ".join(ns.urls), "report": os.path.abspath(ns.report)}
     for name in ("depth", "contact", "pagedir", "db", "baseline", "journal", "redis", "audit"):
         value = getattr(ns, name)
         if value is not None:
@@ -219,6 +233,13 @@ def _arguments(ns: argparse.Namespace) -> dict[str, str]:
         arguments["near"] = ",".join(ns.near)
     if ns.restart:
         arguments["restart"] = "true"
+    if ns.skip_far:
+        arguments["skip_far"] = "true"
+    for name in ("exclude", "include"):  # lists: a regex may hold a comma
+        if getattr(ns, name):
+            arguments[name] = getattr(ns, name)
+    if ns.accept is not None:
+        arguments["accept"] = ns.accept
     return arguments
 
 

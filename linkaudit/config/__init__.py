@@ -130,6 +130,8 @@ class Config:
                 exclude_userinfo=values["LINKAUDIT_EXCLUDE_USERINFO"],
                 exclude_double_slash=values["LINKAUDIT_EXCLUDE_DOUBLE_SLASH"],
                 patterns=values["LINKAUDIT_EXCLUDE"],
+                include=values["LINKAUDIT_INCLUDE"],
+                skip_far=values["LINKAUDIT_SKIP_FAR"],
             ),
             policy=RecheckPolicy(
                 recheck_after=values["LINKAUDIT_RECHECK_AFTER"],

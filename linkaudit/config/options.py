@@ -60,9 +60,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_PROGRESS_INTERVAL", 0.25, c.number(_float, 0.01)),
     # -- what is checked, and how
     Option("LINKAUDIT_HEAD_FIRST", True, c.boolean),
-    Option("LINKAUDIT_ACCEPT_STATUS", [], c.statuses),
+    Option("LINKAUDIT_ACCEPT_STATUS", [], c.statuses, argument="accept"),
     Option("LINKAUDIT_HTML_TYPES", ["text/html", "application/xhtml+xml"], c.text_list),
-    Option("LINKAUDIT_EXCLUDE", [], c.patterns),
+    Option("LINKAUDIT_EXCLUDE", [], c.patterns, argument="exclude"),
+    Option("LINKAUDIT_INCLUDE", [], c.patterns, argument="include"),
+    Option("LINKAUDIT_SKIP_FAR", False, c.boolean, argument="skip_far"),
     Option("LINKAUDIT_MAX_PATH_SEGMENTS", 32, c.number(_int, 0)),
     Option("LINKAUDIT_MAX_SEGMENT_REPEAT", 3, c.number(_int, 0)),
     Option("LINKAUDIT_EXCLUDE_USERINFO", True, c.boolean),

@@ -27,15 +27,33 @@ class TrapGuards:
     exclude_userinfo: bool = True
     exclude_double_slash: bool = True
     patterns: tuple[re.Pattern[str], ...] = ()
+    include: tuple[re.Pattern[str], ...] = ()
+    skip_far: bool = False
 
     def reason(self, url: str, near: bool = True) -> str | None:
         parts = urlsplit(url)
         if self.exclude_userinfo and "@" in parts.netloc:
             return "Excluded: URL has user info (user:password@)"
+        chosen = self._chosen(url, near)
+        if chosen:
+            return chosen
+        return self._trap(parts.path) if near else None
+
+    def _chosen(self, url: str, near: bool) -> str | None:
+        """The user's choice: a URL matching an include pattern is checked
+        (includes win, as in lychee); otherwise one matching an exclude
+        pattern is not, nor, when include patterns are given, one matching
+        none of them, nor a far URL with ``skip_far``."""
+        if any(pattern.search(url) for pattern in self.include):
+            return None
         for pattern in self.patterns:
             if pattern.search(url):
                 return f"Excluded: matches LINKAUDIT_EXCLUDE pattern {pattern.pattern!r}"
-        return self._trap(parts.path) if near else None
+        if self.include:
+            return "Excluded: matches no LINKAUDIT_INCLUDE pattern"
+        if self.skip_far and not near:
+            return "Excluded: outside the site, not requested (LINKAUDIT_SKIP_FAR)"
+        return None
 
     def _trap(self, path: str) -> str | None:
         if self.exclude_double_slash and "//" in path:

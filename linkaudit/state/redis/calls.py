@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import redis
 
 from linkaudit.state.redis.connection import FAILURES
-from linkaudit.state.redis.scripts import SCRIPTS
+from linkaudit.state.redis.lifecycle import SCRIPTS
 
 if TYPE_CHECKING:
     from linkaudit.state.redis.state import RedisState

@@ -62,7 +62,7 @@ class Reading:
                     pipe.lrange(self.key(f"r:{bucket}{field}"), 0, -1)
             kept = iter(pipe.execute())
             for url, (bucket, field), state, count in zip(urls, ids, states, counts, strict=True):
-                depth = int(state[1:])
+                depth = int(state[1:].partition("@")[0])  # d<depth>@<worker>
                 refs = [] if state.startswith("o") else [parse_referrer(r) for r in next(kept)]
                 text = results.get(bucket + field) if state[0] in "ox" else None
                 if text is None:

@@ -4,10 +4,11 @@ atomically, so no worker ever sees half a discovery, claim or settlement.
 Every key of an audit starts with its prefix (``la:{NAME}:``); the scripts
 build key names from it, so they run on a standalone Redis or Valkey.
 
-- ``u:<b>``    hash, URL id -> its state: ``d<depth>`` discovered (not to be
-               checked), ``q<depth>`` queued or being checked, ``o<depth>``
-               checked ok, ``x<depth>`` checked, not ok.  A URL's id is 19
-               hex digits of its SHA-1: ``<b>`` (3, one of 4,096 hashes, each
+- ``u:<b>``    hash, URL id -> its state: ``d<depth>@<worker>`` discovered
+               (by that worker; not to be checked, or not queued yet),
+               ``q<depth>`` queued or being checked, ``o<depth>`` checked ok,
+               ``x<depth>`` checked, not ok.  A URL's id is 19 hex digits
+               of its SHA-1: ``<b>`` (3, one of 4,096 hashes, each
                small enough for Redis's compact listpack encoding up to about
                500,000 URLs) and ``<f>`` (16, the field).
 - ``n``        list of every URL, in the order discovered: the only copy of
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 # Shared by the scripts: key helpers, giving back what a dead worker held,
 # and opening the next level when one is settled.
-_COMMON = r"""
+COMMON = r"""
 local P = ARGV[1]
 local function bucket(url)
   local h = redis.sha1hex(url)
@@ -73,16 +74,30 @@ local function advance(d)
 end
 """
 
-# ARGV: prefix, depth, url...  ->  1 for each URL seen for the first time
+# ARGV: prefix, worker, depth, url...  ->  1 for each URL new to the audit,
+# or discovered by a worker that died before it queued or settled it (the
+# page is checked again and its links must be placed again: ENQUEUE is
+# idempotent).  A discovered URL's state names its discoverer.
 DISCOVER = (
-    _COMMON
+    COMMON
     + r"""
 local new, urls = {}, {}
-for i = 3, #ARGV do
+local me, fresh = ARGV[2], 'd' .. ARGV[3]
+for i = 4, #ARGV do
   local b, f = bucket(ARGV[i])
-  local n = redis.call('HSETNX', P .. 'u:' .. b, f, 'd' .. ARGV[2])
+  local key = P .. 'u:' .. b
+  local n = redis.call('HSETNX', key, f, fresh .. '@' .. me)
+  if n == 1 then
+    urls[#urls + 1] = ARGV[i]
+  else
+    local now = redis.call('HGET', key, f)
+    local by = string.match(now, '^' .. fresh .. '@(.+)$')
+    if by and by ~= me and redis.call('EXISTS', P .. 'w:' .. by) == 0 then
+      redis.call('HSET', key, f, fresh .. '@' .. me)
+      n = 1
+    end
+  end
   new[#new + 1] = n
-  if n == 1 then urls[#urls + 1] = ARGV[i] end
 end
 if #urls > 0 then redis.call('RPUSH', P .. 'n', unpack(urls)) end
 return new
@@ -91,17 +106,20 @@ return new
 
 # ARGV: prefix, then (url, depth, host, referer) four by four
 ENQUEUE = (
-    _COMMON
+    COMMON
     + r"""
 for i = 2, #ARGV, 4 do
   local url, d, host, ref = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
   local b, f = bucket(url)
-  redis.call('HSET', P .. 'u:' .. b, f, 'q' .. d)
-  local rec = {u = url, d = tonumber(d), h = host}
-  if ref ~= '' then rec.r = ref end
-  redis.call('RPUSH', P .. 'q:' .. d .. ':' .. host, cjson.encode(rec))
-  redis.call('SADD', P .. 'h:' .. d, host)
-  redis.call('HINCRBY', P .. 'meta', 'out:' .. d, 1)
+  local now = redis.call('HGET', P .. 'u:' .. b, f)
+  if not now or string.sub(now, 1, 1) == 'd' then  -- queued once, whoever asks
+    redis.call('HSET', P .. 'u:' .. b, f, 'q' .. d)
+    local rec = {u = url, d = tonumber(d), h = host}
+    if ref ~= '' then rec.r = ref end
+    redis.call('RPUSH', P .. 'q:' .. d .. ':' .. host, cjson.encode(rec))
+    redis.call('SADD', P .. 'h:' .. d, host)
+    redis.call('HINCRBY', P .. 'meta', 'out:' .. d, 1)
+  end
 end
 return 1
 """
@@ -114,7 +132,7 @@ return 1
 # checked again after its worker was taken for dead) changes the result
 # but counts once.
 SETTLE = (
-    _COMMON
+    COMMON
     + r"""
 local url, state = ARGV[3], ARGV[4]
 local b, f = bucket(url)
@@ -158,7 +176,7 @@ return reply
 # whole audit (its lease renewed by the heartbeat), so one worker's Scrapy
 # slot paces it.  Dead workers (heartbeat expired) give their claims back.
 CLAIM = (
-    _COMMON
+    COMMON
     + r"""
 local me, lease_ms, n = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local meta = P .. 'meta'
@@ -225,7 +243,7 @@ return out
 # ARGV: prefix, worker, then (url, phase) two by two: each check
 # continues with that request
 OWE = (
-    _COMMON
+    COMMON
     + r"""
 local key = P .. 'fl:' .. ARGV[2]
 for i = 3, #ARGV, 2 do
@@ -240,71 +258,11 @@ return 1
 """
 )
 
-# ARGV: prefix, worker, lease ms, requests, pages, responses: alive; renew
-# leases; this worker's counts (the report's, and the audit's hit limit)
-HEARTBEAT = (
-    _COMMON
-    + r"""
-local me, lease_ms = ARGV[2], tonumber(ARGV[3])
-redis.call('SET', P .. 'w:' .. me, '1', 'PX', lease_ms)
-redis.call('SADD', P .. 'workers', me)
-for _, host in ipairs(redis.call('SMEMBERS', P .. 'ls:' .. me)) do
-  if redis.call('GET', P .. 'lease:' .. host) == me then
-    redis.call('PEXPIRE', P .. 'lease:' .. host, lease_ms)
-  else
-    redis.call('SREM', P .. 'ls:' .. me, host)
-  end
-end
-redis.call('HSET', P .. 'work', me .. ':requests', ARGV[4], me .. ':pages', ARGV[5],
-  me .. ':responses', ARGV[6])
-local meta = P .. 'meta'
-return {redis.call('HGET', meta, 'status') or 'missing', redis.call('HGET', meta, 'reason') or ''}
-"""
-)
-
-# ARGV: prefix, worker, not-before ms: leave the audit, handing back
-# unsettled claims; hosts stay free of requests for the host's delay
-LEAVE = (
-    _COMMON
-    + r"""
-local me = ARGV[2]
-local n = give_back(me)
-release(me, tonumber(ARGV[3]))
-redis.call('DEL', P .. 'w:' .. me)
-redis.call('SREM', P .. 'workers', me)
-return n
-"""
-)
-
-# ARGV: prefix: the creator opens the audit, once the start URLs are queued
-# (sent before it, in the same pipeline: a level with nothing queued yet
-# would be taken for finished by the first worker that claims)
-START = r"""
-local meta = ARGV[1] .. 'meta'
-if redis.call('HGET', meta, 'status') == 'starting' then
-  redis.call('HSET', meta, 'status', 'running')
-end
-return redis.call('HGET', meta, 'status')
-"""
-
-# ARGV: prefix, reason: stop the audit (a limit), unless it is over
-STOP = r"""
-local meta = ARGV[1] .. 'meta'
-local status = redis.call('HGET', meta, 'status')
-if status == 'running' or status == 'starting' then
-  redis.call('HSET', meta, 'status', 'stopping', 'reason', ARGV[2])
-end
-return redis.call('HGET', meta, 'reason')
-"""
-
-SCRIPTS = {
+# the crawl's scripts; a worker's and the audit's life: lifecycle.py
+CRAWL = {
     "DISCOVER": DISCOVER,
     "ENQUEUE": ENQUEUE,
     "SETTLE": SETTLE,
     "CLAIM": CLAIM,
     "OWE": OWE,
-    "HEARTBEAT": HEARTBEAT,
-    "LEAVE": LEAVE,
-    "STOP": STOP,
-    "START": START,
 }

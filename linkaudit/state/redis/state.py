@@ -197,7 +197,7 @@ class RedisState(Calls, Election, Reading, AuditState):
         new: dict[str, bool] = {}
         for i in range(0, len(ask), CHUNK):
             chunk = ask[i : i + CHUNK]
-            flags = self._run("DISCOVER", [depth, *chunk], [0] * len(chunk))
+            flags = self._run("DISCOVER", [self.worker, depth, *chunk], [0] * len(chunk))
             new.update(zip(chunk, map(bool, flags), strict=True))
         if len(known) > _KNOWN_MAX:
             known.clear()
