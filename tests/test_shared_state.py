@@ -49,15 +49,17 @@ def test_links_found_by_a_worker_that_died_before_queueing_them_are_placed_again
     try:
         dead = RedisState(connect(server.url), "stranded", lease=30.0, batch=10)
         dead.open_run([START], (START,))
+        alive = RedisState(connect(server.url), "stranded", lease=30.0, batch=10)
+        alive.open_run([START], (START,))
         dead.discover(START, 0)
         dead.enqueue(START, 0, None)
         assert [p.url for p in dead.next_level()] == [START]
         assert dead.discover_many([link], 1) == [True]
+        # the other worker meets the link meanwhile (on a page of its own)
+        assert alive.discover_many([link], 1) == [False]
         dead.enqueue(link, 1, START)  # waits for the next call: never sent
         dead.client.delete(dead.key(f"w:{dead.worker}"))  # its heartbeat expires
 
-        alive = RedisState(connect(server.url), "stranded", lease=30.0, batch=10)
-        alive.open_run([START], (START,))
         assert [p.url for p in alive.next_level()] == [START]  # handed back
         assert alive.discover_many([link], 1) == [True]
         alive.enqueue(link, 1, START)

@@ -74,10 +74,11 @@ local function advance(d)
 end
 """
 
-# ARGV: prefix, worker, depth, url...  ->  1 for each URL new to the audit,
+# ARGV: prefix, worker, depth, url...  ->  for each URL: 1 new to the audit,
 # or discovered by a worker that died before it queued or settled it (the
 # page is checked again and its links must be placed again: ENQUEUE is
-# idempotent).  A discovered URL's state names its discoverer.
+# idempotent); 2 discovered by another live worker, not queued yet; 0
+# known.  A discovered URL's state names its discoverer.
 DISCOVER = (
     COMMON
     + r"""
@@ -92,9 +93,13 @@ for i = 4, #ARGV do
   else
     local now = redis.call('HGET', key, f)
     local by = string.match(now, '^' .. fresh .. '@(.+)$')
-    if by and by ~= me and redis.call('EXISTS', P .. 'w:' .. by) == 0 then
-      redis.call('HSET', key, f, fresh .. '@' .. me)
-      n = 1
+    if by and by ~= me then
+      if redis.call('EXISTS', P .. 'w:' .. by) == 0 then
+        redis.call('HSET', key, f, fresh .. '@' .. me)
+        n = 1
+      else
+        n = 2  -- another live worker's, not queued yet: ask again next time
+      end
     end
   end
   new[#new + 1] = n

@@ -192,16 +192,21 @@ class RedisState(Calls, Election, Reading, AuditState):
         return self.discover_many([url], depth)[0]
 
     def discover_many(self, urls: list[str], depth: int) -> list[bool]:
+        """Which URLs are new.  URLs known for good are remembered here, not
+        asked again; one another live worker discovered and has not queued
+        yet is asked again next time (that worker may die before it does)."""
         known = self._known
         ask = [u for u in urls if u not in known]
         new: dict[str, bool] = {}
         for i in range(0, len(ask), CHUNK):
             chunk = ask[i : i + CHUNK]
-            flags = self._run("DISCOVER", [self.worker, depth, *chunk], [0] * len(chunk))
-            new.update(zip(chunk, map(bool, flags), strict=True))
+            flags = self._run("DISCOVER", [self.worker, depth, *chunk], [2] * len(chunk))
+            for url, flag in zip(chunk, flags, strict=True):
+                new[url] = flag == 1
+                if flag != 2:
+                    known.add(url)
         if len(known) > _KNOWN_MAX:
             known.clear()
-        known.update(ask)
         return [new.get(u, False) for u in urls]
 
     def enqueue(self, url: str, depth: int, referer: str | None) -> None:
