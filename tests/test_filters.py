@@ -5,11 +5,13 @@ from the report and the servers' logs."""
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
 
 import pytest
 
 from tests.conftest import run_crawl
 from tests.server import Route
+from tests.sitegen import audit, comparable, generated_site
 from tests.test_cli import run
 
 
@@ -36,26 +38,19 @@ def site(server, far_server):
     return server, far_server
 
 
-def _entries(tmp_path) -> dict[str, dict]:
+def _audit(tmp_path, start: str, *options: str) -> dict[str, dict]:
+    """The command, nothing broken expected: the report's entries by URL."""
+    out = run(tmp_path, start, "--delay", "0", *options)
+    assert out.returncode == 0, out.stdout + out.stderr
     report = json.loads((tmp_path / "linkaudit-report.json").read_text())
     return {u["url"]: u for u in report["urls"]}
 
 
 def test_skip_far_exclude_and_accept(tmp_path, site):
     near, far = site
-    out = run(
-        tmp_path,
-        f"{near.url}/",
-        "--delay",
-        "0",
-        "--skip-far",
-        "--exclude",
-        "/private/",
-        "--accept",
-        "403",
+    urls = _audit(
+        tmp_path, f"{near.url}/", "--skip-far", "--exclude", "/private/", "--accept", "403"
     )
-    assert out.returncode == 0, out.stdout + out.stderr  # nothing broken
-    urls = _entries(tmp_path)
     assert far.log == []  # not a request, not even robots.txt
     for path in ("/x", "/y"):
         entry = urls[f"{far.url}{path}"]
@@ -73,20 +68,11 @@ def test_skip_far_exclude_and_accept(tmp_path, site):
 
 def test_include_wins_over_exclude_and_narrows_the_audit(tmp_path, site):
     near, far = site
-    out = run(
+    urls = _audit(
         tmp_path,
         f"{near.url}/",
-        "--delay",
-        "0",
-        "--include",
-        "/docs/",
-        "--include",
-        f"^{far.url}/y$",
-        "--exclude",
-        "docs",
+        *("--include", "/docs/", "--include", f"^{far.url}/y$", "--exclude", "docs"),
     )
-    assert out.returncode == 0, out.stdout + out.stderr
-    urls = _entries(tmp_path)
     assert urls[f"{near.url}/"]["outcome"] == "ok"  # a start URL is always checked
     assert urls[f"{near.url}/docs/a"]["outcome"] == "ok"  # included, though excluded too
     assert urls[f"{far.url}/y"]["outcome"] == "ok"
@@ -130,3 +116,21 @@ def test_bad_filters_are_one_line(tmp_path, server, args, words):
     assert out.returncode == 2
     assert words in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
     assert server.log == []
+
+
+def test_skip_far_on_the_generated_site_leaves_the_site_as_it_was(tmp_path):
+    """On a site with everything (redirect chains into the far origin,
+    binaries, robots rules, a 429): the near URLs come out as in the plain
+    audit, every far URL is excluded, the far origin gets no request."""
+    with ExitStack() as stack:
+        site = generated_site(stack, tmp_path / "site")
+        plain = comparable(audit(site, tmp_path / "plain"))
+        skipping = audit(site, tmp_path / "skip", "--skip-far")
+        assert site.far.log == []
+        got = comparable(skipping)
+        assert set(got) == set(plain)
+        far = [url for url in plain if not url.startswith(site.near.url)]
+        assert far and all(got[url][:2] == ("excluded", None) for url in far)
+        assert {u: got[u] for u in plain if u not in far} == {
+            u: plain[u] for u in plain if u not in far
+        }
