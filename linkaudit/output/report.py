@@ -42,19 +42,15 @@ def unchecked_error(finish_reason: str, depth: int, max_depth: int | None) -> st
 
 def build_report(state: AuditState, **facts: Any) -> dict[str, Any]:
     """The whole report in memory (``linkaudit report``, the journal, tests).
-    ``facts``: see :func:`report_parts`."""
-    report = {}
-    urls: list[dict[str, Any]] = []
-    for part in report_parts(state, **facts):
-        if isinstance(part, dict) and "version" in part:
-            report = part
-        else:
-            urls.append(part)
+    ``facts``: see :func:`report_entries`."""
+    report: dict[str, Any] = {}
+    urls = list(report_entries(state, report, **facts))
     return {**report, "urls": urls}
 
 
-def report_parts(
+def report_entries(
     state: AuditState,
+    report: dict[str, Any],
     *,
     start_urls: list[str],
     near_prefixes: Sequence[str],
@@ -69,8 +65,9 @@ def report_parts(
     baseline: frozenset[str] | None = None,
     baseline_source: str | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """Each URL's entry, sorted by URL and built one at a time, then the
-    report without its ``urls`` (its summary counts them).  ``policy`` and
+    """Each URL's entry, sorted by URL and built one at a time; once the
+    last is out, ``report`` holds the rest of the report (its summary counts
+    them).  ``policy`` and
     ``now``: failures in their grace period are shown ok
     (LINKAUDIT_REPORT_AFTER); ``baseline``: new and fixed."""
     near = tuple(near_prefixes)  # is_near takes a tuple, as str.startswith does
@@ -94,17 +91,19 @@ def report_parts(
     changes: dict[str, Any] = {}
     if baseline is not None:
         changes = {"baseline": baseline_source, "fixed": sorted(baseline - broken_now)}
-    yield {
-        "version": REPORT_VERSION,
-        "start_urls": list(start_urls),
-        "near_prefixes": list(near_prefixes),
-        "started_at": started_at,
-        "finished_at": finished_at,
-        "finish_reason": finish_reason,
-        "complete": finish_reason == "finished" and summary["unchecked"] == 0,
-        "summary": summary,
-        **changes,
-    }
+    report.update(
+        {
+            "version": REPORT_VERSION,
+            "start_urls": list(start_urls),
+            "near_prefixes": list(near_prefixes),
+            "started_at": started_at,
+            "finished_at": finished_at,
+            "finish_reason": finish_reason,
+            "complete": finish_reason == "finished" and summary["unchecked"] == 0,
+            "summary": summary,
+            **changes,
+        }
+    )
 
 
 def _entry_item(
@@ -150,10 +149,7 @@ def write_report(path: str, state: AuditState, **facts: Any) -> dict[str, Any]:
     report: dict[str, Any] = {}
     with tempfile.TemporaryFile("w+", encoding="utf-8", dir=_directory(path)) as spool:
         first = True
-        for part in report_parts(state, **facts):
-            if "version" in part and "summary" in part:
-                report = part
-                break
+        for part in report_entries(state, report, **facts):
             spool.write(("  " if first else ",\n  ") + json.dumps(part, ensure_ascii=False))
             first = False
             if needed_in_summary(part):
