@@ -11,7 +11,9 @@ nothing rather than failing an audit.
   drain notices an early close (Scrapy has no signal for it).
 - The downloader's per-host slots (``downloader.slots``, each with a
   ``queue`` of (request, deferred) and a ``delay``): the drain empties the
-  queues, robots.txt ``Crawl-delay`` raises the delay.
+  queues, robots.txt ``Crawl-delay`` raises the delay; the delay new slots
+  start with (``downloader._delay``, which AutoThrottle sets too) gets the
+  pacing margin.
 - Twisted: ``twisted.internet.endpoints._idnaBytes`` is wrapped in a cache,
   and ``twisted.web.client.HostnameEndpoint`` is replaced by
   ``linkaudit.network.endpoint.HostnameEndpoint`` (which reads the endpoint's
@@ -64,6 +66,14 @@ def download_slot(crawler: Crawler, request: Request) -> Any | None:
     its ``delay`` is the seconds between two requests to that host."""
     downloader = crawler.engine.downloader
     return downloader.slots.get(downloader.get_slot_key(request))
+
+
+def set_default_delay(crawler: Crawler, delay: float) -> None:
+    """The delay of the download slots created from now on (Scrapy's
+    AutoThrottle sets the same attribute when the spider opens)."""
+    downloader = crawler.engine.downloader
+    if hasattr(downloader, "_delay"):
+        downloader._delay = delay
 
 
 def cache_hostname_encoding() -> None:

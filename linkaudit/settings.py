@@ -67,6 +67,7 @@ SPIDER_MIDDLEWARES = {
 }
 EXTENSIONS = {
     "linkaudit.extensions.crawldelay.CrawlDelay": 500,
+    "linkaudit.extensions.pacing.DelayMargin": 500,
     "linkaudit.extensions.drain.DrainOnClose": 500,
     "linkaudit.output.archive.PageArchive": 500,
     "linkaudit.extensions.progress.Progress": 500,

@@ -32,6 +32,7 @@ class CrawlDelay:
         if not config["ROBOTSTXT_OBEY"]:
             raise NotConfigured
         self.cap = config["LINKAUDIT_MAX_CRAWL_DELAY"]
+        self.margin = config["LINKAUDIT_DELAY_MARGIN"]  # as for DOWNLOAD_DELAY
         if self.cap <= 0:
             raise NotConfigured
         self.crawler = crawler
@@ -52,7 +53,7 @@ class CrawlDelay:
         if slot is None:
             return
         delay = min(float(delay), self.cap)
-        if delay > slot.delay:
+        if delay + self.margin > slot.delay:
             host = urlparse_cached(request).netloc
             logger.info("robots.txt of %s asks Crawl-delay %g s: applied", host, delay)
-            slot.delay = delay
+            slot.delay = delay + self.margin

@@ -90,7 +90,8 @@ class RedisState(Calls, Election, Reading, AuditState):
             config["LINKAUDIT_REDIS_LEASE"],
             config["LINKAUDIT_RELEASE_BATCH"] or 2000,
         )
-        state.delay = config["DOWNLOAD_DELAY"]
+        if config["DOWNLOAD_DELAY"] > 0:  # as the pacing extension spaces them
+            state.delay = config["DOWNLOAD_DELAY"] + config["LINKAUDIT_DELAY_MARGIN"]
         state.expire = config["LINKAUDIT_REDIS_EXPIRE"]
         state.max_time = config["CLOSESPIDER_TIMEOUT"]
         state.max_responses = config["CLOSESPIDER_PAGECOUNT"]
