@@ -43,8 +43,12 @@ DOWNLOADER_MIDDLEWARES = {
     "linkaudit.middlewares.robots.RobotsMiddleware": 100,
     # After robots.txt (whose fetch is usually the first to find a host dead)
     "linkaudit.middlewares.hostfailures.HostFailureCacheMiddleware": 110,
-    # No HTTP auth on an audit (spider attributes http_user/http_pass)
-    "scrapy.downloadermiddlewares.httpauth.HttpAuthMiddleware": None,
+    # --header, --auth and .netrc for the site's own hosts only; Scrapy's
+    # HttpAuthMiddleware (300) turns the request's credentials into a header
+    "linkaudit.middlewares.credentials.NearCredentialsMiddleware": 290,
+    # --cookie-jar: Scrapy's cookies middleware, loaded from a cookies.txt file
+    "scrapy.downloadermiddlewares.cookies.CookiesMiddleware": None,
+    "linkaudit.middlewares.cookies.CookieFileMiddleware": 700,
     # Counts without serialising each request to measure its bytes
     "scrapy.downloadermiddlewares.stats.DownloaderStats": None,
     "linkaudit.middlewares.stats.DownloaderStats": 850,

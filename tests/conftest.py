@@ -166,8 +166,10 @@ def run_crawl(
     report_name: str = "report.json",
     timeout: float = CRAWL_TIMEOUT,
     allow_faults: bool = False,
+    env: dict[str, str] | None = None,
 ) -> Crawl:
-    """``scrapy crawl linkaudit`` in a subprocess, as a user runs it.
+    """``scrapy crawl linkaudit`` in a subprocess, as a user runs it (with
+    ``env`` added to the environment).
 
     Tests run with no delay unless they set one: politeness is tested on its own.
     A traceback in the log or an internal error in the report fails the test
@@ -177,7 +179,7 @@ def run_crawl(
     if report_name != "report.json" and not any(a.startswith("report=") for a in args):
         args = (*args, "-a", f"report={report}")
     cmd = crawl_command(tmp_path, *args, settings=settings)
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
     proc = run_process(cmd, timeout=timeout, env=env, allow_faults=allow_faults)
     data = json.loads(report.read_text()) if report.exists() else None
     if data is not None:

@@ -63,6 +63,8 @@ class TestServer:
         self.host = host
         self.conditional = conditional
         self.delay = 0.0  # seconds added to every answer (a slow server)
+        # headers every request must carry (a site behind a password): 401 without
+        self.required: dict[str, str] = {}
         self.routes: dict[str, Route] = {}
         self.log: list[Hit] = []
         self._lock = threading.Lock()
@@ -86,6 +88,12 @@ class TestServer:
                 route = server.route_for(path)
                 if route is None:
                     route = Route(404, "<h1>Not Found</h1>")
+                if any(self.headers.get(k) != v for k, v in server.required.items()):
+                    route = Route(
+                        401,
+                        "<h1>Unauthorized</h1>",
+                        headers={"WWW-Authenticate": 'Basic realm="staging"'},
+                    )
                 delay = route.delay + server.delay
                 if self.command == "HEAD" and route.head_delay is not None:
                     delay = route.head_delay

@@ -124,6 +124,16 @@ def url_prefixes(settings: Any, name: str) -> tuple[str, ...] | None:
     return prefixes
 
 
+def url_list(settings: Any, name: str) -> tuple[str, ...]:
+    """http(s) URLs (sitemaps), each once."""
+    return tuple(dict.fromkeys(_http_url(raw, "URL") for raw in split_list(settings.get(name))))
+
+
+def optional_url(settings: Any, name: str) -> str | None:
+    value = str(settings.get(name) or "").strip()
+    return _http_url(value, "URL") if value else None
+
+
 def _http_url(raw: str, what: str) -> str:
     if scheme_of(raw) not in HTTP_SCHEMES:
         raise ValueError(f"{raw!r} is not an http(s) {what}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import linkaudit.config.access as a
 import linkaudit.config.checks as c
 
 
@@ -65,6 +66,18 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_EXCLUDE", [], c.patterns, argument="exclude"),
     Option("LINKAUDIT_INCLUDE", [], c.patterns, argument="include"),
     Option("LINKAUDIT_SKIP_FAR", False, c.boolean, argument="skip_far"),
+    Option("LINKAUDIT_CHECK_FRAGMENTS", False, c.boolean, argument="check_fragments"),
+    Option("LINKAUDIT_CSS", True, c.boolean, argument="css"),
+    Option("LINKAUDIT_CSS_TYPES", ["text/css"], c.text_list),
+    Option("LINKAUDIT_SITEMAPS", [], c.url_list, argument="sitemap", label="sitemap"),
+    Option("LINKAUDIT_ROBOTS_SITEMAPS", True, c.boolean, argument="robots_sitemaps"),
+    Option("LINKAUDIT_ROOT_URL", "", c.optional_url, argument="root_url", label="root_url"),
+    # -- getting in: sent to the site's own hosts only (and LINKAUDIT_HEADER_HOSTS)
+    Option("LINKAUDIT_HEADERS", [], a.headers, argument="headers"),
+    Option("LINKAUDIT_AUTH", "", a.credentials, argument="auth"),
+    Option("LINKAUDIT_HEADER_HOSTS", [], c.text_list, argument="header_hosts"),
+    Option("LINKAUDIT_NETRC", True, a.netrc_logins),
+    Option("LINKAUDIT_COOKIE_JAR", "", a.cookie_file, argument="cookie_jar", label="cookie_jar"),
     Option("LINKAUDIT_MAX_PATH_SEGMENTS", 32, c.number(_int, 0)),
     Option("LINKAUDIT_MAX_SEGMENT_REPEAT", 3, c.number(_int, 0)),
     Option("LINKAUDIT_EXCLUDE_USERINFO", True, c.boolean),

@@ -1,0 +1,212 @@
+"""The ``linkaudit`` command's options, and how they become spider
+arguments (``ARGUMENTS``, ``FLAGS``: errors then name what the user typed)."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from typing import NoReturn
+
+from linkaudit import __version__
+from linkaudit.output.exitstatus import EXIT_USAGE
+from linkaudit.output.formats import FORMATS
+
+FAIL_ON = ("broken", "new", "none")
+# options passed on as the spider argument of that name: (dest, argument)
+ARGUMENTS = (
+    "depth contact pagedir db baseline journal redis audit accept auth cookie_jar root_url"
+).split()
+# repeatable options, passed on as lists (a regex or a header may hold a comma)
+LISTS = {
+    "exclude": "exclude",
+    "include": "include",
+    "header": "headers",
+    "header_host": "header_hosts",
+    "sitemap": "sitemap",
+}
+# on/off options: (dest, argument, the value they set)
+FLAGS = (
+    ("restart", "restart", "true"),
+    ("skip_far", "skip_far", "true"),
+    ("check_fragments", "check_fragments", "true"),
+    ("no_css", "css", "false"),
+    ("no_sitemap", "robots_sitemaps", "false"),
+)
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Defaults shown where there is one; file names never hyphen-broken."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if (
+            action.default is None
+            or action.default is argparse.SUPPRESS
+            or action.default in ([], 0, False)
+        ):
+            return action.help or ""
+        return super()._get_help_string(action) or ""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # one line, as for every other bad input; --help shows the usage
+        self.exit(EXIT_USAGE, f"linkaudit: error: {message}\n")
+
+
+def _setting(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUE")
+    return name, value
+
+
+# (flags, metavar, repeatable, help) of the options that take a value
+_VALUED = (
+    ("--report", "PATH", False, "where the JSON report is written"),
+    ("--near", "PREFIX", True, "what counts as in the site; default: the start URLs"),
+    (
+        "--root-url",
+        "URL",
+        False,
+        "with a directory: the site's own address, whose links are checked against the directory",
+    ),
+    ("--depth", None, False, "link hops from the start URLs; default: no limit"),
+    (
+        "--delay",
+        None,
+        False,
+        "seconds between requests to one host; default: 1.0 (0.1 with --demo or a directory)",
+    ),
+    ("--max-requests", None, False, "stop after this many responses; default: no limit"),
+    ("--max-time", None, False, "stop after this many seconds; default: no limit"),
+    ("--contact", "EMAIL", False, "sent as the From header"),
+    ("--exclude", "REGEX", True, "URLs matching it are reported excluded, never requested"),
+    ("--include", "REGEX", True, "check only URLs matching it; it wins over --exclude"),
+    ("--accept", "STATUSES", False, "statuses counted ok, e.g. 403,429"),
+    ("--sitemap", "URL", True, "a sitemap (or sitemap index) whose URLs are audited too"),
+    ("--header", "'NAME: VALUE'", True, "a header sent to the site's own hosts only"),
+    ("--auth", "USER:PASSWORD", False, "HTTP basic credentials for the site's own hosts only"),
+    ("--header-host", "HOST", True, "also send --header and --auth to HOST"),
+    ("--cookie-jar", "FILE", False, "cookies from a Netscape cookies.txt file"),
+    ("--jsonl", "PATH", False, "also export every checked URL as JSON lines (a Scrapy feed)"),
+    ("--journal", "PATH", False, "journal of results; default: beside the report"),
+    (
+        "--redis",
+        "URL",
+        False,
+        "one audit over many workers: the Redis (redis://HOST:PORT/DB) "
+        "that holds it; start the same command on every worker",
+    ),
+    ("--audit", "NAME", False, "with --redis: the audit's name (the first worker creates it)"),
+    (
+        "--pagedir",
+        "DIR",
+        False,
+        "save every site page fetched in DIR as files 0, 1, 2... (URL, "
+        "depth, then the HTML); DIR must exist",
+    ),
+    (
+        "--db",
+        "PATH",
+        False,
+        "audit database (SQLite): resume an interrupted audit, recheck "
+        "incrementally, compare with the previous audit; created if missing",
+    ),
+    (
+        "--baseline",
+        "REPORT",
+        False,
+        "an earlier report: mark new broken links and list fixed "
+        "ones (default with --db: the previous finished audit)",
+    ),
+    (
+        "--config",
+        "PATH",
+        False,
+        "configuration file; default: linkaudit.toml, or "
+        "[tool.linkaudit] in pyproject.toml, in the current directory",
+    ),
+)
+_SWITCHES = (
+    ("--demo", "serve a small bundled example site on 127.0.0.1 and audit it (offline)"),
+    ("--skip-far", "report links outside the site excluded, request nothing there"),
+    ("--check-fragments", "a link to page#name is broken when the page has no such anchor"),
+    ("--no-css", "do not read links in CSS (style elements and attributes, stylesheets)"),
+    ("--no-sitemap", "do not read the sitemaps that the site's robots.txt names"),
+    ("--restart", "with --redis: drop what Redis holds of the audit NAME and start it again"),
+    ("--print-config", "print the configuration in effect (file and options) and exit"),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="linkaudit",
+        description="Audit the links of a website: every broken link, with the pages "
+        "and lines that carry it.",
+        epilog="Exit codes: 0 nothing broken, 1 something broken, 2 usage or configuration "
+        "error, 3 incomplete audit with nothing broken found, 4 internal error (a bug in "
+        "linkaudit: please report it with the log).",
+        formatter_class=_HelpFormatter,
+    )
+    p.add_argument(
+        "urls",
+        nargs="*",
+        metavar="URL",
+        help="start URL(s), or a directory (a local build, served on 127.0.0.1); "
+        "the site is what starts with them",
+    )
+    for flag, metavar, repeatable, text in _VALUED:
+        default = "linkaudit-report.json" if flag == "--report" else None
+        action = "append" if repeatable else "store"
+        p.add_argument(flag, metavar=metavar, action=action, default=default, help=text)
+    for flag, text in _SWITCHES:
+        p.add_argument(flag, action="store_true", help=text)
+    p.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default="broken",
+        help="exit 1 when anything is broken, only for new breakage since the baseline, or never",
+    )
+    p.add_argument(
+        "--format", choices=sorted(FORMATS), default="text", help="what is printed at the end"
+    )
+    p.add_argument(
+        "-s",
+        "--set",
+        dest="settings",
+        metavar="NAME=VALUE",
+        type=_setting,
+        action="append",
+        default=[],
+        help="any Scrapy or linkaudit setting (repeatable)",
+    )
+    noise = p.add_mutually_exclusive_group()
+    noise.add_argument(
+        "-q", "--quiet", action="store_true", help="errors only on stderr, no progress line"
+    )
+    noise.add_argument(
+        "-v", "--verbose", action="count", default=0, help="log each response (-vv: the reasoning)"
+    )
+    p.add_argument("--version", action="version", version=f"linkaudit {__version__}")
+    return p
+
+
+def spider_arguments(ns: argparse.Namespace) -> dict[str, object]:
+    """The options that are spider arguments (errors name them so)."""
+    arguments: dict[str, object] = {}
+    for name in ARGUMENTS:
+        value = getattr(ns, name, None)
+        if value is not None:
+            arguments[name] = value
+    if ns.near:
+        arguments["near"] = ",".join(ns.near)
+    for dest, argument in LISTS.items():
+        if getattr(ns, dest, None):
+            arguments[argument] = list(getattr(ns, dest))
+    for dest, argument, value in FLAGS:
+        if getattr(ns, dest, False):
+            arguments[argument] = value
+    return arguments
