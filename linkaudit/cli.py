@@ -22,6 +22,7 @@ import gc
 import logging
 import os
 import sys
+from urllib.parse import urlsplit
 from typing import Any
 
 from scrapy import signals
@@ -46,6 +47,9 @@ def _settings(ns: argparse.Namespace) -> Settings:
         # a status line only where a person watches
         "LINKAUDIT_PROGRESS": sys.stdout.isatty() and not ns.quiet,
     }
+    if ns.local_dir is not None and ns.delay is None:
+        # the build's own server is ours: no delay, more at once (far hosts keep theirs)
+        chosen["DOWNLOAD_SLOTS"] = {"127.0.0.1": {"delay": 0, "concurrency": 8}}
     if ns.max_requests is not None:
         chosen["CLOSESPIDER_PAGECOUNT"] = ns.max_requests
     if ns.max_time is not None:
@@ -98,6 +102,19 @@ def _crawl(settings: Settings, config: Config) -> Any:
     return crawler
 
 
+def _local_site(ns: argparse.Namespace, folder: str | None) -> Any:
+    """The bundled demo, or a build directory, served on 127.0.0.1 for the
+    audit (the site's own address: the path of --root-url)."""
+    ns.local_dir = folder
+    if ns.demo:
+        return DemoSite()
+    if folder is None:
+        return contextlib.nullcontext()
+    from linkaudit.demo.directory import DirectorySite
+
+    return DirectorySite(folder, urlsplit(ns.root_url).path if ns.root_url else "/")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["report"]:
@@ -110,10 +127,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--demo audits the bundled site: give no URL with it")
     if not ns.demo and not ns.urls:
         parser.error("the following arguments are required: URL")
-    with DemoSite() if ns.demo else contextlib.nullcontext() as demo:
-        if demo is not None:
-            ns.urls = [demo.url]
-            print(f"linkaudit: demo site at {demo.url}", file=sys.stderr)
+    folders = [u for u in ns.urls if os.path.isdir(u)]
+    if folders and len(ns.urls) > 1:
+        parser.error(f"{folders[0]} is a directory: give it alone, without other URLs")
+    with _local_site(ns, folders[0] if folders else None) as site:
+        if site is not None:
+            ns.urls = [site.url]
+            what = "demo site" if ns.demo else f"{ns.local_dir} served"
+            print(f"linkaudit: {what} at {site.url}", file=sys.stderr)
         try:
             settings = _settings(ns)
             config = Config.build(settings, _arguments(ns), _names(ns))

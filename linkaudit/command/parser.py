@@ -14,7 +14,8 @@ from linkaudit.output.formats import FORMATS
 FAIL_ON = ("broken", "new", "none")
 # options passed on as the spider argument of that name: (dest, argument)
 ARGUMENTS = (
-    "depth contact pagedir db baseline journal redis audit accept auth cookie_jar root_url"
+    "depth contact pagedir db baseline journal redis audit accept auth cookie_jar root_url "
+    "local_dir"
 ).split()
 # repeatable options, passed on as lists (a regex or a header may hold a comma)
 LISTS = {

@@ -16,7 +16,7 @@ it over) and keeps it as ``spider.config``; components read it with
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +56,25 @@ class Config:
 
     def __getitem__(self, setting: str) -> Any:
         return self.values[setting]
+
+    @property
+    def local_files(self) -> Callable[[str], str | None] | None:
+        """A local build's page URL -> its file (LINKAUDIT_LOCAL_DIR)."""
+        if not self.values.get("LINKAUDIT_LOCAL_DIR"):
+            return None
+        from linkaudit.demo.directory import LocalFiles
+
+        return LocalFiles(self.values["LINKAUDIT_LOCAL_DIR"], self.start_urls[0])
+
+    @property
+    def root_mapping(self) -> tuple[str, str] | None:
+        """``--root-url``: (the site's own address, where it is audited: the
+        folder of the first start URL), both ending with a slash."""
+        root = self.values.get("LINKAUDIT_ROOT_URL")
+        if not root:
+            return None
+        start = self.start_urls[0]
+        return (root if root.endswith("/") else root + "/", start[: start.rfind("/") + 1])
 
     @property
     def max_depth(self) -> int | None:

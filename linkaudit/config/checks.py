@@ -214,6 +214,18 @@ def optional_directory(settings: Any, name: str) -> str | None:
     return path
 
 
+def local_directory(settings: Any, name: str) -> str | None:
+    """A directory that exists, kept as the user named it (reports show
+    its files so: ``public/guide/index.html``)."""
+    value = text(settings, name)
+    if not value:
+        return None
+    if not os.path.isdir(value):
+        what = "is not a directory" if os.path.exists(value) else "does not exist"
+        raise ValueError(f"{value} {what}")
+    return os.path.normpath(value)
+
+
 def database_path(settings: Any, name: str) -> str | None:
     """The audit database: a file that can be created or opened."""
     from linkaudit.state.database import DatabaseError, open_database

@@ -71,6 +71,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_CSS_TYPES", ["text/css"], c.text_list),
     Option("LINKAUDIT_SITEMAPS", [], c.url_list, argument="sitemap", label="sitemap"),
     Option("LINKAUDIT_ROBOTS_SITEMAPS", True, c.boolean, argument="robots_sitemaps"),
+    # a local build: the directory the first start URL serves (referrers name its files)
+    Option("LINKAUDIT_LOCAL_DIR", "", c.local_directory, argument="local_dir", label="local_dir"),
     Option("LINKAUDIT_ROOT_URL", "", c.optional_url, argument="root_url", label="root_url"),
     # -- getting in: sent to the site's own hosts only (and LINKAUDIT_HEADER_HOSTS)
     Option("LINKAUDIT_HEADERS", [], a.headers, argument="headers"),

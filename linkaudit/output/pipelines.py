@@ -125,6 +125,7 @@ class ReportPipeline:
             now=time.time(),
             baseline=spider.baseline,
             baseline_source=spider.baseline_source,
+            files=self.config.local_files,
         )
         written = False
         try:

@@ -64,12 +64,14 @@ def report_entries(
     now: float = 0.0,
     baseline: frozenset[str] | None = None,
     baseline_source: str | None = None,
+    files: Callable[[str], str | None] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Each URL's entry, sorted by URL and built one at a time; once the
     last is out, ``report`` holds the rest of the report (its summary counts
     them).  ``policy`` and
     ``now``: failures in their grace period are shown ok
-    (LINKAUDIT_REPORT_AFTER); ``baseline``: new and fixed."""
+    (LINKAUDIT_REPORT_AFTER); ``baseline``: new and fixed; ``files``: a
+    local build's page URL -> its file, added to each referrer as ``file``."""
     near = tuple(near_prefixes)  # is_near takes a tuple, as str.startswith does
     summary = {"urls": 0, "pages": pages, "requests": requests}
     summary.update({o: 0 for o in OUTCOMES})
@@ -77,6 +79,8 @@ def report_entries(
     broken_now = set()
     for entry in sorted(state.entries(), key=_by_url):
         item = _entry_item(entry, near, finish_reason, max_depth, policy, now)
+        if files is not None:
+            _add_files(item["referrers"], files)
         summary["urls"] += 1
         summary[item["outcome"]] += 1
         if item["outcome"] == "unchecked" and is_internal_error(item):
@@ -104,6 +108,13 @@ def report_entries(
             **changes,
         }
     )
+
+
+def _add_files(referrers: list[dict[str, Any]], files: Callable[[str], str | None]) -> None:
+    for referrer in referrers:
+        path = files(referrer["url"])
+        if path is not None:
+            referrer["file"] = path
 
 
 def _entry_item(

@@ -28,8 +28,18 @@ class Verdict(NamedTuple):
 class LinkRules:
     """The rules of one audit: what is near, the guards, the length bound."""
 
-    def __init__(self, near_prefixes: tuple[str, ...], guards: TrapGuards, url_length_limit: int):
+    def __init__(
+        self,
+        near_prefixes: tuple[str, ...],
+        guards: TrapGuards,
+        url_length_limit: int,
+        root: tuple[str, str] | None = None,
+    ):
+        """``root``: (the site's own address, where it is audited): links to
+        the first are checked at the second (``--root-url``: a local build,
+        or a staging copy, checked for its links to the live address)."""
         self.near_prefixes = tuple(near_prefixes)
+        self.root = root
         self.guards = guards
         self.url_length_limit = url_length_limit
         self.too_long = f"Excluded: URL longer than {url_length_limit} characters (URLLENGTH_LIMIT)"
@@ -47,6 +57,11 @@ class LinkRules:
         except InvalidURL as exc:  # reported as written, as the parser read it
             return Verdict(clean(value), BROKEN, f"Invalid URL: {exc}")
         if url.startswith(_HTTP_PREFIXES):
+            root = self.root
+            if root is not None and url.startswith(root[0]):
+                url = root[1] + url[len(root[0]) :]
+            elif root is not None and url + "/" == root[0]:  # the root without its slash
+                url = root[1]
             return Verdict(url, None, None)
         return self.judge(url)
 

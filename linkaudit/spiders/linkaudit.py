@@ -100,7 +100,9 @@ class LinkAuditSpider(Discovery, Replay, Failures, Sharing, scrapy.Spider):
         self.max_depth = config.max_depth
         # the baseline: a report file, or (opening the audit) the database's
         self.baseline, self.baseline_source = config.baseline, config.baseline_source
-        self.rules = LinkRules(config.near_prefixes, config.guards, config["URLLENGTH_LIMIT"])
+        self.rules = LinkRules(
+            config.near_prefixes, config.guards, config["URLLENGTH_LIMIT"], config.root_mapping
+        )
         self.policy = config.policy
         self.html_types = frozenset(t.lower() for t in config["LINKAUDIT_HTML_TYPES"])
         self.release_batch = config["LINKAUDIT_RELEASE_BATCH"] or None

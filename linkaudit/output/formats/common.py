@@ -13,8 +13,12 @@ def broken_urls(report: Report) -> list[dict[str, Any]]:
 
 
 def where(referrer: dict[str, Any]) -> str:
-    """A referrer in words: ``page line 12``, or ``page (redirect)``."""
+    """A referrer in words: ``page line 12``, or ``page (redirect)``; a
+    local build's page as its file first: ``public/about.html:12 (page)``."""
     line = referrer["line"]
+    if referrer.get("file"):
+        at = f":{line}" if line is not None else " (redirect)"
+        return f"{referrer['file']}{at} ({referrer['url']})"
     return f"{referrer['url']}" + (f" line {line}" if line is not None else " (redirect)")
 
 

@@ -14,9 +14,16 @@ def as_sarif(report: Report) -> str:
     """SARIF 2.1.0: one result per broken link occurrence, located at the
     page (as an artifact URI) and the line of the linking element."""
     results = []
+    seen = set()  # a local build's file served at two URLs (/ and /index.html) is one place
     for u in broken_urls(report):
         for r in u["referrers"] or [{"url": u["url"], "line": None}]:
-            location: dict[str, Any] = {"artifactLocation": {"uri": r["url"]}}
+            place = (u["url"], r.get("file") or r["url"], r["line"])
+            if place in seen:
+                continue
+            seen.add(place)
+            # a local build's file (relative: code scanning annotates it),
+            # else the page's URL
+            location: dict[str, Any] = {"artifactLocation": {"uri": r.get("file") or r["url"]}}
             if r["line"] is not None:
                 location["region"] = {"startLine": r["line"]}
             results.append(

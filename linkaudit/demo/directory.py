@@ -1,0 +1,143 @@
+"""``linkaudit DIR``: a local build served on 127.0.0.1 the way static
+hosts serve it, and the way back from a page's URL to its file."""
+
+from __future__ import annotations
+
+import mimetypes
+import os
+import posixpath
+import threading
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from linkaudit.demo.server import LocalHTTPServer
+
+
+def file_for(root: Path, path: str) -> tuple[Path | None, str | None]:
+    """The file a static host (GitHub Pages, Netlify, Cloudflare Pages,
+    ``python -m http.server``) serves for the URL path ``path`` under
+    ``root``: (file, None), or (None, where to redirect), or (None, None)
+    for a 404.
+
+    ``/dir/`` is ``dir/index.html``; ``/dir`` of a directory redirects to
+    ``/dir/`` (301, as those hosts answer); ``/page`` is ``page.html`` when
+    there is no ``page`` (clean URLs).  Percent escapes are decoded; a path
+    that leaves ``root`` (``..``, symbolic links out) is a 404.
+    """
+    decoded = unquote(path)
+    if "\0" in decoded:
+        return None, None
+    relative = posixpath.normpath("/" + decoded).lstrip("/")
+    target = (root / relative) if relative not in ("", ".") else root
+    candidates = [target / "index.html"] if decoded.endswith("/") else [target]
+    if not decoded.endswith("/"):
+        if target.is_dir():
+            return None, path + "/"
+        candidates.append(target.with_name(target.name + ".html"))
+    base = root.resolve()
+    for candidate in candidates:
+        try:
+            real = candidate.resolve()
+        except (OSError, RuntimeError):
+            continue
+        if real.is_file() and (real == base or base in real.parents):
+            return real, None
+    return None, None
+
+
+class LocalFiles:
+    """Page URL -> the file it was served from, as the user named the
+    directory (``public/guide/install.html``): the report's referrers say
+    both."""
+
+    def __init__(self, root: str, prefix: str):
+        self.root = Path(root)
+        self.shown = root.rstrip("/\\") or root
+        self.prefix = prefix  # the URL the directory is served at
+        self.known: dict[str, str | None] = {}
+
+    def __call__(self, url: str) -> str | None:
+        if url not in self.known:
+            self.known[url] = self._find(url)
+        return self.known[url]
+
+    def _find(self, url: str) -> str | None:
+        if not url.startswith(self.prefix):
+            return None
+        path = "/" + url[len(self.prefix) :].split("?", 1)[0].split("#", 1)[0]
+        found, _ = file_for(self.root, path)
+        if found is None:
+            return None
+        inside = found.relative_to(self.root.resolve()).as_posix()
+        return f"{self.shown}/{inside}" if self.shown not in (".", "") else inside
+
+
+class DirectorySite:
+    """``root`` served on 127.0.0.1 at ``base_path`` (the path of
+    ``--root-url``, so that root-relative links of a site built for
+    ``https://example.com/docs/`` resolve), in a daemon thread."""
+
+    def __init__(self, root: str, base_path: str = "/") -> None:
+        folder = Path(root)
+        base_path = base_path if base_path.endswith("/") else base_path + "/"
+        not_found_page = folder / "404.html"
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body are two writes
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def _answer(self, body: bool) -> None:
+                path = urlsplit(self.path).path
+                if not path.startswith(base_path):
+                    found, moved = None, (base_path if path + "/" == base_path else None)
+                else:
+                    found, moved = file_for(folder, "/" + path[len(base_path) :])
+                    if moved is not None:
+                        moved = base_path + moved.lstrip("/")
+                if moved is not None:
+                    self._send(301, b"", "text/html", body, {"Location": moved})
+                elif found is None:
+                    # the site's own 404 page, as static hosts serve it
+                    data = not_found_page.read_bytes() if not_found_page.is_file() else b""
+                    self._send(404, data or b"<h1>Not Found</h1>", "text/html", body)
+                else:
+                    ctype = mimetypes.guess_type(found.name)[0] or "application/octet-stream"
+                    if ctype.startswith("text/") or ctype == "image/svg+xml":
+                        ctype += "; charset=utf-8"
+                    self._send(200, found.read_bytes(), ctype, body)
+
+            def _send(
+                self, status: int, data: bytes, ctype: str, body: bool, extra: dict | None = None
+            ) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in (extra or {}).items():
+                    self.send_header(name, value)
+                self.end_headers()
+                if body:
+                    self.wfile.write(data)
+
+            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+                self._answer(body=True)
+
+            def do_HEAD(self) -> None:  # noqa: N802
+                self._answer(body=False)
+
+        self.server = LocalHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}{base_path}"
+        self.files = LocalFiles(os.path.normpath(root), self.url)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> DirectorySite:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
