@@ -22,8 +22,8 @@ import gc
 import logging
 import os
 import sys
-from urllib.parse import urlsplit
 from typing import Any
+from urllib.parse import urlsplit
 
 from scrapy import signals
 from scrapy.crawler import CrawlerProcess
