@@ -22,6 +22,7 @@ import gc
 import logging
 import os
 import sys
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -29,13 +30,22 @@ from scrapy import signals
 from scrapy.crawler import CrawlerProcess
 from scrapy.settings import Settings
 
-from linkaudit.command.parser import build_parser, spider_arguments
+from linkaudit.command.parser import blame_file, build_parser, spider_arguments
 from linkaudit.config import OPTIONS, Config, ConfigError
+from linkaudit.config.file import (
+    ConfigFileError,
+    apply_config,
+    describe,
+    find_config,
+    prepare,
+    render_config,
+)
 from linkaudit.demo import DemoSite
 from linkaudit.output.exitstatus import EXIT_INCOMPLETE, EXIT_USAGE, exit_code
 from linkaudit.output.show import show_report
 
 __all__ = ["build_parser", "main"]
+
 
 def _settings(ns: argparse.Namespace) -> Settings:
     settings = Settings()
@@ -122,7 +132,26 @@ def main(argv: list[str] | None = None) -> int:
 
         return report_main(argv[1:])
     parser = build_parser()
-    ns = parser.parse_args(argv)
+    prepare(parser)  # the command line replaces the file's lists
+    first, _ = parser.parse_known_args(argv)  # --config, before the file is read
+    from_file: dict[str, Any] = {}
+    source = ""
+    try:
+        found = find_config(first.config, Path.cwd())
+        if found is not None:
+            path, table = found
+            source = describe(path)
+            from_file = apply_config(parser, table, source)
+            parser.set_defaults(**from_file)
+    except ConfigFileError as exc:
+        print(f"linkaudit: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    ns = parser.parse_args(argv)  # the command line wins
+    if ns.print_config:
+        print(render_config(parser, ns), end="")
+        return 0
+    # the values the command line did not replace: their errors name the file
+    from_file = {d: v for d, v in from_file.items() if getattr(ns, d, None) == v}
     if ns.demo and ns.urls:
         parser.error("--demo audits the bundled site: give no URL with it")
     if not ns.demo and not ns.urls:
@@ -143,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
 
                 check_shared(config, settings)
         except ConfigError as exc:
-            print(f"linkaudit: error: {exc}", file=sys.stderr)
+            print(f"linkaudit: error: {blame_file(str(exc), from_file, source)}", file=sys.stderr)
             return EXIT_USAGE
         crawler = _crawl(settings, config)
     state = getattr(crawler.spider, "state", None)

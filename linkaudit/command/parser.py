@@ -211,3 +211,24 @@ def spider_arguments(ns: argparse.Namespace) -> dict[str, object]:
         if getattr(ns, dest, False):
             arguments[argument] = value
     return arguments
+
+
+def labels_of(dest: str) -> tuple[str, ...]:
+    """What an error may call the option ``dest``: its flag, or the spider
+    argument it became."""
+    flag = "--" + dest.replace("_", "-")
+    names = [flag, dest] if dest in ARGUMENTS else [flag]
+    names += [a for d, a in LISTS.items() if d == dest]
+    names += [a for d, a, _ in FLAGS if d == dest]
+    return tuple(names)
+
+
+def blame_file(message: str, from_file: dict[str, object], source: str) -> str:
+    """A configuration error about a value the file gave names the file and
+    its key (``linkaudit.toml: delay: 'fast' is not a number``)."""
+    for dest in from_file:
+        for label in labels_of(dest):
+            if message.startswith(label + ":"):
+                key = dest.replace("_", "-")
+                return f"{source}: {key}:{message[len(label) + 1 :]}"
+    return message
