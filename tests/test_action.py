@@ -1,0 +1,289 @@
+"""The GitHub Action (action.yml): its steps as GitHub reads them, and its
+script run the way the action runs it, with the inputs GitHub would pass
+(the defaults of action.yml unless a test gives one), against a real site."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_process
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent  # the venv's: linkaudit is installed there
+EXPR = re.compile(r"\$\{\{ inputs\.([\w-]+) \}\}")
+
+
+def parse_yaml_subset(text: str) -> dict:
+    """The YAML action.yml is written in (block mappings and lists, plain,
+    quoted and folded scalars): PyYAML is not a dependency of the project."""
+    lines = [
+        (len(raw) - len(raw.lstrip(" ")), raw.strip())
+        for raw in text.splitlines()
+        if raw.strip() and not raw.strip().startswith("#")
+    ]
+
+    def scalar(value: str):
+        if value.startswith('"'):
+            return json.loads(value)
+        if value.startswith("'"):
+            return value[1:-1].replace("''", "'")
+        return {"true": True, "false": False}.get(value, value)
+
+    def block(i: int, indent: int) -> tuple[object, int]:
+        if lines[i][1].startswith("- "):
+            items = []
+            while i < len(lines) and lines[i][0] == indent and lines[i][1].startswith("- "):
+                lines[i] = (indent + 2, lines[i][1][2:])  # the item is a mapping
+                item, i = block(i, indent + 2)
+                items.append(item)
+            return items, i
+        mapping: dict[str, object] = {}
+        while i < len(lines) and lines[i][0] == indent and not lines[i][1].startswith("- "):
+            match = re.fullmatch(r"([\w.-]+):(?: +(.*))?", lines[i][1])
+            assert match, f"not in the subset: {lines[i][1]!r}"
+            key, value = match[1], match[2] or ""
+            i += 1
+            if value in (">-", "|-"):
+                folded = []
+                while i < len(lines) and lines[i][0] > indent:
+                    folded.append(lines[i][1])
+                    i += 1
+                mapping[key] = (" " if value == ">-" else "\n").join(folded)
+            elif value:
+                mapping[key] = scalar(value)
+            elif i < len(lines) and lines[i][0] > indent:
+                mapping[key], i = block(i, lines[i][0])
+            else:
+                mapping[key] = None
+        return mapping, i
+
+    parsed, end = block(0, 0)
+    assert end == len(lines), f"not in the subset: {lines[end][1]!r}"
+    assert isinstance(parsed, dict)
+    return parsed
+
+
+ACTION = parse_yaml_subset((ROOT / "action.yml").read_text())
+STEPS = ACTION["runs"]["steps"]
+(RUN_STEP,) = [s for s in STEPS if "run" in s]
+SCRIPT = ROOT / re.fullmatch(r'bash "\$GITHUB_ACTION_PATH/(.+)"', RUN_STEP["run"])[1]
+
+
+def test_action_yml_runs_one_script_and_passes_inputs_by_env_only():
+    assert ACTION["runs"]["using"] == "composite"
+    inputs = ACTION["inputs"]
+    assert inputs["args"]["required"] is True
+    defaults = {name: spec.get("default") for name, spec in inputs.items()}
+    assert defaults == {
+        "args": None,
+        "fail-on": "broken",
+        "sarif": "linkaudit.sarif",
+        "report": "linkaudit-report.json",
+        "upload-sarif": "true",
+        "python-version": "3.11",
+    }
+    # no expression in the shell text: the inputs the script reads come by env
+    assert SCRIPT.is_file()
+    assert "${{" not in RUN_STEP["run"] and "${{" not in SCRIPT.read_text()
+    assert RUN_STEP["shell"] == "bash"
+    env = RUN_STEP["env"]
+    assert env == {
+        f"INPUT_{name.upper().replace('-', '_')}": f"${{{{ inputs.{name} }}}}"
+        for name in ("args", "fail-on", "sarif", "report")
+    }
+    assert set(re.findall(r"\bINPUT_[A-Z_]+", SCRIPT.read_text())) == set(env)
+    # the outputs are the run step's, which the script writes
+    for name, spec in ACTION["outputs"].items():
+        assert spec["value"] == f"${{{{ steps.{RUN_STEP['id']}.outputs.{name} }}}}"
+        assert f"set_output {name} " in SCRIPT.read_text()
+    # Python first; the upload after the audit, even when the audit failed
+    setup, run, upload = STEPS
+    assert setup["uses"] == "actions/setup-python@v5"
+    assert setup["with"] == {"python-version": "${{ inputs.python-version }}"}
+    assert run is RUN_STEP
+    assert upload["uses"] == "github/codeql-action/upload-sarif@v3"
+    assert (
+        upload["if"] == "always() && inputs.upload-sarif == 'true' && hashFiles(inputs.sarif) != ''"
+    )
+    assert upload["with"]["sarif_file"] == "${{ inputs.sarif }}"
+
+
+@dataclass
+class Ran:
+    returncode: int
+    stderr: str
+    workspace: Path
+    output: str  # the GITHUB_OUTPUT file
+    summary: str  # the GITHUB_STEP_SUMMARY file
+
+    @property
+    def outputs(self) -> dict[str, str]:
+        return dict(line.split("=", 1) for line in self.output.splitlines())
+
+    def json(self, name: str) -> dict:
+        return json.loads((self.workspace / name).read_text())
+
+
+def run_action(tmp_path: Path, path: str | None = None, **given: str) -> Ran:
+    """The run step's command, in a workspace, with the env GitHub would set:
+    each ``INPUT_*`` from the input it names (``fail_on`` is fail-on)."""
+    values = {name: spec.get("default", "") for name, spec in ACTION["inputs"].items()}
+    values |= {name.replace("_", "-"): value for name, value in given.items()}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
+    for key, expression in RUN_STEP["env"].items():
+        env[key] = values[EXPR.fullmatch(expression)[1]]
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    output, summary = tmp_path / "github_output", tmp_path / "step_summary.md"
+    output.touch()
+    summary.touch()
+    env |= {
+        "PATH": os.pathsep.join([path or str(BIN), env.get("PATH", "")]),
+        "GITHUB_ACTION_PATH": str(ROOT),
+        "LINKAUDIT_ACTION_SKIP_INSTALL": "1",
+        "GITHUB_OUTPUT": str(output),
+        "GITHUB_STEP_SUMMARY": str(summary),
+    }
+    proc = run_process(["bash", "-c", RUN_STEP["run"]], cwd=workspace, env=env)
+    return Ran(proc.returncode, proc.stderr, workspace, output.read_text(), summary.read_text())
+
+
+@pytest.fixture
+def site(server):
+    server.add("/", '<a href="/ok">a</a>\n<a href="/gone">b</a>')
+    server.add("/ok", "ok")
+    return server
+
+
+def test_a_broken_link_fails_the_step_and_is_in_the_sarif(tmp_path, site):
+    ran = run_action(tmp_path, args=f"{site.url}/ --delay 0")
+    assert ran.returncode == 1, ran.stderr
+    assert "exit-code=1\n" in ran.output
+    assert ran.outputs == {
+        "exit-code": "1",
+        "report": "linkaudit-report.json",
+        "sarif": "linkaudit.sarif",
+    }
+    sarif = ran.json("linkaudit.sarif")
+    assert sarif["version"] == "2.1.0"
+    (result,) = sarif["runs"][0]["results"]
+    assert f"{site.url}/gone" in result["message"]["text"]
+    assert result["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": f"{site.url}/"},
+        "region": {"startLine": 2},
+    }
+    assert ran.json("linkaudit-report.json")["summary"]["broken"] == 1
+    assert "linkaudit: 1 broken of 3 URLs (complete); exit 1 (broken links)" in ran.stderr
+    assert ran.summary.startswith("### linkaudit: 1 broken link\n")
+    assert f"| {site.url}/gone | 404 Not Found | {site.url}/ line 2 |" in ran.summary
+
+
+def test_fail_on_none_passes_and_still_writes_the_sarif_where_asked(tmp_path, site):
+    ran = run_action(
+        tmp_path,
+        args=f"{site.url}/ --delay 0",
+        fail_on="none",
+        sarif="out/links.sarif",
+        report="out/report.json",
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.outputs == {
+        "exit-code": "0",
+        "report": "out/report.json",
+        "sarif": "out/links.sarif",
+    }
+    (result,) = ran.json("out/links.sarif")["runs"][0]["results"]
+    assert f"{site.url}/gone" in result["message"]["text"]
+    assert ran.json("out/report.json")["summary"]["broken"] == 1
+    assert not (ran.workspace / "linkaudit.sarif").exists()
+
+
+def test_a_clean_site_passes(tmp_path, server):
+    server.add("/", '<a href="/ok">a</a>')
+    server.add("/ok", "ok")
+    ran = run_action(tmp_path, args=f"{server.url}/ --delay 0")
+    assert ran.returncode == 0, ran.stderr
+    assert ran.outputs["exit-code"] == "0"
+    assert ran.json("linkaudit.sarif")["runs"][0]["results"] == []
+    assert ran.summary.startswith("### linkaudit: 0 broken links\n")
+
+
+def test_args_are_split_like_a_shell_but_never_run_by_one(tmp_path, site):
+    markers = [tmp_path / f"pwned{i}" for i in range(3)]
+    args = (
+        f'{site.url}/ --delay 0 --exclude "/gone|a b" '
+        f'--exclude "$(touch {markers[0]})" '
+        f"--exclude '`touch {markers[1]}`; touch {markers[2]}'"
+    )
+    ran = run_action(tmp_path, args=args)
+    assert not [m for m in markers if m.exists()]
+    # "/gone|a b" reached linkaudit as one regex: the broken link is excluded
+    assert ran.returncode == 0, ran.stderr
+    report = ran.json("linkaudit-report.json")
+    assert {u["url"]: u["outcome"] for u in report["urls"]}[f"{site.url}/gone"] == "excluded"
+    assert report["start_urls"] == [f"{site.url}/"]
+
+
+@pytest.fixture
+def fake_linkaudit(tmp_path) -> Path:
+    """A linkaudit command that writes its arguments to argv.json, prints
+    nothing and exits 3 (incomplete)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "linkaudit"
+    fake.write_text(
+        f"#!{sys.executable}\nimport json, sys\n"
+        f"open({str(tmp_path / 'argv.json')!r}, 'w').write(json.dumps(sys.argv[1:]))\n"
+        "sys.exit(3)\n"
+    )
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    return bin_dir
+
+
+def test_each_word_arrives_as_written_and_the_exit_code_is_linkaudits(tmp_path, fake_linkaudit):
+    args = """https://example.com/ "a b" 'c  d' e\\ f $HOME "x\\"y" '' \\
+        --exclude '$(id)'"""
+    ran = run_action(tmp_path, str(fake_linkaudit), args=args, fail_on="new")
+    assert ran.returncode == 3, ran.stderr
+    assert json.loads((tmp_path / "argv.json").read_text()) == [
+        "https://example.com/",
+        "a b",
+        "c  d",
+        "e f",
+        "$HOME",
+        'x"y',
+        "",
+        "--exclude",
+        "$(id)",
+        "--report=linkaudit-report.json",
+        "--format=sarif",
+        "--fail-on=new",
+    ]
+    # nothing on stdout: no SARIF file to upload, no report to show
+    assert ran.outputs == {"exit-code": "3", "report": "", "sarif": ""}
+    assert not (ran.workspace / "linkaudit.sarif").exists()
+    assert "No report was written" in ran.summary
+
+
+def test_unbalanced_quotes_stop_before_linkaudit_runs(tmp_path, fake_linkaudit):
+    ran = run_action(tmp_path, str(fake_linkaudit), args="https://example.com/ --exclude 'a")
+    assert ran.returncode == 2
+    assert "could not be split" in ran.stderr
+    assert not (tmp_path / "argv.json").exists()
+    assert ran.output == ""
+
+
+def test_a_usage_error_exits_2_with_no_sarif(tmp_path):
+    ran = run_action(tmp_path, args="https://example.com/", fail_on="sometimes")
+    assert ran.returncode == 2
+    assert "--fail-on" in ran.stderr
+    assert ran.outputs == {"exit-code": "2", "report": "", "sarif": ""}
+    assert not (ran.workspace / "linkaudit.sarif").exists()
