@@ -66,6 +66,12 @@ class UrlResult:
     # and whether ``links`` came from the store (a cached, 304 or ghost page).
     etag: str | None = None
     stored_links: bool = False
+    # Not reported either, with --check-fragments: the names a fragment can
+    # point at on this HTML page (ids, <a name>), sorted; the page's links
+    # to fragments, [target, fragment, line] (missing_fragments is built
+    # from both when the report is written)
+    anchors: list[str] | None = None
+    fragments: list[list[Any]] | None = None
 
     def optional_dict(self) -> dict[str, Any]:
         """The optional fields that are set."""

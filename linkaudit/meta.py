@@ -3,7 +3,9 @@ the spider and its middlewares tell each other about a check."""
 
 CHECK_URL = "la_url"  # the canonical URL a check is about: marks a link check
 DEPTH = "la_depth"  # link hops from the nearest start URL
-PHASE = "la_phase"  # "head", "get" (a page to scan) or "fallback" (after a HEAD failed)
+# "head", "get" (a page to scan), "fallback" (after a HEAD failed) or ANCHORS
+PHASE = "la_phase"
+ANCHORS = "anchors"  # the phase of a far HTML page's GET for its anchors (--check-fragments)
 FIRST = "la_first"  # the check's first request: look up its history
 HISTORY = "la_history"  # what the audit database knew of the URL
 LOCATION = "la_location"  # a redirect's target, canonical

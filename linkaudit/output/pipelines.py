@@ -13,7 +13,7 @@ from twisted.python.failure import Failure
 
 from linkaudit.config import config_of
 from linkaudit.items import UrlResult
-from linkaudit.output.exitstatus import EXIT_INTERNAL, fail_at_exit
+from linkaudit.output.exitstatus import EXIT_INTERNAL, broken_keys, fail_at_exit
 from linkaudit.output.formats.text import summary_text
 from linkaudit.output.report import build_report, now_iso, write_report
 from linkaudit.rules.statuses import internal_error
@@ -126,6 +126,7 @@ class ReportPipeline:
             baseline=spider.baseline,
             baseline_source=spider.baseline_source,
             files=self.config.local_files,
+            fragments=self.config["LINKAUDIT_CHECK_FRAGMENTS"],
         )
         written = False
         try:
@@ -157,4 +158,5 @@ class ReportPipeline:
 
 
 def _broken(report: dict[str, Any]) -> list[str]:
-    return [u["url"] for u in report["urls"] if u["outcome"] == "broken"]
+    """What the next audit's baseline holds: broken URLs, missing fragments."""
+    return broken_keys(report)

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from linkaudit.output.fragments import fragment_key, missing_fragments
 from linkaudit.rules.statuses import INTERNAL_ERROR
 from linkaudit.rules.urls import is_near
 from linkaudit.state.base import AuditState, Entry
@@ -65,22 +66,37 @@ def report_entries(
     baseline: frozenset[str] | None = None,
     baseline_source: str | None = None,
     files: Callable[[str], str | None] | None = None,
+    fragments: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """Each URL's entry, sorted by URL and built one at a time; once the
     last is out, ``report`` holds the rest of the report (its summary counts
     them).  ``policy`` and
     ``now``: failures in their grace period are shown ok
     (LINKAUDIT_REPORT_AFTER); ``baseline``: new and fixed; ``files``: a
-    local build's page URL -> its file, added to each referrer as ``file``."""
+    local build's page URL -> its file, added to each referrer as ``file``;
+    ``fragments``: each entry's ``missing_fragments``, and their count."""
     near = tuple(near_prefixes)  # is_near takes a tuple, as str.startswith does
     summary = {"urls": 0, "pages": pages, "requests": requests}
     summary.update({o: 0 for o in OUTCOMES})
     internal = 0
     broken_now = set()
+    missing = missing_fragments(state.entries()) if fragments else {}
+    if fragments:
+        summary["missing_fragments"] = 0
     for entry in sorted(state.entries(), key=_by_url):
         item = _entry_item(entry, near, finish_reason, max_depth, policy, now)
+        if entry.url in missing:
+            item["missing_fragments"] = missing[entry.url]
+            for gap in item["missing_fragments"]:
+                key = fragment_key(entry.url, gap["fragment"])
+                broken_now.add(key)
+                if baseline is not None and key not in baseline:
+                    gap["new"] = True
+            summary["missing_fragments"] += len(item["missing_fragments"])
         if files is not None:
             _add_files(item["referrers"], files)
+            for gap in item.get("missing_fragments", ()):
+                _add_files(gap["referrers"], files)
         summary["urls"] += 1
         summary[item["outcome"]] += 1
         if item["outcome"] == "unchecked" and is_internal_error(item):
@@ -212,7 +228,12 @@ def dumps_report(report: dict[str, Any]) -> str:
 def needed_in_summary(entry: dict[str, Any]) -> bool:
     """An entry the summary, the formats other than JSON and JUnit, and the
     exit code look at."""
-    return entry["outcome"] != "ok" or bool(entry.get("warning")) or bool(entry.get("new"))
+    return (
+        entry["outcome"] != "ok"
+        or bool(entry.get("warning"))
+        or bool(entry.get("new"))
+        or bool(entry.get("missing_fragments"))
+    )
 
 
 def read_report(path: str, lean: bool = False) -> dict[str, Any]:

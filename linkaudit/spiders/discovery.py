@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from scrapy.http import Response, TextResponse
 
 from linkaudit.items import UrlResult
-from linkaudit.rules.html import extract_links
+from linkaudit.rules.css import css_links
+from linkaudit.rules.fragments import fragment_of
+from linkaudit.rules.html import RawLink, extract_links
 from linkaudit.rules.judge import Verdict
+from linkaudit.rules.statuses import media_type
 from linkaudit.rules.urls import InvalidURL, canonicalize
 
 if TYPE_CHECKING:
@@ -20,6 +23,14 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 Links = list[tuple[str, int | None]]
+
+
+class Scanned(NamedTuple):
+    links: Links
+    images: int
+    found: list[UrlResult]
+    anchors: list[str] | None  # with --check-fragments, an HTML page's
+    fragments: list[list[Any]] | None  # [target, fragment, line]
 
 
 class Discovery:
@@ -63,9 +74,11 @@ class Discovery:
 
     def _scan(
         self: LinkAuditSpider, response: Response, url: str, depth: int, truncated: bool = False
-    ) -> tuple[Links, int, list[UrlResult]]:
-        """The page's links, its number of images, and the results of new
-        links settled on sight.
+    ) -> Scanned:
+        """The page's links, its number of images, the results of new links
+        settled on sight and, with --check-fragments, its anchors and its
+        links to fragments.  A near stylesheet (CSS) has its ``url()`` and
+        ``@import`` links and nothing else.
 
         A body that is not text (a PNG sent as text/html) has no links."""
         maxsize = self.config["LINKAUDIT_PAGE_MAXSIZE"]
@@ -73,11 +86,18 @@ class Discovery:
             self.crawler.stats.inc_value("linkaudit/pages_truncated")
             logger.info("%s is larger than %d bytes: the rest was not read", url, maxsize)
         if not isinstance(response, TextResponse):
-            return [], 0, []
+            return Scanned([], 0, [], None, None)
         text = response.text
         if truncated:  # the last chunk may reach past the cap; only cut pages are copied
             text = text[:maxsize]
-        raw_links, base, images = extract_links(text)
+        fragments: list[list[Any]] | None = [] if self.check_fragments else None
+        stylesheet = media_type(response.headers.get(b"Content-Type")) in self.css_types
+        if stylesheet:
+            raw_links, base, images, anchors = [RawLink(*c) for c in css_links(text)], None, 0, None
+        else:
+            raw_links, base, images, anchors = extract_links(
+                text, css=self.css, anchors=self.check_fragments
+            )
         base_url = url
         if base is not None:
             try:
@@ -93,6 +113,10 @@ class Discovery:
             if verdict is None:
                 verdict = resolved[value] = resolve(value, base_url)
             links.append((verdict[0], line))
+            if fragments is not None and "#" in value and verdict[1] is None:
+                fragment = fragment_of(value)
+                if fragment:
+                    fragments.append([verdict[0], fragment, line])
         # each URL once, in the order found; the state is asked once per page
         verdicts = {verdict[0]: verdict for verdict in resolved.values()}
         keys = list(verdicts)
@@ -100,6 +124,15 @@ class Discovery:
             if new:
                 _key, outcome, error = verdicts[key]
                 found.extend(self._place(key, depth + 1, url, outcome, error, outcome is None))
-        self.crawler.stats.inc_value("linkaudit/pages")
+        if fragments:
+            self.state.want_anchors(list(dict.fromkeys(f[0] for f in fragments)))
+        if not stylesheet:  # the report's pages are HTML pages
+            self.crawler.stats.inc_value("linkaudit/pages")
         logger.debug("Scanned %s: %d links", url, len(links))
-        return links, images, found
+        return Scanned(
+            links,
+            images,
+            found,
+            sorted(anchors) if anchors is not None else None,
+            fragments or None,
+        )

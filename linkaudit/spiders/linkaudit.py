@@ -21,13 +21,14 @@ from typing import Any
 import scrapy
 from scrapy import signals
 from scrapy.crawler import Crawler
-from scrapy.exceptions import DontCloseSpider, StopDownload
+from scrapy.exceptions import DontCloseSpider
 from scrapy.http import Request, Response
 from scrapy.utils.misc import build_from_crawler, load_object
 
 from linkaudit.config import Config, ConfigError
 from linkaudit.items import UrlResult, page_stats
 from linkaudit.meta import (
+    ANCHORS,
     CACHED,
     CHECK_URL,
     DEPTH,
@@ -36,7 +37,6 @@ from linkaudit.meta import (
     LOCATION,
     LOCATION_ERROR,
     PHASE,
-    READ,
     TRUNCATED,
 )
 from linkaudit.rules.judge import LinkRules
@@ -53,6 +53,7 @@ from linkaudit.rules.statuses import (
 )
 from linkaudit.signals import page_scanned
 from linkaudit.spiders.discovery import Discovery
+from linkaudit.spiders.downloads import Downloads
 from linkaudit.spiders.failures import Failures
 from linkaudit.spiders.history import Replay
 from linkaudit.spiders.sharing import Sharing
@@ -62,7 +63,7 @@ from linkaudit.state.recheck import History
 logger = logging.getLogger(__name__)
 
 
-class LinkAuditSpider(Discovery, Replay, Failures, Sharing, scrapy.Spider):
+class LinkAuditSpider(Discovery, Downloads, Replay, Failures, Sharing, scrapy.Spider):
     name = "linkaudit"
 
     # ``start`` is taken explicitly and never stored under that name: since
@@ -105,6 +106,10 @@ class LinkAuditSpider(Discovery, Replay, Failures, Sharing, scrapy.Spider):
         )
         self.policy = config.policy
         self.html_types = frozenset(t.lower() for t in config["LINKAUDIT_HTML_TYPES"])
+        self.css = config["LINKAUDIT_CSS"]
+        self.css_types = frozenset(t.lower() for t in config["LINKAUDIT_CSS_TYPES"] if self.css)
+        self.scan_types = self.html_types | self.css_types  # near and these: scanned
+        self.check_fragments = config["LINKAUDIT_CHECK_FRAGMENTS"]
         self.release_batch = config["LINKAUDIT_RELEASE_BATCH"] or None
         self.state = state
         self.run = NEW_RUN  # until start() opens the audit
@@ -200,26 +205,6 @@ class LinkAuditSpider(Discovery, Replay, Failures, Sharing, scrapy.Spider):
         if self.state.shared:
             self._idle_while_shared()
 
-    def _on_headers(self, headers: Any, body_length: int, request: Request, spider: Any) -> None:
-        """Stop a GET at the headers unless it is a near HTML page to scan:
-        far pages and binaries are never downloaded, whatever their name."""
-        if request.meta.get(PHASE) in ("get", "fallback") and not (
-            self.is_near(request.meta[CHECK_URL])
-            and media_type(headers.get(b"Content-Type")) in self.html_types
-        ):
-            raise StopDownload(fail=False)
-
-    def _on_bytes(self, data: bytes, request: Request, spider: Any) -> None:
-        """Cut a page at LINKAUDIT_PAGE_MAXSIZE bytes: what was read is
-        scanned and the report says the page was truncated.  (Only near HTML
-        pages get this far; everything else stopped at the headers.)"""
-        meta = request.meta
-        read = meta.get(READ, 0) + len(data)
-        meta[READ] = read
-        if read > self.config["LINKAUDIT_PAGE_MAXSIZE"] and PHASE in meta:
-            meta[TRUNCATED] = True
-            raise StopDownload(fail=False)
-
     # -- outcomes ----------------------------------------------------------------
     def _result(self, response: Response, outcome: str, **fields: Any) -> UrlResult:
         meta = response.meta
@@ -251,15 +236,16 @@ class LinkAuditSpider(Discovery, Replay, Failures, Sharing, scrapy.Spider):
             logger.debug("HEAD %s answered %s: asking again with GET", url, status)
             yield self._next_request(response.request, "fallback")
         elif verdict == OK:
-            html = self.is_near(url) and media_type(response.headers.get(b"Content-Type")) in (
-                self.html_types
-            )
-            if html and phase == "head":
+            kind = media_type(response.headers.get(b"Content-Type"))
+            scanned = self.is_near(url) and kind in self.scan_types
+            if scanned and phase == "head":
                 yield self._next_request(response.request, "get")
-            elif html:
+            elif scanned:
                 yield from self._page(response, url, depth)
+            elif phase == "head" and self._wants_anchors(url, kind):
+                yield self._next_request(response.request, ANCHORS)
             else:
-                yield self._result(response, OK)
+                yield self._result(response, OK, anchors=self._anchors(response, kind))
         elif verdict == BROKEN:
             result = self._result(response, BROKEN, error=status_text(status))
             yield from self._maybe_ghost(result, history)
@@ -272,17 +258,23 @@ class LinkAuditSpider(Discovery, Replay, Failures, Sharing, scrapy.Spider):
         """A near HTML page: scanned, its result with its links, then the
         results of the new links settled on sight."""
         truncated = bool(response.meta.get(TRUNCATED))
-        links, images, found = self._scan(response, url, depth, truncated)
-        self.crawler.signals.send_catch_log(page_scanned, response=response, url=url, depth=depth)
-        modified = http_date_iso(response.headers.get(b"Last-Modified"))
+        links, images, found, anchors, fragments = self._scan(response, url, depth, truncated)
+        stats = None
+        if media_type(response.headers.get(b"Content-Type")) in self.html_types:
+            signal = page_scanned  # a stylesheet is no page: not archived, no statistics
+            self.crawler.signals.send_catch_log(signal, response=response, url=url, depth=depth)
+            modified = http_date_iso(response.headers.get(b"Last-Modified"))
+            stats = page_stats(len(response.body), modified, len(links), images)
         etag = response.headers.get(b"ETag")
         yield self._result(
             response,
             OK,
             links=links,
             truncated=truncated,
-            page=page_stats(len(response.body), modified, len(links), images),
+            page=stats,
             etag=etag.decode("latin-1") if etag else None,
+            anchors=anchors,
+            fragments=fragments,
         )
         yield from found
 
@@ -294,6 +286,8 @@ class LinkAuditSpider(Discovery, Replay, Failures, Sharing, scrapy.Spider):
             yield self._result(response, BROKEN, error=error)
             return
         key, outcome, error = self.rules.judge(location)  # already canonical
+        if self.check_fragments and self.state.wants_anchors(url):
+            self.state.want_anchors([key])  # a browser keeps the fragment
         # the target is discovered before the redirect's result is recorded:
         # a shared audit's level never closes with the target on its way
         found = list(self._discover(key, depth + 1, url, outcome, error))

@@ -150,5 +150,20 @@ class AuditState(ABC):
     def entries(self) -> Iterator[Entry]:
         """Every discovered URL, in no particular order."""
 
+    # -- fragments (--check-fragments) -------------------------------------------
+    def want_anchors(self, urls: list[str]) -> None:
+        """Some link points at a fragment of each of ``urls``: a far HTML
+        page among them is downloaded for its anchors."""
+        self._wanted_anchors().update(urls)
+
+    def wants_anchors(self, url: str) -> bool:
+        return url in self._wanted_anchors()
+
+    def _wanted_anchors(self) -> set[str]:
+        wanted = self.__dict__.get("_anchors_wanted")
+        if wanted is None:
+            wanted = self.__dict__["_anchors_wanted"] = set()
+        return wanted
+
     def close(self) -> None:  # noqa: B027 - optional hook, nothing to release in memory
         """Release resources (a database connection, say)."""

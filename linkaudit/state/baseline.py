@@ -31,4 +31,6 @@ def load_baseline(path: str) -> frozenset[str]:
         for u in urls
     ):
         raise ValueError(f"{path} is not a linkaudit report (no list of urls)")
-    return frozenset(u["url"] for u in urls if u["outcome"] == "broken")
+    from linkaudit.output.exitstatus import broken_keys
+
+    return frozenset(broken_keys(data))

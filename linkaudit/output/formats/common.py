@@ -24,3 +24,8 @@ def where(referrer: dict[str, Any]) -> str:
 
 def all_where(referrers: Iterable[dict[str, Any]], indent: str = "") -> list[str]:
     return [indent + where(r) for r in referrers]
+
+
+def missing_fragments(report: Report) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(entry, missing fragment) pairs (--check-fragments), in URL order."""
+    return [(u, gap) for u in report["urls"] for gap in u.get("missing_fragments", ())]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from linkaudit.output.formats.common import Report, broken_urls, where
+from linkaudit.output.formats.common import Report, broken_urls, missing_fragments, where
 from linkaudit.output.report import OUTCOMES
 
 
@@ -23,9 +23,16 @@ def as_markdown(report: Report) -> str:
         "| " + " | ".join(str(s[o]) for o in OUTCOMES) + " |",
     ]
     broken = broken_urls(report)
-    if broken:
+    gaps = missing_fragments(report)
+    if "missing_fragments" in s:
+        lines[2] += f" Missing fragments: {s['missing_fragments']}."
+    if broken or gaps:
         lines += ["", "| broken URL | error | linked from |", "| --- | --- | --- |"]
         for u in broken:
             linked = "<br>".join(_md(where(r)) for r in u["referrers"])
             lines.append(f"| {_md(u['url'])} | {_md(u['error'] or '')} | {linked} |")
+        for u, gap in gaps:
+            linked = "<br>".join(_md(where(r)) for r in gap["referrers"])
+            target = _md(f"{u['url']}#{gap['fragment']}")
+            lines.append(f"| {target} | missing fragment: no such anchor on the page | {linked} |")
     return "\n".join(lines)

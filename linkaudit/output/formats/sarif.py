@@ -7,33 +7,27 @@ import json
 from typing import Any
 
 from linkaudit import PROJECT_URL, __version__
-from linkaudit.output.formats.common import Report, broken_urls
+from linkaudit.output.formats.common import Report, broken_urls, missing_fragments
 
 
 def as_sarif(report: Report) -> str:
     """SARIF 2.1.0: one result per broken link occurrence, located at the
     page (as an artifact URI) and the line of the linking element."""
-    results = []
-    seen = set()  # a local build's file served at two URLs (/ and /index.html) is one place
+    results: list[dict[str, Any]] = []
+    seen: set[tuple[str, str, int | None]] = set()
     for u in broken_urls(report):
-        for r in u["referrers"] or [{"url": u["url"], "line": None}]:
-            place = (u["url"], r.get("file") or r["url"], r["line"])
-            if place in seen:
-                continue
-            seen.add(place)
-            # a local build's file (relative: code scanning annotates it),
-            # else the page's URL
-            location: dict[str, Any] = {"artifactLocation": {"uri": r.get("file") or r["url"]}}
-            if r["line"] is not None:
-                location["region"] = {"startLine": r["line"]}
-            results.append(
-                {
-                    "ruleId": "broken-link",
-                    "level": "error",
-                    "message": {"text": f"Broken link to {u['url']}: {u['error']}"},
-                    "locations": [{"physicalLocation": location}],
-                }
-            )
+        _add(
+            results,
+            seen,
+            "broken-link",
+            u["url"],
+            f"Broken link to {u['url']}: {u['error']}",
+            u["referrers"] or [{"url": u["url"], "line": None}],
+        )
+    for u, gap in missing_fragments(report):
+        target = f"{u['url']}#{gap['fragment']}"
+        text = f"Link to a missing fragment: {target} (the page has no such anchor)"
+        _add(results, seen, "missing-fragment", target, text, gap["referrers"])
     sarif = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -49,7 +43,14 @@ def as_sarif(report: Report) -> str:
                                 "id": "broken-link",
                                 "shortDescription": {"text": "A link whose target is broken"},
                                 "helpUri": PROJECT_URL,
-                            }
+                            },
+                            {
+                                "id": "missing-fragment",
+                                "shortDescription": {
+                                    "text": "A link to a fragment the page does not have"
+                                },
+                                "helpUri": PROJECT_URL,
+                            },
                         ],
                     }
                 },
@@ -58,3 +59,33 @@ def as_sarif(report: Report) -> str:
         ],
     }
     return json.dumps(sarif, ensure_ascii=False, indent=1)
+
+
+def _add(
+    results: list[dict[str, Any]],
+    seen: set[tuple[str, str, int | None]],
+    rule: str,
+    target: str,
+    text: str,
+    referrers: list[dict[str, Any]],
+) -> None:
+    """One result per place that links to ``target`` (a local build's file
+    served at two URLs, / and /index.html, is one place)."""
+    for r in referrers:
+        place = (target, r.get("file") or r["url"], r["line"])
+        if place in seen:
+            continue
+        seen.add(place)
+        # a local build's file (relative: code scanning annotates it),
+        # else the page's URL
+        location: dict[str, Any] = {"artifactLocation": {"uri": r.get("file") or r["url"]}}
+        if r["line"] is not None:
+            location["region"] = {"startLine": r["line"]}
+        results.append(
+            {
+                "ruleId": rule,
+                "level": "error",
+                "message": {"text": text},
+                "locations": [{"physicalLocation": location}],
+            }
+        )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from linkaudit.output.formats.common import all_where
+from linkaudit.output.formats.common import all_where, missing_fragments
 from linkaudit.output.report import OUTCOMES, is_internal_error
 
 
@@ -38,6 +38,13 @@ def summary_text(report: dict[str, Any]) -> str:
             for u in group:
                 lines.append(f"  {u['url']}  [{u['error']}]")
                 lines.extend(all_where(u["referrers"], "    "))
+    gaps = missing_fragments(report)
+    if gaps:
+        lines.append(f"Missing fragments ({len(gaps)}):")
+        for u, gap in gaps:
+            new = " (new)" if gap.get("new") else ""
+            lines.append(f"  {u['url']}#{gap['fragment']}  [no such anchor on the page]{new}")
+            lines.extend(all_where(gap["referrers"], "    "))
     if report.get("fixed"):
         lines.append(f"Fixed ({len(report['fixed'])}):")
         lines.extend(f"  {url}" for url in report["fixed"])

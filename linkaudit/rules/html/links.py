@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
+from linkaudit.rules.css import css_links, style_attribute_links
 from linkaudit.rules.html.elements import LINK_ATTRIBUTES, LINK_RELS_SKIPPED, SVG_LINKS
 from linkaudit.rules.html.microsyntax import parse_meta_refresh, parse_srcset
-from linkaudit.rules.html.tokenizer import Tag, start_tags
+from linkaudit.rules.html.tokenizer import STYLE_TEXT, Tag, start_tags
 from linkaudit.rules.urls import C0_SPACE
 
 
@@ -19,12 +21,14 @@ class RawLink(NamedTuple):
 
 
 class Extracted(NamedTuple):
-    """What a page holds: its links, its first ``<base href>`` and how many
-    ``<img>`` elements point somewhere (the report's page statistics)."""
+    """What a page holds: its links, its first ``<base href>``, how many
+    ``<img>`` elements point somewhere (the report's page statistics) and,
+    when asked for, the names a fragment can point at."""
 
     links: list[RawLink]
     base: str | None
     images: int
+    anchors: set[str] | None = None
 
 
 def links_in_tag(tag: Tag) -> list[str]:
@@ -66,15 +70,38 @@ _SIMPLE = {
 }
 
 
-def extract_links(text: str) -> Extracted:
+_STYLED = re.compile(r"<style|url\(", re.IGNORECASE)
+_STYLE_ATTRIBUTE = re.compile(r"""[\t\n\f\r /"']style[\t\n\f\r ]*=""", re.IGNORECASE)
+
+
+def _style_attribute_url(text: str) -> bool:
+    """Some ``url(`` may sit in a style attribute (a ``style=`` between it
+    and the ``<`` before it): only then is every tag read."""
+    lowered = text.lower()  # then a plain search (a case-blind regex is 10x slower)
+    at = lowered.find("url(")
+    while at >= 0:
+        if _STYLE_ATTRIBUTE.search(text, text.rfind("<", 0, at) + 1, at):
+            return True
+        at = lowered.find("url(", at + 4)
+    return False
+
+
+def extract_links(text: str, *, css: bool = False, anchors: bool = False) -> Extracted:
     """All link values in ``text``, the first ``<base href>`` if any, and
-    the number of images.
+    the number of images; with ``css``, the URLs of ``<style>`` elements and
+    ``style`` attributes too (tag ``style``, at their lines); with
+    ``anchors``, every ``id`` and every ``<a name>`` (what the HTML
+    Standard's "indicated part of the document" looks for).
 
     Values are as the tokenizer reads them (character references decoded);
     the URL parser strips what it strips.  Values that are empty once
     stripped (a link to the page itself) are skipped.  Lines are 1-based
     and name the line of the start tag's ``<``.
     """
+    if css and _STYLED.search(text) is None:
+        css = False  # no <style>, no url( in a style attribute: nothing more to see
+    if css or anchors:
+        return _extract_more(text, css, anchors)
     links: list[RawLink] = []
     base: str | None = None
     images = 0
@@ -99,3 +126,49 @@ def extract_links(text: str) -> Extracted:
         if name == "img" and namespace == "html" and len(links) > found:
             images += 1
     return Extracted(links, base, images)
+
+
+def _extract_more(text: str, css: bool, anchors: bool) -> Extracted:
+    """``extract_links`` with CSS links or anchors: every tag with a
+    ``style`` or ``id`` attribute is read too (a slower pass)."""
+    links: list[RawLink] = []
+    names: set[str] | None = set() if anchors else None
+    base: str | None = None
+    images = 0
+    styles = css and _style_attribute_url(text)
+    wanted = (("style",) if styles else ()) + (("id",) if anchors else ())
+    simple_attribute = _SIMPLE.get
+    for name, attrs, line, namespace in start_tags(text, attributes=wanted, style_text=css):
+        simple = simple_attribute(name) if namespace == "html" else None
+        if (
+            simple is not None  # a href, script src...: the common case
+            and not (styles and "style" in attrs)
+            and not (names is not None and ("id" in attrs or "name" in attrs))
+        ):
+            value = attrs.get(simple)
+            if value is not None and value.strip(C0_SPACE):
+                links.append(RawLink(value, line, name))
+            continue
+        if name == STYLE_TEXT:
+            links.extend(RawLink(v, n, "style") for v, n, _ in css_links(attrs["text"], line))
+            continue
+        if names is not None:
+            if "id" in attrs:
+                names.add(attrs["id"])
+            if name == "a" and "name" in attrs and namespace == "html":
+                names.add(attrs["name"])
+        if name == "base" and namespace == "html":
+            if base is None and "href" in attrs:
+                base = attrs["href"]
+            continue
+        found = len(links)
+        for value in links_in_tag(Tag(name, attrs, line, namespace)):
+            if value.strip(C0_SPACE):
+                links.append(RawLink(value, line, name))
+        if name == "img" and namespace == "html" and len(links) > found:
+            images += 1
+        if styles and "style" in attrs:
+            links.extend(
+                RawLink(v, n, "style") for v, n, _ in style_attribute_links(attrs["style"], line)
+            )
+    return Extracted(links, base, images, names)

@@ -43,15 +43,27 @@ def _trie(names: set[str]) -> str:
 
 # Text and everything that cannot be a link, in one match (HTML content):
 # text runs; after "<", a comment, a bogus comment, an end tag, a start tag
-# whose name cannot matter, or a "<" that starts nothing
-_BORING = r"(?!" + _trie(INTERESTING) + r"[\t\n\f\r />])[A-Za-z]" + _NAME + _ATTRS_SKIP
-_SKIP = re.compile(
-    r"(?:[^<]++|<(?:!--(?:>|->|(?s:.*?)--!?>)|(?!!--)[!?][^>]*+>"
-    r"|/(?:[A-Za-z]" + _NAME + _ATTRS_SKIP + r"|>|[^A-Za-z>][^>]*+>|\Z)"
-    r"|" + _BORING + r"|(?![A-Za-z!/?])))*+"
-    # and the start tag it stopped at, if any: its name and its attributes
-    r"(?:<([A-Za-z]" + _NAME + r")(" + _ATTRS_SKIP[:-1] + r")>)?"
-)
+# whose name cannot matter (and, when some attributes matter on any element
+# (``style``, ``id``), that has none of them), or a "<" that starts nothing
+def _skip_pattern(attributes: tuple[str, ...] = ()) -> re.Pattern[str]:
+    without = ""
+    if attributes:  # attribute names, quoted values jumped over whole
+        without = (
+            r"""(?!(?:[^>=]|=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|(?!["'])))*?"""
+            r"""(?<=[\t\n\f\r /"'])(?i:""" + "|".join(attributes) + r")[\t\n\f\r ]*+=)"
+        )
+    boring = r"(?!" + _trie(INTERESTING) + r"[\t\n\f\r />])[A-Za-z]" + _NAME + without + _ATTRS_SKIP
+    return re.compile(
+        r"(?:[^<]++|<(?:!--(?:>|->|(?s:.*?)--!?>)|(?!!--)[!?][^>]*+>"
+        r"|/(?:[A-Za-z]" + _NAME + _ATTRS_SKIP + r"|>|[^A-Za-z>][^>]*+>|\Z)"
+        r"|" + boring + r"|(?![A-Za-z!/?])))*+"
+        # and the start tag it stopped at, if any: its name and its attributes
+        r"(?:<([A-Za-z]" + _NAME + r")(" + _ATTRS_SKIP[:-1] + r")>)?"
+    )
+
+
+_SKIP = _skip_pattern()
+_SKIPS: dict[tuple[str, ...], re.Pattern[str]] = {(): _SKIP}
 # One attribute of a tag's attribute text: name, then a double-quoted,
 # single-quoted or unquoted value (all empty: no value)
 _ATTR_ITEM = re.compile(
@@ -76,6 +88,9 @@ _FOREIGN_TOKEN = re.compile(
 _BARE_TOKEN = re.compile(r"[^<]++|" + "|".join((_COMMENT, _BOGUS, _END_TAG, _LONE_LT)))
 _SCRIPT_TOKEN = re.compile(r"<!--|-->|<(/?)script(?=[\t\n\f\r />])", re.IGNORECASE)
 _END_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+STYLE_TEXT = "#style"  # the pseudo-tag that carries a <style> element's text
 
 
 class _EndOfDocument(Exception):
@@ -169,13 +184,21 @@ class Tag(NamedTuple):
 
 
 def start_tags(
-    text: str, *, tree: bool = True, every: bool = False
+    text: str,
+    *,
+    tree: bool = True,
+    every: bool = False,
+    attributes: tuple[str, ...] = (),
+    style_text: bool = False,
 ) -> Iterator[tuple[str, dict[str, str], int, str]]:
     """The start tags of a page that can matter to links, in order.
 
     ``tree=False`` is the bare tokenizer (no text-content elements, no
     foreign content), for checking it against tokenizer tests; ``every``
-    yields every start tag, not only those that may hold a link.
+    yields every start tag, not only those that may hold a link;
+    ``attributes``: also every tag with one of these attributes (``id``,
+    ``style``); ``style_text``: after an HTML ``<style>``, its text as a
+    ``STYLE_TEXT`` pseudo-tag (attribute ``text``, the line it starts on).
     """
     if "\r" in text:  # the input stream's newline normalisation
         text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -184,7 +207,10 @@ def start_tags(
     line, line_pos = 1, 0
     pos, n = 0, len(text)
     stack: list[tuple[str, str]] = []  # open elements in and around foreign content
-    skip = _SKIP.match
+    pattern = _SKIPS.get(attributes)
+    if pattern is None:
+        pattern = _SKIPS[attributes] = _skip_pattern(attributes)
+    skip = pattern.match
     try:
         while pos < n:
             if stack:
@@ -224,7 +250,12 @@ def start_tags(
                     if not self_closing:
                         stack.append((name, namespace))
                 elif name in TEXT_CONTENT:
-                    pos = _text_end(text, pos, name)
+                    end = _text_end(text, pos, name)
+                    if style_text and name == "style":
+                        line += text.count("\n", line_pos, pos)
+                        line_pos = pos
+                        yield (STYLE_TEXT, {"text": text[pos:end]}, line, "html")
+                    pos = end
                 continue
             else:  # every construct, one at a time
                 while (m := _BARE_TOKEN.match(text, pos)) is not None:
@@ -254,6 +285,11 @@ def start_tags(
                 if stack and name not in VOID:
                     stack.append((name, "html"))
                 if name in TEXT_CONTENT:
-                    pos = _text_end(text, pos, name)
+                    end = _text_end(text, pos, name)
+                    if style_text and name == "style":
+                        line += text.count("\n", line_pos, pos)
+                        line_pos = pos
+                        yield (STYLE_TEXT, {"text": text[pos:end]}, line, "html")
+                    pos = end
     except _EndOfDocument:
         return

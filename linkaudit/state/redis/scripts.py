@@ -25,6 +25,7 @@ build key names from it, so they run on a standalone Redis or Valkey.
                not settled: the level barrier), counters, report facts.
 - ``lease:<host>``  the worker that owns a host (politeness), with a TTL.
 - ``nb:<host>``     a host handed back: nobody takes it before this expires.
+- ``fa``       set of URLs some link points at a fragment of (--check-fragments).
 - ``ls:<w>``   set of hosts worker w leased; ``fl:<w>`` hash URL -> record
                of what w claimed and has not settled; ``w:<w>`` w's
                heartbeat (TTL); ``workers`` set of worker ids.

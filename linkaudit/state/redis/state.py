@@ -239,6 +239,14 @@ class RedisState(Calls, Election, Reading, AuditState):
     def set_result(self, result: UrlResult, now: float) -> float | None:
         return self.record(result, now)
 
+    def want_anchors(self, urls: list[str]) -> None:
+        """Fragment targets, for every worker (``fa``: a set of URLs)."""
+        if urls:
+            self._do(lambda: self.client.sadd(self.key("fa"), *urls), None)
+
+    def wants_anchors(self, url: str) -> bool:
+        return bool(self._do(lambda: self.client.sismember(self.key("fa"), url), False))
+
     def record(self, result: UrlResult, now: float) -> float | None:
         """One round trip: the result settled, its page's links counted
         (once, however often the page is checked), the URLs it enqueued
