@@ -8,3 +8,7 @@ page_scanned = object()
 # a shared audit, also by the workers whose audit another worker reported).
 # Argument: path.
 report_written = object()
+
+# A robots.txt was read and names sitemaps (its ``Sitemap:`` lines).
+# Arguments: url (the robots.txt), sitemaps ([(URL as written, line)]).
+robots_sitemaps = object()

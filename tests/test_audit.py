@@ -188,11 +188,13 @@ def test_full_audit(tmp_path, site, far_server, closed_port):
         assert crawl.url(base + u)["outcome"] in ("ok", "broken")
     assert "https://cdn.invalid/" not in [u["url"] for u in report["urls"]]
 
-    # the server's view: HEAD first, GET only for near HTML pages
+    # the server's view: HEAD first, GET only for near HTML pages (and near
+    # stylesheets, read for their url() links)
     gets = sorted(h.path for h in site.hits(method="GET"))
     assert gets == sorted(
         [
             "/robots.txt",
+            "/style.css",
             "/",
             "/about.html",
             "/nohead",

@@ -56,7 +56,7 @@ def test_lines_past_65535():
 
 
 def test_base_whitespace_entities_and_empty_values():
-    links, base, _images = extract_links(
+    links, base, _images, _anchors = extract_links(
         '<base href=" /root/ "><base href="/second/"><a href="  x.html\n">x</a>'
         '<a href="">e</a><a href="   ">w</a><a>none</a><A HREF="q?a=1&amp;b=2">'
     )
@@ -238,7 +238,7 @@ def test_cr_lf_and_crlf_each_end_a_line():
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("<>'\"=/ \nahrefsciptmgd!-x.&;#")), max_size=200))
 def test_fuzz_extractor_never_raises(html):
-    links, base, _images = extract_links(html)
+    links, base, _images, _anchors = extract_links(html)
     for link in links:
         assert link.value.strip(_C0_SPACE) and link.line >= 1
 
@@ -269,7 +269,7 @@ def test_fuzz_every_link_of_a_page_canonicalises_idempotently(html):
     """Extractor and canonicaliser together, on whole pages: no exception,
     and every URL they produce is canonical (canonicalising again changes
     nothing)."""
-    links, base, _images = extract_links(html)
+    links, base, _images, _anchors = extract_links(html)
     page = "http://example.com/dir/page.html"
     try:
         base_url = canonicalize(base, page) if base else page

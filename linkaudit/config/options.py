@@ -71,6 +71,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_CSS_TYPES", ["text/css"], c.text_list),
     Option("LINKAUDIT_SITEMAPS", [], c.url_list, argument="sitemap", label="sitemap"),
     Option("LINKAUDIT_ROBOTS_SITEMAPS", True, c.boolean, argument="robots_sitemaps"),
+    Option("LINKAUDIT_SITEMAP_MAXSIZE", 50 * 1024 * 1024, c.number(_int, 1)),
     # a local build: the directory the first start URL serves (referrers name its files)
     Option("LINKAUDIT_LOCAL_DIR", "", c.local_directory, argument="local_dir", label="local_dir"),
     Option("LINKAUDIT_ROOT_URL", "", c.optional_url, argument="root_url", label="root_url"),

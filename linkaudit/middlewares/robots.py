@@ -31,6 +31,8 @@ from twisted.internet.defer import Deferred
 
 from linkaudit.config import config_of
 from linkaudit.network.failures import is_network_failure
+from linkaudit.rules.sitemap import robots_sitemaps
+from linkaudit.signals import robots_sitemaps as robots_sitemaps_found
 
 logger = logging.getLogger(__name__)
 
@@ -98,6 +100,11 @@ class RobotsMiddleware(RobotsTxtMiddleware):
         elif len(response.body) > self.maxsize:
             response = response.replace(body=response.body[: self.maxsize])
         await super()._parse_robots(response, netloc, request)
+        sitemaps = robots_sitemaps(response.body) if status < 300 else []
+        if sitemaps:  # the spider reads those of the site's own hosts
+            self.crawler.signals.send_catch_log(
+                signal=robots_sitemaps_found, url=response.url, sitemaps=sitemaps
+            )
 
     def process_request_2(self, rp: RobotParser | None, request: Request) -> None:
         try:

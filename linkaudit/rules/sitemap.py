@@ -143,3 +143,15 @@ def _plain_text(body: bytes) -> list[SitemapEntry] | None:
     if not entries or not all(e.loc.lower().startswith(("http://", "https://")) for e in entries):
         return None
     return entries
+
+
+_ROBOTS_SITEMAP = re.compile(rb"^[ \t]*sitemap[ \t]*:[ \t]*(\S+)", re.IGNORECASE | re.MULTILINE)
+
+
+def robots_sitemaps(body: bytes) -> list[tuple[str, int]]:
+    """The ``Sitemap:`` lines of a robots.txt body: (URL as written, line)."""
+    found = []
+    for m in _ROBOTS_SITEMAP.finditer(body):
+        line = body.count(b"\n", 0, m.start()) + 1
+        found.append((m.group(1).decode("utf-8", "replace"), line))
+    return found

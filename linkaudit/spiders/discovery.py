@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from scrapy.http import Response, TextResponse
 
 from linkaudit.items import UrlResult
+from linkaudit.meta import ANCHORS
 from linkaudit.rules.css import css_links
 from linkaudit.rules.fragments import fragment_of
 from linkaudit.rules.html import RawLink, extract_links
@@ -125,7 +126,7 @@ class Discovery:
                 _key, outcome, error = verdicts[key]
                 found.extend(self._place(key, depth + 1, url, outcome, error, outcome is None))
         if fragments:
-            self.state.want_anchors(list(dict.fromkeys(f[0] for f in fragments)))
+            self.state.mark(ANCHORS, list(dict.fromkeys(f[0] for f in fragments)))
         if not stylesheet:  # the report's pages are HTML pages
             self.crawler.stats.inc_value("linkaudit/pages")
         logger.debug("Scanned %s: %d links", url, len(links))

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.exceptions import StopDownload
 from scrapy.http import Request, Response, TextResponse
 
-from linkaudit.meta import ANCHORS, CHECK_URL, PHASE, READ, TRUNCATED
+from linkaudit.meta import ANCHORS, CHECK_URL, PHASE, READ, SITEMAP, TRUNCATED
 from linkaudit.rules.html import extract_links
 from linkaudit.rules.statuses import media_type
 
@@ -29,7 +29,7 @@ class Downloads:
             self.check_fragments
             and kind in self.html_types
             and not self.is_near(url)
-            and self.state.wants_anchors(url)
+            and self.state.marked(ANCHORS, url)
         )
 
     def _anchors(self: LinkAuditSpider, response: Response, kind: str | None) -> list[str] | None:
@@ -51,7 +51,7 @@ class Downloads:
         other far pages and binaries are never downloaded, whatever their
         name."""
         phase = request.meta.get(PHASE)
-        if phase in ("get", "fallback", ANCHORS):
+        if phase in ("get", "fallback", ANCHORS):  # a SITEMAP GET is read whatever its type
             kind = media_type(headers.get(b"Content-Type"))
             if phase == ANCHORS:
                 if kind not in self.html_types:
@@ -66,6 +66,10 @@ class Downloads:
         meta = request.meta
         read = meta.get(READ, 0) + len(data)
         meta[READ] = read
-        if read > self.config["LINKAUDIT_PAGE_MAXSIZE"] and PHASE in meta:
+        phase = meta.get(PHASE)
+        cap = self.config[
+            "LINKAUDIT_SITEMAP_MAXSIZE" if phase == SITEMAP else "LINKAUDIT_PAGE_MAXSIZE"
+        ]
+        if read > cap and phase is not None:
             meta[TRUNCATED] = True
             raise StopDownload(fail=False)

@@ -37,6 +37,7 @@ from linkaudit.meta import (
     LOCATION,
     LOCATION_ERROR,
     PHASE,
+    SITEMAP,
     TRUNCATED,
 )
 from linkaudit.rules.judge import LinkRules
@@ -51,19 +52,20 @@ from linkaudit.rules.statuses import (
     status_text,
     unchecked_reason,
 )
-from linkaudit.signals import page_scanned
+from linkaudit.signals import page_scanned, robots_sitemaps
 from linkaudit.spiders.discovery import Discovery
 from linkaudit.spiders.downloads import Downloads
 from linkaudit.spiders.failures import Failures
 from linkaudit.spiders.history import Replay
 from linkaudit.spiders.sharing import Sharing
+from linkaudit.spiders.sitemaps import SITEMAP_TYPES, Sitemaps
 from linkaudit.state.base import NEW_RUN, AuditState, Pending
 from linkaudit.state.recheck import History
 
 logger = logging.getLogger(__name__)
 
 
-class LinkAuditSpider(Discovery, Downloads, Replay, Failures, Sharing, scrapy.Spider):
+class LinkAuditSpider(Discovery, Downloads, Sitemaps, Replay, Failures, Sharing, scrapy.Spider):
     name = "linkaudit"
 
     # ``start`` is taken explicitly and never stored under that name: since
@@ -116,6 +118,8 @@ class LinkAuditSpider(Discovery, Downloads, Replay, Failures, Sharing, scrapy.Sp
         crawler.signals.connect(self._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(self._on_headers, signal=signals.headers_received)
         crawler.signals.connect(self._on_bytes, signal=signals.bytes_received)
+        if config["LINKAUDIT_ROBOTS_SITEMAPS"]:
+            crawler.signals.connect(self._on_robots_sitemaps, signal=robots_sitemaps)
 
     def is_near(self, url: str) -> bool:
         return self.rules.is_near(url)
@@ -134,6 +138,8 @@ class LinkAuditSpider(Discovery, Downloads, Replay, Failures, Sharing, scrapy.Sp
         for url in self.start_urls:
             for thing in self._discover(url, 0, None):
                 yield thing
+        for thing in self._given_sitemaps():
+            yield thing
         for pending in self.state.next_level(self._batch()):
             yield self._first_request(pending)
         if self.state.shared:
@@ -238,7 +244,11 @@ class LinkAuditSpider(Discovery, Downloads, Replay, Failures, Sharing, scrapy.Sp
         elif verdict == OK:
             kind = media_type(response.headers.get(b"Content-Type"))
             scanned = self.is_near(url) and kind in self.scan_types
-            if scanned and phase == "head":
+            if phase == "head" and kind in SITEMAP_TYPES and self.state.marked(SITEMAP, url):
+                yield self._next_request(response.request, SITEMAP)
+            elif phase == SITEMAP:
+                yield from self._sitemap(response, url, depth)
+            elif scanned and phase == "head":
                 yield self._next_request(response.request, "get")
             elif scanned:
                 yield from self._page(response, url, depth)
@@ -286,8 +296,8 @@ class LinkAuditSpider(Discovery, Downloads, Replay, Failures, Sharing, scrapy.Sp
             yield self._result(response, BROKEN, error=error)
             return
         key, outcome, error = self.rules.judge(location)  # already canonical
-        if self.check_fragments and self.state.wants_anchors(url):
-            self.state.want_anchors([key])  # a browser keeps the fragment
+        if self.check_fragments and self.state.marked(ANCHORS, url):
+            self.state.mark(ANCHORS, [key])  # a browser keeps the fragment
         # the target is discovered before the redirect's result is recorded:
         # a shared audit's level never closes with the target on its way
         found = list(self._discover(key, depth + 1, url, outcome, error))

@@ -150,20 +150,19 @@ class AuditState(ABC):
     def entries(self) -> Iterator[Entry]:
         """Every discovered URL, in no particular order."""
 
-    # -- fragments (--check-fragments) -------------------------------------------
-    def want_anchors(self, urls: list[str]) -> None:
-        """Some link points at a fragment of each of ``urls``: a far HTML
-        page among them is downloaded for its anchors."""
-        self._wanted_anchors().update(urls)
+    # -- marks: URLs to read in a special way --------------------------------------
+    def mark(self, kind: str, urls: list[str]) -> None:
+        """Note ``urls`` as ``kind``: ANCHORS (some link points at one of
+        their fragments: a far HTML page among them is downloaded for its
+        anchors) or SITEMAP (read as a sitemap when checked)."""
+        self._marks(kind).update(urls)
 
-    def wants_anchors(self, url: str) -> bool:
-        return url in self._wanted_anchors()
+    def marked(self, kind: str, url: str) -> bool:
+        return url in self._marks(kind)
 
-    def _wanted_anchors(self) -> set[str]:
-        wanted = self.__dict__.get("_anchors_wanted")
-        if wanted is None:
-            wanted = self.__dict__["_anchors_wanted"] = set()
-        return wanted
+    def _marks(self, kind: str) -> set[str]:
+        marks = self.__dict__.setdefault("_marks_by_kind", {})
+        return marks.setdefault(kind, set())
 
     def close(self) -> None:  # noqa: B027 - optional hook, nothing to release in memory
         """Release resources (a database connection, say)."""

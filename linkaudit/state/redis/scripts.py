@@ -25,7 +25,8 @@ build key names from it, so they run on a standalone Redis or Valkey.
                not settled: the level barrier), counters, report facts.
 - ``lease:<host>``  the worker that owns a host (politeness), with a TTL.
 - ``nb:<host>``     a host handed back: nobody takes it before this expires.
-- ``fa``       set of URLs some link points at a fragment of (--check-fragments).
+- ``m:<kind>`` set of URLs marked ``anchors`` (a link points at one of their
+               fragments) or ``sitemap`` (read as a sitemap).
 - ``ls:<w>``   set of hosts worker w leased; ``fl:<w>`` hash URL -> record
                of what w claimed and has not settled; ``w:<w>`` w's
                heartbeat (TTL); ``workers`` set of worker ids.

@@ -239,13 +239,13 @@ class RedisState(Calls, Election, Reading, AuditState):
     def set_result(self, result: UrlResult, now: float) -> float | None:
         return self.record(result, now)
 
-    def want_anchors(self, urls: list[str]) -> None:
-        """Fragment targets, for every worker (``fa``: a set of URLs)."""
+    def mark(self, kind: str, urls: list[str]) -> None:
+        """Marks, for every worker (``m:<kind>``: a set of URLs)."""
         if urls:
-            self._do(lambda: self.client.sadd(self.key("fa"), *urls), None)
+            self._do(lambda: self.client.sadd(self.key("m:" + kind), *urls), None)
 
-    def wants_anchors(self, url: str) -> bool:
-        return bool(self._do(lambda: self.client.sismember(self.key("fa"), url), False))
+    def marked(self, kind: str, url: str) -> bool:
+        return bool(self._do(lambda: self.client.sismember(self.key("m:" + kind), url), False))
 
     def record(self, result: UrlResult, now: float) -> float | None:
         """One round trip: the result settled, its page's links counted

@@ -1,0 +1,92 @@
+"""Sitemaps as a source of URLs: the spider's part that finds them (the
+``Sitemap:`` lines of the site's robots.txt, ``--sitemap``) and reads them.
+
+A sitemap counts as linked from the start URLs (depth 1): it is checked like
+any URL, and when it answers it is downloaded (near or far, capped at
+LINKAUDIT_SITEMAP_MAXSIZE, gzip or not) and its ``<loc>`` URLs are links of
+the sitemap, with their lines, one hop further; a sitemap index's sitemaps
+are read in turn.  Robots.txt is the referrer of the sitemaps it names.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from scrapy.http import Response
+
+from linkaudit.meta import SITEMAP
+from linkaudit.rules.judge import Verdict
+from linkaudit.rules.sitemap import parse_sitemap
+
+if TYPE_CHECKING:
+    from linkaudit.spiders.linkaudit import LinkAuditSpider
+
+logger = logging.getLogger(__name__)
+SITEMAP_DEPTH = 1
+# what a sitemap is served as (only URLs of these types are asked whether
+# they are sitemaps: a shared audit asks Redis)
+SITEMAP_TYPES = frozenset(
+    {
+        "application/xml",
+        "text/xml",
+        "application/gzip",
+        "application/x-gzip",
+        "application/octet-stream",
+        "text/plain",
+        None,
+    }
+)
+
+
+class Sitemaps:
+    def _given_sitemaps(self: LinkAuditSpider) -> Iterator[Any]:
+        """``--sitemap`` URLs, discovered with the start URLs."""
+        urls = list(self.config["LINKAUDIT_SITEMAPS"])
+        self.state.mark(SITEMAP, urls)
+        for url in urls:
+            yield from self._discover(url, SITEMAP_DEPTH, None, judge=True)
+
+    def _on_robots_sitemaps(self: LinkAuditSpider, url: str, sitemaps: list) -> None:
+        """The ``Sitemap:`` lines of a robots.txt of the site's own hosts."""
+        origin = urlsplit(url)[:2]
+        if not sitemaps or origin not in {urlsplit(p)[:2] for p in self.near_prefixes}:
+            return
+        keys: dict[str, None] = {}
+        for value, line in sitemaps:
+            # a signal handler yields no results: only URLs to check are taken
+            key, outcome, _error = self.rules.resolve(value, url)
+            if outcome is None and self.rules.judge(key).outcome is None:
+                keys[key] = None
+                self.state.add_referrer(key, url, line)
+            else:
+                logger.info("robots.txt %s line %d: sitemap %r not read", url, line, value)
+        self.state.mark(SITEMAP, list(keys))
+        for key, new in zip(keys, self.state.discover_many(list(keys), SITEMAP_DEPTH), strict=True):
+            if new:
+                self.state.enqueue(key, SITEMAP_DEPTH, url)
+
+    def _sitemap(self: LinkAuditSpider, response: Response, url: str, depth: int) -> Iterator[Any]:
+        """A sitemap downloaded: its URLs are discovered, its result has them
+        as links (lines of their ``<loc>``)."""
+        parsed = parse_sitemap(response.body, self.config["LINKAUDIT_SITEMAP_MAXSIZE"])
+        if parsed.error:
+            logger.warning("Sitemap %s: %s", url, parsed.error)
+        links: list[tuple[str, int | None]] = []
+        verdicts: dict[str, Verdict] = {}
+        for loc, line in parsed.entries:
+            verdict = self.rules.resolve(loc, url)
+            verdicts.setdefault(verdict.key, verdict)
+            links.append((verdict.key, line))
+        if parsed.kind == "sitemapindex":
+            self.state.mark(SITEMAP, [k for k, v in verdicts.items() if v.outcome is None])
+        found = []
+        news = self.state.discover_many(list(verdicts), depth + 1)
+        for key, new in zip(verdicts, news, strict=True):
+            if new:
+                _key, outcome, error = verdicts[key]
+                found.extend(self._place(key, depth + 1, url, outcome, error, outcome is None))
+        yield self._result(response, "ok", links=links)
+        yield from found
