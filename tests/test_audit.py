@@ -227,7 +227,8 @@ def test_full_audit(tmp_path, site, far_server, closed_port):
 
     summary = report["summary"]
     assert summary["pages"] == len(
-        {h.path for h in site.hits(method="GET")} - {"/robots.txt", "/error"}
+        {h.path for h in site.hits(method="GET")}
+        - {"/robots.txt", "/error", "/style.css"}  # pages: HTML
     )
     # + robots.txt of the closed port and of the DNS failure; their HEADs are
     # never sent: the host failure cache answers them
