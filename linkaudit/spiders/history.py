@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.http import Response
 
 from linkaudit.items import UrlResult
-from linkaudit.meta import CACHED
+from linkaudit.meta import ANCHORS, CACHED
 from linkaudit.rules.statuses import BROKEN
 from linkaudit.rules.urls import InvalidURL, canonicalize
 from linkaudit.state.recheck import History, iso
@@ -53,6 +53,8 @@ class Replay:
         else:
             self.crawler.stats.inc_value("linkaudit/from_cache")
         result = replace(history.result, **fields)
+        if result.fragments:  # its links to fragments: those far pages are read
+            self.state.mark(ANCHORS, list(dict.fromkeys(f[0] for f in result.fragments)))
         yield result
         yield from self._follow_stored(result.links, url, depth)
 

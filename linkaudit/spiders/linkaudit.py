@@ -58,7 +58,7 @@ from linkaudit.spiders.downloads import Downloads
 from linkaudit.spiders.failures import Failures
 from linkaudit.spiders.history import Replay
 from linkaudit.spiders.sharing import Sharing
-from linkaudit.spiders.sitemaps import SITEMAP_TYPES, Sitemaps
+from linkaudit.spiders.sitemaps import Sitemaps
 from linkaudit.state.base import NEW_RUN, AuditState, Pending
 from linkaudit.state.recheck import History
 
@@ -244,7 +244,7 @@ class LinkAuditSpider(Discovery, Downloads, Sitemaps, Replay, Failures, Sharing,
         elif verdict == OK:
             kind = media_type(response.headers.get(b"Content-Type"))
             scanned = self.is_near(url) and kind in self.scan_types
-            if phase == "head" and kind in SITEMAP_TYPES and self.state.marked(SITEMAP, url):
+            if phase in ("head", "get") and self._is_sitemap(url, kind):
                 yield self._next_request(response.request, SITEMAP)
             elif phase == SITEMAP:
                 yield from self._sitemap(response, url, depth)

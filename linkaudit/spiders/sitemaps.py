@@ -42,6 +42,11 @@ SITEMAP_TYPES = frozenset(
 
 
 class Sitemaps:
+    def _is_sitemap(self: LinkAuditSpider, url: str, kind: str | None) -> bool:
+        """A URL to read as a sitemap (with a HEAD answered, or a GET of fast
+        mode that stopped at the headers: then it is asked again)."""
+        return kind in SITEMAP_TYPES and self.state.marked(SITEMAP, url)
+
     def _given_sitemaps(self: LinkAuditSpider) -> Iterator[Any]:
         """``--sitemap`` URLs, discovered with the start URLs."""
         urls = list(self.config["LINKAUDIT_SITEMAPS"])

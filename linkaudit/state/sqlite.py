@@ -48,7 +48,7 @@ from linkaudit.state.recheck import History, iso
 
 logger = logging.getLogger(__name__)
 
-_QUEUED = {None: 1, "get": 2, "fallback": 3}
+_QUEUED = {None: 1, "get": 2, "fallback": 3, "anchors": 4, "sitemap": 5}
 _PHASE = {v: k for k, v in _QUEUED.items()}
 
 

@@ -265,8 +265,23 @@ return 1
 """
 )
 
+# ARGV: prefix, target, page, line: a referrer outside a page's result
+# (robots.txt naming a sitemap), counted as SETTLE counts a page's links
+REFER = (
+    COMMON
+    + r"""
+local tb, tf = bucket(ARGV[2])
+redis.call('HINCRBY', P .. 'c:' .. tb, tf, 1)
+local v = redis.call('HGET', P .. 'u:' .. tb, tf)
+if not v or string.sub(v, 1, 1) ~= 'o' then
+  redis.call('RPUSH', P .. 'r:' .. tb .. tf, ARGV[4] .. '\t' .. ARGV[3])
+end
+return 1
+"""
+)
 # the crawl's scripts; a worker's and the audit's life: lifecycle.py
 CRAWL = {
+    "REFER": REFER,
     "DISCOVER": DISCOVER,
     "ENQUEUE": ENQUEUE,
     "SETTLE": SETTLE,

@@ -229,7 +229,9 @@ class RedisState(Calls, Election, Reading, AuditState):
 
     # -- the pipeline's side ----------------------------------------------
     def add_referrer(self, target: str, page: str, line: int | None) -> None:
-        self.add_referrers(page, [(target, line)])
+        """A referrer that is no page's link (robots.txt naming a sitemap):
+        counted now, once (a host's robots.txt is read by its one worker)."""
+        self._run("REFER", [target, page, "" if line is None else line], None)
 
     def add_referrers(self, page: str, links: list[tuple[str, int | None]]) -> None:
         """Kept until the page's result is settled: the links are counted in

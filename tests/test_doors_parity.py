@@ -1,0 +1,141 @@
+"""Issue 16's features through every door and mode: one site with
+fragments (near, far, through a redirect), CSS links, a robots.txt sitemap
+and an exclusion gives the same report from the command, scrapy crawl, fast
+mode, the audit database (fresh and again) and two workers on Redis."""
+
+from __future__ import annotations
+
+import gzip
+from contextlib import ExitStack
+
+import pytest
+
+from tests.conftest import run_crawl
+from tests.redisserver import RedisServer
+from tests.server import Route, TestServer
+from tests.shared import finish, start_workers, the_report
+from tests.sitegen import GeneratedSite, audit, comparable
+
+CSS = "text/css; charset=utf-8"
+OPTIONS = ("--check-fragments", "--exclude", "excluded-by-regex")
+
+
+def _site(near: TestServer, far: TestServer) -> None:
+    n, f = near.url, far.url
+    near.add(
+        "/robots.txt",
+        Route(
+            200, f"User-agent: *\nDisallow: /private/\nSitemap: {n}/sitemap.xml.gz\n", "text/plain"
+        ),
+    )
+    near.add(
+        "/",
+        "\n".join(
+            [
+                '<link rel="stylesheet" href="/site.css">',
+                '<a href="/doc#present">a</a> <a href="/doc#missing">b</a>',
+                '<a href="/old#present">c</a> <a href="/old#gone">d</a>',
+                f'<a href="{f}/page#there">e</a> <a href="{f}/page#nothere">f</a>',
+                '<a href="/private/x">blocked</a> <a href="/excluded-by-regex">x</a>',
+                '<div style="background: url(/hero.png)"></div>',
+                "<style>@import url(/print.css);</style>",
+            ]
+        ),
+    )
+    near.add("/doc", '<h1 id="present">doc</h1><a href="/site.css">css</a>')
+    near.add("/old", Route(301, "", headers={"Location": "/doc"}))
+    near.add("/site.css", Route(200, "a {}\n@font-face { src: url(/font.woff2) }\n", CSS))
+    near.add("/print.css", Route(200, "p { background: url(/paper.png) }", CSS))
+    near.add("/paper.png", Route(200, b"PNG", "image/png"))
+    urlset = (
+        '<?xml version="1.0"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        f"<url><loc>{n}/orphan</loc></url>\n<url><loc>{n}/gone-from-sitemap</loc></url>\n"
+        "</urlset>\n"
+    )
+    near.add("/sitemap.xml.gz", Route(200, gzip.compress(urlset.encode()), "application/gzip"))
+    near.add("/orphan", '<a href="/doc#orphan-missing">o</a>')
+    far.add("/page", '<p id="there">far</p>')
+
+
+def _same(report: dict) -> tuple:
+    gaps = {
+        u["url"]: [(g["fragment"], [(r["url"], r["line"]) for r in g["referrers"]]) for g in m]
+        for u in report["urls"]
+        if (m := u.get("missing_fragments"))
+    }
+    return comparable(report), gaps, report["summary"]
+
+
+@pytest.fixture(scope="module")
+def site():
+    with ExitStack() as stack:
+        near = stack.enter_context(TestServer(conditional=True))
+        far = stack.enter_context(TestServer(conditional=True, host="127.0.0.2"))
+        _site(near, far)
+        yield stack, GeneratedSite(near, far, {}, f"{near.url}/")
+
+
+@pytest.fixture(scope="module")
+def plain(site, tmp_path_factory):
+    _stack, s = site
+    return audit(s, tmp_path_factory.mktemp("plain"), *OPTIONS)
+
+
+def test_the_plain_audit_finds_everything(site, plain):
+    _stack, s = site
+    n = s.near.url
+    comparable_, gaps, summary = _same(plain)
+    assert summary["missing_fragments"] == 4
+    assert set(gaps) == {f"{n}/doc", f"{n}/old", f"{s.far.url}/page"}
+    for url, outcome in [
+        (f"{n}/font.woff2", "broken"),  # in a near stylesheet
+        (f"{n}/hero.png", "broken"),  # in a style attribute
+        (f"{n}/paper.png", "ok"),  # in a stylesheet a <style> @imports
+        (f"{n}/gone-from-sitemap", "broken"),
+        (f"{n}/orphan", "ok"),
+        (f"{n}/private/x", "blocked"),
+        (f"{n}/excluded-by-regex", "excluded"),
+    ]:
+        assert comparable_[url][0] == outcome, url
+
+
+def test_scrapy_crawl(site, plain, tmp_path):
+    _stack, s = site
+    crawl = run_crawl(
+        tmp_path,
+        "-a",
+        f"start={s.start}",
+        "-a",
+        "check_fragments=true",
+        "-a",
+        "exclude=excluded-by-regex",
+    )
+    assert _same(crawl.report)[:2] == _same(plain)[:2]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [("-s", "LINKAUDIT_HEAD_FIRST=False"), ("--db", "DB"), ("--db", "DB", "--again")],
+    ids=["fast", "db", "db-again"],
+)
+def test_fast_mode_and_the_database(site, plain, tmp_path, options):
+    _stack, s = site
+    options = tuple(str(tmp_path / "audit.db") if o == "DB" else o for o in options)
+    again = "--again" in options
+    options = tuple(o for o in options if o != "--again")
+    report = audit(s, tmp_path / "first", *OPTIONS, *options)
+    if again:
+        report = audit(s, tmp_path / "second", *OPTIONS, *options)
+    got, want = _same(report), _same(plain)
+    assert got[:2] == want[:2]
+    assert got[2]["missing_fragments"] == want[2]["missing_fragments"]
+
+
+def test_two_workers_on_redis(site, plain, tmp_path):
+    _stack, s = site
+    with RedisServer(tmp_path / "redis") as redis:
+        workers = finish(start_workers(s, redis.url, "parity", tmp_path / "w", 2, *OPTIONS))
+    report = the_report(workers)
+    got, want = _same(report), _same(plain)
+    assert got[:2] == want[:2]
+    assert got[2]["missing_fragments"] == want[2]["missing_fragments"]
