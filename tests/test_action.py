@@ -141,7 +141,7 @@ def run_action(tmp_path: Path, path: str | None = None, **given: str) -> Ran:
     for key, expression in RUN_STEP["env"].items():
         env[key] = values[EXPR.fullmatch(expression)[1]]
     workspace = tmp_path / "workspace"
-    workspace.mkdir()
+    workspace.mkdir(exist_ok=True)  # a test may have put a build in it
     output, summary = tmp_path / "github_output", tmp_path / "step_summary.md"
     output.touch()
     summary.touch()
@@ -184,6 +184,25 @@ def test_a_broken_link_fails_the_step_and_is_in_the_sarif(tmp_path, site):
     assert "linkaudit: 1 broken of 3 URLs (complete); exit 1 (broken links)" in ran.stderr
     assert ran.summary.startswith("### linkaudit: 1 broken link\n")
     assert f"| {site.url}/gone | 404 Not Found | {site.url}/ line 2 |" in ran.summary
+
+
+def test_a_static_build_is_annotated_on_its_files(tmp_path):
+    """The README's static-site example: a build directory and the site's
+    future address; SARIF points at the built file, code scanning's way."""
+    build = tmp_path / "workspace" / "site"
+    (build / "guide").mkdir(parents=True)
+    (build / "index.html").write_text(
+        '<a href="guide/">guide</a>\n<a href="https://docs.example.com/gone.html">gone</a>'
+    )
+    (build / "guide" / "index.html").write_text('<a href="https://docs.example.com/">home</a>')
+    ran = run_action(tmp_path, args="./site --root-url https://docs.example.com/")
+    assert ran.returncode == 1, ran.stderr
+    (result,) = ran.json("linkaudit.sarif")["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "site/index.html"},
+        "region": {"startLine": 2},
+    }
+    assert "docs.example.com" not in json.dumps(ran.json("linkaudit-report.json")["urls"])
 
 
 def test_fail_on_none_passes_and_still_writes_the_sarif_where_asked(tmp_path, site):
