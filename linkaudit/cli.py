@@ -157,6 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     if not ns.demo and not ns.urls:
         parser.error("the following arguments are required: URL")
     folders = [u for u in ns.urls if os.path.isdir(u)]
+    for u in ns.urls:  # a path that is not there: not "not an http(s) URL"
+        if "://" not in u and u.startswith((".", "/", "~")) and not os.path.exists(u):
+            parser.error(f"{u}: no such directory (give a URL, or a build directory)")
     if folders and len(ns.urls) > 1:
         parser.error(f"{folders[0]} is a directory: give it alone, without other URLs")
     with _local_site(ns, folders[0] if folders else None) as site:

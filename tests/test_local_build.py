@@ -99,6 +99,7 @@ def test_without_root_url_the_build_is_served_at_the_root(build):
     [
         (("public", "http://127.0.0.1:9/"), "public is a directory: give it alone"),
         (("public", "--root-url", "ftp://x/"), "root_url: 'ftp://x/' is not an http(s) URL"),
+        (("./pubic/",), "./pubic/: no such directory (give a URL, or a build directory)"),
     ],
 )
 def test_bad_directory_use_is_one_line(build, args, words):

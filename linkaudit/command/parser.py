@@ -79,7 +79,8 @@ _VALUED = (
         "--delay",
         None,
         False,
-        "seconds between requests to one host; default: 1.0 (0.1 with --demo or a directory)",
+        "seconds between requests to one host; default: 1.0 (0.1 with --demo; none for "
+        "the server of a build directory)",
     ),
     ("--max-requests", None, False, "stop after this many responses; default: no limit"),
     ("--max-time", None, False, "stop after this many seconds; default: no limit"),
