@@ -6,7 +6,7 @@ import time
 from email.utils import formatdate
 
 from tests.conftest import run_crawl
-from tests.server import Route
+from tests.server import Route, TestServer
 
 
 def _gaps(hits):
@@ -148,3 +148,20 @@ def test_huge_or_binary_robots_txt(tmp_path, server, far_server):
     # a robots.txt that is not text has no rules: everything is allowed
     assert crawl.url(f"{far_server.url}/page")["outcome"] == "ok"
     assert "Traceback" not in crawl.stderr
+
+
+def test_requests_waiting_for_robots_txt_all_obey_it(tmp_path, server):
+    """Twelve requests to a host wait for its slow robots.txt at once: every
+    one is judged by it (Scrapy 2.19 handed the parser to the first waiter
+    only, and the others were sent, disallowed or not)."""
+    with TestServer(host="127.0.0.2") as far:
+        far.add("/robots.txt", Route(200, "User-agent: *\nDisallow: /secret/\n", "text/plain"))
+        far.route_for("/robots.txt").delay = 0.5
+        links = [f'<a href="{far.url}/secret/{i}">s</a>' for i in range(12)]
+        server.add("/", "\n".join([*links, f'<a href="{far.url}/open">o</a>']))
+        far.add("/open", "open")
+        crawl = run_crawl(tmp_path, "-a", f"start={server.url}/")
+    outcomes = {u["url"]: u["outcome"] for u in crawl.report["urls"]}
+    assert all(outcomes[f"{far.url}/secret/{i}"] == "blocked" for i in range(12)), outcomes
+    assert outcomes[f"{far.url}/open"] == "ok"
+    assert [h.path for h in far.log if h.path.startswith("/secret/")] == []

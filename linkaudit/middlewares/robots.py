@@ -83,7 +83,13 @@ class RobotsMiddleware(RobotsTxtMiddleware):
             self._stats.inc_value("robotstxt/request_count")
         parser = self._parsers[netloc]
         if isinstance(parser, Deferred):
-            return await maybe_deferred_to_future(parser)
+            # Not the Deferred's result: turning a Deferred into a Future
+            # consumes it (Twisted's asFuture), so with several requests
+            # waiting for one robots.txt, Scrapy's version hands the parser to
+            # the first and None ("allowed") to the others, which were then
+            # sent whatever robots.txt says.  The outcome is in _parsers.
+            await maybe_deferred_to_future(parser)
+            parser = self._parsers[netloc]
         return parser
 
     async def _parse_robots(self, response: Response, netloc: str, request: Request) -> None:
