@@ -3,15 +3,13 @@ hosts serve it, and the way back from a page's URL to its file."""
 
 from __future__ import annotations
 
-import mimetypes
 import os
 import posixpath
 import threading
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from linkaudit.demo.server import LocalHTTPServer
+from linkaudit.demo.server import FileHandler, LocalHTTPServer, content_type
 
 
 def file_for(root: Path, path: str) -> tuple[Path | None, str | None]:
@@ -83,13 +81,7 @@ class DirectorySite:
         base_path = base_path if base_path.endswith("/") else base_path + "/"
         not_found_page = folder / "404.html"
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True  # headers and body are two writes
-
-            def log_message(self, *args: object) -> None:
-                pass
-
+        class Handler(FileHandler):
             def _answer(self, body: bool) -> None:
                 path = urlsplit(self.path).path
                 if not path.startswith(base_path):
@@ -105,28 +97,7 @@ class DirectorySite:
                     data = not_found_page.read_bytes() if not_found_page.is_file() else b""
                     self._send(404, data or b"<h1>Not Found</h1>", "text/html", body)
                 else:
-                    ctype = mimetypes.guess_type(found.name)[0] or "application/octet-stream"
-                    if ctype.startswith("text/") or ctype == "image/svg+xml":
-                        ctype += "; charset=utf-8"
-                    self._send(200, found.read_bytes(), ctype, body)
-
-            def _send(
-                self, status: int, data: bytes, ctype: str, body: bool, extra: dict | None = None
-            ) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(data)))
-                for name, value in (extra or {}).items():
-                    self.send_header(name, value)
-                self.end_headers()
-                if body:
-                    self.wfile.write(data)
-
-            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-                self._answer(body=True)
-
-            def do_HEAD(self) -> None:  # noqa: N802
-                self._answer(body=False)
+                    self._send(200, found.read_bytes(), content_type(found.name), body)
 
         self.server = LocalHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}{base_path}"

@@ -47,52 +47,65 @@ class LocalHTTPServer(ThreadingHTTPServer):
     request_queue_size = 128
 
 
+def content_type(name: str) -> str:
+    """The Content-Type a static host gives a file, by its name."""
+    ctype = mimetypes.guess_type(name)[0] or "application/octet-stream"
+    if ctype.startswith("text/") or ctype == "image/svg+xml":
+        ctype += "; charset=utf-8"
+    return ctype
+
+
+class FileHandler(BaseHTTPRequestHandler):
+    """What the local sites' handlers share: HEAD and GET answered by
+    ``_answer(body)``, each answer one ``_send``."""
+
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body are two writes
+
+    def log_message(self, *args: object) -> None:
+        pass  # the audit's summary is the output
+
+    def _answer(self, body: bool) -> None:
+        raise NotImplementedError
+
+    def _send(
+        self, status: int, data: bytes, ctype: str, body: bool, headers: dict | None = None
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        if body:
+            self.wfile.write(data)
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        self._answer(body=True)
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self._answer(body=False)
+
+
 class DemoSite:
     """The demo site on 127.0.0.1 and a free port, in a daemon thread."""
 
     def __init__(self) -> None:
         pages = site_files()
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True  # headers and body are two writes
-
-            def log_message(self, *args: object) -> None:
-                pass  # the audit's summary is the output
-
+        class Handler(FileHandler):
             def _answer(self, body: bool) -> None:
                 path = self.path.split("?", 1)[0]
                 if path in REDIRECTS:
-                    self._send(301, b"", "text/html", {"Location": REDIRECTS[path]}, body)
+                    self._send(301, b"", "text/html", body, {"Location": REDIRECTS[path]})
                     return
                 if path.endswith("/"):
                     path += "index.html"
                 data = pages.get(path)
                 if data is None:
-                    self._send(404, b"<h1>Not Found</h1>", "text/html", {}, body)
+                    self._send(404, b"<h1>Not Found</h1>", "text/html", body)
                     return
-                ctype = mimetypes.guess_type(path)[0] or "application/octet-stream"
-                if ctype.startswith("text/") or ctype == "image/svg+xml":
-                    ctype += "; charset=utf-8"
-                self._send(200, data, ctype, {}, body)
-
-            def _send(
-                self, status: int, data: bytes, ctype: str, headers: dict[str, str], body: bool
-            ) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(data)))
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                if body:
-                    self.wfile.write(data)
-
-            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-                self._answer(body=True)
-
-            def do_HEAD(self) -> None:  # noqa: N802
-                self._answer(body=False)
+                self._send(200, data, content_type(path), body)
 
         self.server = LocalHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True

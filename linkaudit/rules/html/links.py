@@ -119,13 +119,20 @@ def extract_links(text: str, *, css: bool = False, anchors: bool = False) -> Ext
                 if base is None and "href" in attrs:
                     base = attrs["href"]
                 continue
-        found = len(links)
-        for value in links_in_tag(Tag(name, attrs, line, namespace)):
-            if value.strip(C0_SPACE):
-                append(RawLink(value, line, name))
-        if name == "img" and namespace == "html" and len(links) > found:
-            images += 1
+        images += _tag_links(links, name, attrs, line, namespace)
     return Extracted(links, base, images)
+
+
+def _tag_links(
+    links: list[RawLink], name: str, attrs: dict[str, str], line: int, namespace: str
+) -> int:
+    """Add the links of a tag the element tables decide on; 1 when it is an
+    ``<img>`` that points somewhere (the page statistics' images)."""
+    found = len(links)
+    for value in links_in_tag(Tag(name, attrs, line, namespace)):
+        if value.strip(C0_SPACE):
+            links.append(RawLink(value, line, name))
+    return int(name == "img" and namespace == "html" and len(links) > found)
 
 
 def _extract_more(text: str, css: bool, anchors: bool) -> Extracted:
@@ -161,12 +168,7 @@ def _extract_more(text: str, css: bool, anchors: bool) -> Extracted:
             if base is None and "href" in attrs:
                 base = attrs["href"]
             continue
-        found = len(links)
-        for value in links_in_tag(Tag(name, attrs, line, namespace)):
-            if value.strip(C0_SPACE):
-                links.append(RawLink(value, line, name))
-        if name == "img" and namespace == "html" and len(links) > found:
-            images += 1
+        images += _tag_links(links, name, attrs, line, namespace)
         if styles and "style" in attrs:
             links.extend(
                 RawLink(v, n, "style") for v, n, _ in style_attribute_links(attrs["style"], line)
