@@ -72,6 +72,9 @@ class UrlResult:
     # from both when the report is written)
     anchors: list[str] | None = None
     fragments: list[list[Any]] | None = None
+    # Not reported as such: a sitemap read, {"kind": "urlset" or
+    # "sitemapindex", "urls": the URLs it lists} (the report's sitemap section)
+    sitemap: dict[str, Any] | None = None
 
     def optional_dict(self) -> dict[str, Any]:
         """The optional fields that are set."""

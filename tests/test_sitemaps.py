@@ -111,3 +111,34 @@ def test_a_sitemap_that_is_not_one_is_a_warning(tmp_path, server):
     )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "not a sitemap" in out.stderr
+
+
+def test_the_sitemap_and_the_crawl_side_by_side(tmp_path, site):
+    """Issue 17's sitemap section: listed URLs that are broken or redirect,
+    listed near URLs no page links to, site pages no sitemap lists."""
+    near, far = site
+    n = near.url
+    near.add("/moved", Route(301, "", headers={"Location": "/a"}))
+    pages = _urlset(f"{n}/", f"{n}/orphan", f"{n}/gone", f"{n}/moved", f"{n}/orphan")
+    near.add("/pages.xml", Route(200, pages, XML))
+    out = run(tmp_path, f"{n}/", "--delay", "0")
+    report = json.loads((tmp_path / "linkaudit-report.json").read_text())
+    assert report["sitemap"] == {
+        "sitemaps": [f"{n}/extra.xml.gz", f"{n}/index.xml", f"{n}/pages.xml"],
+        "urls": 7,  # /, /orphan (listed twice), /gone, /moved; /orphan2, far, /gone2
+        "broken": [f"{n}/gone", f"{n}/gone2"],
+        "redirects": [f"{n}/moved"],
+        "orphans": [f"{n}/gone", f"{n}/gone2", f"{n}/moved", f"{n}/orphan", f"{n}/orphan2"],
+        "missing": [f"{n}/a", f"{n}/orphan-child"],  # the start URL is listed
+    }
+    assert (
+        "Sitemap: 7 URLs in 3 sitemap(s); 2 broken, 1 redirecting, 5 linked from no page, "
+        "2 site pages not in it" in out.stdout
+    )
+    assert f"    {n}/orphan-child" in out.stdout
+
+
+def test_no_sitemap_no_section(tmp_path, server):
+    server.add("/", "home")
+    run(tmp_path, f"{server.url}/", "--delay", "0")
+    assert "sitemap" not in json.loads((tmp_path / "linkaudit-report.json").read_text())

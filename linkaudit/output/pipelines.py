@@ -127,6 +127,9 @@ class ReportPipeline:
             baseline_source=spider.baseline_source,
             files=self.config.local_files,
             fragments=self.config["LINKAUDIT_CHECK_FRAGMENTS"],
+            sitemaps=bool(
+                self.config["LINKAUDIT_SITEMAPS"] or self.config["LINKAUDIT_ROBOTS_SITEMAPS"]
+            ),
         )
         written = False
         try:

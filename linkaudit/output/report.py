@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from linkaudit.output.fragments import fragment_key, missing_fragments
+from linkaudit.output.sitemap import sitemap_section
 from linkaudit.rules.statuses import INTERNAL_ERROR
 from linkaudit.rules.urls import is_near
 from linkaudit.state.base import AuditState, Entry
@@ -67,6 +68,7 @@ def report_entries(
     baseline_source: str | None = None,
     files: Callable[[str], str | None] | None = None,
     fragments: bool = False,
+    sitemaps: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """Each URL's entry, sorted by URL and built one at a time; once the
     last is out, ``report`` holds the rest of the report (its summary counts
@@ -74,13 +76,15 @@ def report_entries(
     ``now``: failures in their grace period are shown ok
     (LINKAUDIT_REPORT_AFTER); ``baseline``: new and fixed; ``files``: a
     local build's page URL -> its file, added to each referrer as ``file``;
-    ``fragments``: each entry's ``missing_fragments``, and their count."""
+    ``fragments``: each entry's ``missing_fragments``, and their count;
+    ``sitemaps``: the ``sitemap`` section, when a sitemap was read."""
     near = tuple(near_prefixes)  # is_near takes a tuple, as str.startswith does
     summary = {"urls": 0, "pages": pages, "requests": requests}
     summary.update({o: 0 for o in OUTCOMES})
     internal = 0
     broken_now = set()
     missing = missing_fragments(state.entries()) if fragments else {}
+    sitemap = sitemap_section(state.entries(), start_urls, near) if sitemaps else None
     if fragments:
         summary["missing_fragments"] = 0
     for entry in sorted(state.entries(), key=_by_url):
@@ -122,6 +126,7 @@ def report_entries(
             "complete": finish_reason == "finished" and summary["unchecked"] == 0,
             "summary": summary,
             **changes,
+            **({"sitemap": sitemap} if sitemap else {}),
         }
     )
 

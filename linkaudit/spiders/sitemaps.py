@@ -93,5 +93,8 @@ class Sitemaps:
             if new:
                 _key, outcome, error = verdicts[key]
                 found.extend(self._place(key, depth + 1, url, outcome, error, outcome is None))
-        yield self._result(response, "ok", links=links)
+        # every listing, repeats included: the report counts them against referrers
+        urls = [key for key, _line in links if verdicts[key].outcome is None]
+        listed = {"kind": parsed.kind, "urls": urls}
+        yield self._result(response, "ok", links=links, sitemap=listed)
         yield from found

@@ -45,6 +45,7 @@ def summary_text(report: dict[str, Any]) -> str:
             new = " (new)" if gap.get("new") else ""
             lines.append(f"  {u['url']}#{gap['fragment']}  [no such anchor on the page]{new}")
             lines.extend(all_where(gap["referrers"], "    "))
+    lines.extend(_sitemap_lines(report.get("sitemap")))
     if report.get("fixed"):
         lines.append(f"Fixed ({len(report['fixed'])}):")
         lines.extend(f"  {url}" for url in report["fixed"])
@@ -64,3 +65,25 @@ def summary_text(report: dict[str, Any]) -> str:
 
 def as_text(report: dict[str, Any]) -> str:
     return summary_text(report)
+
+
+def _sitemap_lines(section: dict[str, Any] | None) -> list[str]:
+    """The sitemap and the crawl side by side, when a sitemap was read."""
+    if not section:
+        return []
+    lines = [
+        f"Sitemap: {section['urls']} URLs in {len(section['sitemaps'])} sitemap(s); "
+        f"{len(section['broken'])} broken, {len(section['redirects'])} redirecting, "
+        f"{len(section['orphans'])} linked from no page, "
+        f"{len(section['missing'])} site pages not in it"
+    ]
+    for key, words in (
+        ("broken", "listed, broken"),
+        ("redirects", "listed, redirecting"),
+        ("orphans", "listed, linked from no page"),
+        ("missing", "site pages the sitemap leaves out"),
+    ):
+        if section[key]:
+            lines.append(f"  {words} ({len(section[key])}):")
+            lines.extend(f"    {url}" for url in section[key])
+    return lines
