@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from linkaudit.output.fragments import fragment_key, missing_fragments
+from linkaudit.output.redirects import RedirectFixes
 from linkaudit.output.sitemap import sitemap_section
 from linkaudit.rules.statuses import INTERNAL_ERROR
 from linkaudit.rules.urls import is_near
@@ -85,10 +86,12 @@ def report_entries(
     broken_now = set()
     missing = missing_fragments(state.entries()) if fragments else {}
     sitemap = sitemap_section(state.entries(), start_urls, near) if sitemaps else None
+    redirects = RedirectFixes()
     if fragments:
         summary["missing_fragments"] = 0
     for entry in sorted(state.entries(), key=_by_url):
         item = _entry_item(entry, near, finish_reason, max_depth, policy, now)
+        redirects.see(entry)
         if entry.url in missing:
             item["missing_fragments"] = missing[entry.url]
             for gap in item["missing_fragments"]:
@@ -110,6 +113,7 @@ def report_entries(
             if baseline is not None and item["url"] not in baseline:
                 item["new"] = True
         yield item
+    fixes = redirects.fixes(state.entries)
     if internal:  # URLs whose check a bug of ours stopped (all unchecked)
         summary["internal_errors"] = internal
     changes: dict[str, Any] = {}
@@ -127,6 +131,7 @@ def report_entries(
             "summary": summary,
             **changes,
             **({"sitemap": sitemap} if sitemap else {}),
+            **({"redirect_fixes": fixes} if fixes else {}),
         }
     )
 
@@ -250,12 +255,14 @@ def read_report(path: str, lean: bool = False) -> dict[str, Any]:
             return json.load(fh)
         head: list[str] = []
         urls: list[dict[str, Any]] = []
+        in_urls = False  # the head may hold lists of objects too (redirect_fixes)
         for line in fh:
-            if line.startswith("  {"):
+            if in_urls and line.startswith("  {"):
                 entry = json.loads(line.rstrip().rstrip(","))
                 if needed_in_summary(entry):
                     urls.append(entry)
             else:
+                in_urls = in_urls or line.startswith(' "urls": [')
                 head.append(line)
     try:
         report = json.loads("".join(head))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from linkaudit.output.formats.common import all_where, missing_fragments
+from linkaudit.output.redirects import fix_text
 from linkaudit.output.report import OUTCOMES, is_internal_error
 
 
@@ -46,6 +47,7 @@ def summary_text(report: dict[str, Any]) -> str:
             lines.append(f"  {u['url']}#{gap['fragment']}  [no such anchor on the page]{new}")
             lines.extend(all_where(gap["referrers"], "    "))
     lines.extend(_sitemap_lines(report.get("sitemap")))
+    lines.extend(_fix_lines(report.get("redirect_fixes") or []))
     if report.get("fixed"):
         lines.append(f"Fixed ({len(report['fixed'])}):")
         lines.extend(f"  {url}" for url in report["fixed"])
@@ -86,4 +88,18 @@ def _sitemap_lines(section: dict[str, Any] | None) -> list[str]:
         if section[key]:
             lines.append(f"  {words} ({len(section[key])}):")
             lines.extend(f"    {url}" for url in section[key])
+    return lines
+
+
+def _fix_lines(fixes: list[dict[str, Any]]) -> list[str]:
+    """The redirect fix-list: permanent ones to apply, temporary ones to know."""
+    lines = []
+    for kind, title in (
+        ("permanent", "Links to update"),
+        ("temporary", "Links to temporary redirects"),
+    ):
+        chosen = [f for f in fixes if f["kind"] == kind]
+        if chosen:
+            lines.append(f"{title} ({len(chosen)}):")
+            lines.extend("  " + fix_text(f) for f in chosen)
     return lines

@@ -1,0 +1,101 @@
+"""The redirect fix-list (the report's ``redirect_fixes``): for every link
+(page, line) to a URL that redirects, the chain resolved to its final URL
+and the edit that removes it: "page P line L: replace X with Y".
+
+From the results alone, in two passes over the entries (the redirects and
+their referrers, then the outcome of every URL the chains reach), so that it
+is the same from every door and costs no memory for audits without
+redirects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from linkaudit.state.base import Entry
+
+PERMANENT = frozenset({301, 308})
+MAX_HOPS = 20  # longer chains are reported as they stand, cut here
+
+
+class RedirectFixes:
+    """Sees every entry once as the report is written (:meth:`see`), then
+    resolves the chains (:meth:`fixes`: one more pass, only when some link
+    points at a redirect)."""
+
+    def __init__(self) -> None:
+        self.hops: dict[str, tuple[int, str]] = {}  # redirecting URL -> (status, location)
+        self.places: dict[str, list[tuple[str, int]]] = {}  # -> the page links to it
+
+    def see(self, entry: Entry) -> None:
+        result = entry.result
+        if result is not None and result.outcome == "redirect" and result.location:
+            self.hops[entry.url] = (result.status or 0, result.location)
+            links = [(page, line) for page, line in entry.referrers if line is not None]
+            if links:
+                self.places[entry.url] = links
+
+    def fixes(self, entries: Callable[[], Iterable[Entry]]) -> list[dict[str, Any]]:
+        """One fix per link occurrence to a redirecting URL, sorted by page
+        and line.  ``entries``: every entry again, for the chains' ends."""
+        if not self.places:
+            return []
+        hops = self.hops
+        chains = {url: _chain(url, hops) for url in self.places}
+        finals = {chain[-1] for chain, _loop in chains.values()}
+        ends: dict[str, tuple[str, int | None]] = {}
+        for entry in entries():
+            if entry.url in finals:
+                result = entry.result
+                ends[entry.url] = (
+                    (result.outcome, result.status) if result is not None else ("unchecked", None)
+                )
+        fixes = []
+        for url, links in self.places.items():
+            chain, loop = chains[url]
+            statuses = [hops[u][0] for u in chain if u in hops]
+            end = ("redirect", None) if loop else ends.get(chain[-1], ("unchecked", None))
+            fix = {
+                "from": url,
+                "to": chain[-1],
+                "kind": "permanent" if all(s in PERMANENT for s in statuses) else "temporary",
+                "statuses": statuses,
+                "hops": len(statuses),
+                "final_outcome": end[0],
+                "final_status": end[1],
+                "loop": loop,
+            }
+            fixes.extend({"page": page, "line": line, **fix} for page, line in links)
+        fixes.sort(key=lambda f: (f["page"], f["line"], f["from"]))
+        return fixes
+
+
+def _chain(url: str, hops: dict[str, tuple[int, str]]) -> tuple[list[str], bool]:
+    """The URLs from ``url`` to the first that does not redirect, and
+    whether the chain loops (then it ends where the loop closes)."""
+    chain, seen = [url], {url}
+    while chain[-1] in hops and len(chain) <= MAX_HOPS:
+        nxt = hops[chain[-1]][1]
+        if nxt in seen:
+            return chain, True
+        chain.append(nxt)
+        seen.add(nxt)
+    return chain, False
+
+
+def fix_text(fix: dict[str, Any]) -> str:
+    """``page line L: replace X with Y (301, permanent)``, with what to know."""
+    codes = " -> ".join(str(s) for s in fix["statuses"])
+    notes = []
+    if fix["loop"]:
+        notes.append("a redirect loop: the link leads nowhere")
+    elif fix["final_outcome"] != "ok":
+        notes.append(f"the chain ends {fix['final_outcome']} ({fix['final_status']})")
+    if fix["hops"] > 1:
+        notes.append(f"{fix['hops']} hops")
+    tail = f"; {', '.join(notes)}" if notes else ""
+    return (
+        f"{fix['page']} line {fix['line']}: replace {fix['from']} with {fix['to']} "
+        f"({codes}, {fix['kind']}{tail})"
+    )
