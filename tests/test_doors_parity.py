@@ -63,7 +63,8 @@ def _same(report: dict) -> tuple:
         for u in report["urls"]
         if (m := u.get("missing_fragments"))
     }
-    return comparable(report), gaps, report["summary"], report.get("sitemap")
+    fixes = report.get("redirect_fixes")
+    return comparable(report), gaps, report["summary"], report.get("sitemap"), fixes
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +85,8 @@ def plain(site, tmp_path_factory):
 def test_the_plain_audit_finds_everything(site, plain):
     _stack, s = site
     n = s.near.url
-    comparable_, gaps, summary, sitemap = _same(plain)
+    comparable_, gaps, summary, sitemap, fixes = _same(plain)
+    assert [(f["line"], f["kind"], f["to"]) for f in fixes] == [(3, "permanent", f"{n}/doc")] * 2
     assert sitemap is not None and sitemap["orphans"] == [f"{n}/gone-from-sitemap", f"{n}/orphan"]
     assert summary["missing_fragments"] == 4
     assert set(gaps) == {f"{n}/doc", f"{n}/old", f"{s.far.url}/page"}
@@ -112,7 +114,7 @@ def test_scrapy_crawl(site, plain, tmp_path):
         "exclude=excluded-by-regex",
     )
     got, want = _same(crawl.report), _same(plain)
-    assert (got[:2], got[3]) == (want[:2], want[3])
+    assert (got[:2], got[3:]) == (want[:2], want[3:])
 
 
 @pytest.mark.parametrize(
@@ -129,7 +131,7 @@ def test_fast_mode_and_the_database(site, plain, tmp_path, options):
     if again:
         report = audit(s, tmp_path / "second", *OPTIONS, *options)
     got, want = _same(report), _same(plain)
-    assert (got[:2], got[3]) == (want[:2], want[3])
+    assert (got[:2], got[3:]) == (want[:2], want[3:])
     assert got[2]["missing_fragments"] == want[2]["missing_fragments"]
 
 
@@ -139,5 +141,5 @@ def test_two_workers_on_redis(site, plain, tmp_path):
         workers = finish(start_workers(s, redis.url, "parity", tmp_path / "w", 2, *OPTIONS))
     report = the_report(workers)
     got, want = _same(report), _same(plain)
-    assert (got[:2], got[3]) == (want[:2], want[3])
+    assert (got[:2], got[3:]) == (want[:2], want[3:])
     assert got[2]["missing_fragments"] == want[2]["missing_fragments"]
