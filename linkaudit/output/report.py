@@ -85,13 +85,16 @@ def report_entries(
     internal = 0
     broken_now = set()
     missing = missing_fragments(state.entries()) if fragments else {}
-    sitemap = sitemap_section(state.entries(), start_urls, near) if sitemaps else None
+    read_sitemap = False  # the sitemap section's own pass only when one was read
     redirects = RedirectFixes()
     if fragments:
         summary["missing_fragments"] = 0
     for entry in sorted(state.entries(), key=_by_url):
         item = _entry_item(entry, near, finish_reason, max_depth, policy, now)
         redirects.see(entry)
+        read_sitemap = read_sitemap or (
+            entry.result is not None and entry.result.sitemap is not None
+        )
         if entry.url in missing:
             item["missing_fragments"] = missing[entry.url]
             for gap in item["missing_fragments"]:
@@ -114,6 +117,9 @@ def report_entries(
                 item["new"] = True
         yield item
     fixes = redirects.fixes(state.entries)
+    sitemap = None
+    if sitemaps and read_sitemap:
+        sitemap = sitemap_section(state.entries(), start_urls, near)
     if internal:  # URLs whose check a bug of ours stopped (all unchecked)
         summary["internal_errors"] = internal
     changes: dict[str, Any] = {}
