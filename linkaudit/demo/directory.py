@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import os
 import posixpath
-import threading
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from linkaudit.demo.server import FileHandler, LocalHTTPServer, content_type
+from linkaudit.demo.server import FileHandler, LocalSite, content_type
 
 
 def file_for(root: Path, path: str) -> tuple[Path | None, str | None]:
@@ -71,7 +70,7 @@ class LocalFiles:
         return f"{self.shown}/{inside}" if self.shown not in (".", "") else inside
 
 
-class DirectorySite:
+class DirectorySite(LocalSite):
     """``root`` served on 127.0.0.1 at ``base_path`` (the path of
     ``--root-url``, so that root-relative links of a site built for
     ``https://example.com/docs/`` resolve), in a daemon thread."""
@@ -99,16 +98,5 @@ class DirectorySite:
                 else:
                     self._send(200, found.read_bytes(), content_type(found.name), body)
 
-        self.server = LocalHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}{base_path}"
+        self._serve(Handler, base_path)
         self.files = LocalFiles(os.path.normpath(root), self.url)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> DirectorySite:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=5)

@@ -16,6 +16,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib.resources import files
 from importlib.resources.abc import Traversable
+from typing import Self
 
 START_PATH = "/site/"
 # The one redirect: an old address of the contact page.
@@ -87,8 +88,27 @@ class FileHandler(BaseHTTPRequestHandler):
         self._answer(body=False)
 
 
-class DemoSite:
-    """The demo site on 127.0.0.1 and a free port, in a daemon thread."""
+class LocalSite:
+    """A site served on 127.0.0.1 and a free port, in a daemon thread, for
+    the length of a ``with`` block."""
+
+    def _serve(self, handler: type[BaseHTTPRequestHandler], path: str) -> None:
+        self.server = LocalHTTPServer(("127.0.0.1", 0), handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}{path}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> Self:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+
+
+class DemoSite(LocalSite):
+    """The demo site (the bundled shop)."""
 
     def __init__(self) -> None:
         pages = site_files()
@@ -107,16 +127,4 @@ class DemoSite:
                     return
                 self._send(200, data, content_type(path), body)
 
-        self.server = LocalHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}{START_PATH}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> DemoSite:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=5)
+        self._serve(Handler, START_PATH)
