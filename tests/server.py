@@ -66,7 +66,8 @@ class TestServer:
         # headers every request must carry (a site behind a password): 401 without
         self.required: dict[str, str] = {}
         self.routes: dict[str, Route] = {}
-        self.log: list[Hit] = []
+        self.log: list[Hit] = []  # answered requests
+        self.arrivals: list[str] = []  # paths of requests read, answered or not yet
         self._lock = threading.Lock()
         self._counts: dict[str, int] = {}
         for path, route in (routes or {}).items():
@@ -85,6 +86,8 @@ class TestServer:
             def _answer(self) -> None:
                 arrived = time.monotonic()
                 path = self.path
+                with server._lock:
+                    server.arrivals.append(path)
                 route = server.route_for(path)
                 if route is None:
                     route = Route(404, "<h1>Not Found</h1>")

@@ -107,7 +107,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("ROBOTSTXT_OBEY", True, c.boolean),
     Option("LINKAUDIT_ROBOTSTXT_MAXSIZE", 500 * 1024, c.number(_int, 1)),
     Option("LINKAUDIT_MAX_CRAWL_DELAY", 30.0, c.number(_float, 0)),
-    Option("LINKAUDIT_DELAY_MARGIN", 0.05, c.number(_float, 0)),
+    Option("LINKAUDIT_DELAY_MARGIN", 0.1, c.number(_float, 0)),
     Option("LINKAUDIT_RETRY_AFTER_CODES", [429, 503], c.statuses),
     Option("LINKAUDIT_RETRY_AFTER_TIMES", 2, c.number(_int, 0)),
     Option("LINKAUDIT_RETRY_AFTER_MAX", 30.0, c.number(_float, 0)),

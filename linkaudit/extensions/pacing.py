@@ -12,7 +12,7 @@ from linkaudit.config import config_of
 
 class DelayMargin:
     """Space the requests to a host by ``DOWNLOAD_DELAY`` plus
-    ``LINKAUDIT_DELAY_MARGIN`` (default 0.05 s; 0 turns it off).
+    ``LINKAUDIT_DELAY_MARGIN`` (default 0.1 s; 0 turns it off).
 
     Scrapy's downloader times the delay from the moment it takes a request
     off a host's queue; the request reaches the server later, by however
