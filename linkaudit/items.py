@@ -75,6 +75,9 @@ class UrlResult:
     # Not reported as such: a sitemap read, {"kind": "urlset" or
     # "sitemapindex", "urls": the URLs it lists} (the report's sitemap section)
     sitemap: dict[str, Any] | None = None
+    # Not reported as such: where a scanned page's links sit, template
+    # blocks and runs of links (rules/templates.py; the report's groups)
+    blocks: list[list[Any]] | None = None
 
     def optional_dict(self) -> dict[str, Any]:
         """The optional fields that are set."""

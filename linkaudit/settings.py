@@ -75,6 +75,7 @@ EXTENSIONS = {
     "linkaudit.extensions.drain.DrainOnClose": 500,
     "linkaudit.output.archive.PageArchive": 500,
     "linkaudit.extensions.progress.Progress": 500,
+    "linkaudit.output.exports.ReportViews": 500,
 }
 ITEM_PIPELINES = {
     "linkaudit.output.pipelines.ReportPipeline": 300,

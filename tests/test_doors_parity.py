@@ -18,6 +18,7 @@ from tests.sitegen import GeneratedSite, audit, comparable
 
 CSS = "text/css; charset=utf-8"
 OPTIONS = ("--check-fragments", "--exclude", "excluded-by-regex")
+FOOTER = '<footer>\n<a href="/old-pricing">pricing</a>\n</footer>'  # template links
 
 
 def _site(near: TestServer, far: TestServer) -> None:
@@ -39,10 +40,11 @@ def _site(near: TestServer, far: TestServer) -> None:
                 '<a href="/private/x">blocked</a> <a href="/excluded-by-regex">x</a>',
                 '<div style="background: url(/hero.png)"></div>',
                 "<style>@import url(/print.css);</style>",
+                FOOTER,
             ]
         ),
     )
-    near.add("/doc", '<h1 id="present">doc</h1><a href="/site.css">css</a>')
+    near.add("/doc", '<h1 id="present">doc</h1><a href="/site.css">css</a>\n' + FOOTER)
     near.add("/old", Route(301, "", headers={"Location": "/doc"}))
     near.add("/site.css", Route(200, "a {}\n@font-face { src: url(/font.woff2) }\n", CSS))
     near.add("/print.css", Route(200, "p { background: url(/paper.png) }", CSS))
@@ -53,7 +55,7 @@ def _site(near: TestServer, far: TestServer) -> None:
         "</urlset>\n"
     )
     near.add("/sitemap.xml.gz", Route(200, gzip.compress(urlset.encode()), "application/gzip"))
-    near.add("/orphan", '<a href="/doc#orphan-missing">o</a>')
+    near.add("/orphan", '<a href="/doc#orphan-missing">o</a>\n' + FOOTER)
     far.add("/page", '<p id="there">far</p>')
 
 
@@ -63,7 +65,7 @@ def _same(report: dict) -> tuple:
         for u in report["urls"]
         if (m := u.get("missing_fragments"))
     }
-    fixes = report.get("redirect_fixes")
+    fixes = report.get("redirect_fixes"), report.get("groups")
     return comparable(report), gaps, report["summary"], report.get("sitemap"), fixes
 
 
@@ -85,8 +87,11 @@ def plain(site, tmp_path_factory):
 def test_the_plain_audit_finds_everything(site, plain):
     _stack, s = site
     n = s.near.url
-    comparable_, gaps, summary, sitemap, fixes = _same(plain)
+    comparable_, gaps, summary, sitemap, (fixes, groups) = _same(plain)
     assert [(f["line"], f["kind"], f["to"]) for f in fixes] == [(3, "permanent", f"{n}/doc")] * 2
+    template = [(g["target"], g["block"], g["pages"]) for g in groups if g["kind"] == "template"]
+    assert template == [(f"{n}/old-pricing", "footer", 3)]
+    assert len(groups) == summary["broken"]  # every other broken URL: one page group
     assert sitemap is not None and sitemap["orphans"] == [f"{n}/gone-from-sitemap", f"{n}/orphan"]
     assert summary["missing_fragments"] == 4
     assert set(gaps) == {f"{n}/doc", f"{n}/old", f"{s.far.url}/page"}

@@ -4,6 +4,7 @@ chains of several hops, chains ending broken and loops called out."""
 
 from __future__ import annotations
 
+import csv
 import json
 
 from tests.conftest import run_crawl
@@ -64,8 +65,58 @@ def test_redirect_fixes(tmp_path, server):
     assert f"{home} line 4: replace {n}/p with {n}/c (308, permanent)" in out.stdout
     assert f"{home} line 1: replace {n}/a with {n}/c (301 -> 302, temporary; 2 hops)" in out.stdout
     assert "the chain ends broken (404)" in out.stdout and "a redirect loop" in out.stdout
-    crawl = run_crawl(tmp_path, "-a", f"start={home}")  # the same through scrapy crawl
+    crawl = run_crawl(
+        tmp_path, "-a", f"start={home}", "-a", f"redirect_fixes={tmp_path / 'crawl.csv'}"
+    )  # the same through scrapy crawl
     assert crawl.report["redirect_fixes"] == fixes
+    # CSV: a row per link, as the JSON has them, from both doors
+    out = run(tmp_path, home, "--delay", "0", "--redirect-fixes", "fixes.csv", "-q")
+    rows = list(csv.DictReader((tmp_path / "fixes.csv").open()))
+    assert [(r["line"], r["from"], r["to"], r["kind"], r["statuses"]) for r in rows] == [
+        (str(f["line"]), f["from"], f["to"], f["kind"], " ".join(map(str, f["statuses"])))
+        for f in fixes
+    ]
+    assert rows[1]["final_outcome"] == "broken" and rows[2]["loop"] == "true"
+    assert (tmp_path / "crawl.csv").read_text() == (tmp_path / "fixes.csv").read_text()
+    # SARIF: a result per link, with the edit when the chain ends well
+    sarif = json.loads(run(tmp_path, home, "--delay", "0", "--format", "sarif").stdout)
+    redirected = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "redirected-link"]
+    assert len(redirected) == 4
+    edits = {
+        r["locations"][0]["physicalLocation"]["region"]["startLine"]: r["fixes"][0][
+            "artifactChanges"
+        ][0]["replacements"][0]
+        for r in redirected
+        if "fixes" in r
+    }
+    assert set(edits) == {1, 4}  # not the chain into a 404, not the loop
+    assert edits[4]["deletedRegion"]["snippet"]["text"] == f"{n}/p"
+    assert edits[4]["insertedContent"]["text"] == f"{n}/c"
+
+
+def test_sarif_fix_of_a_local_build_is_exact(tmp_path):
+    """In a build's file, the link as written (root-relative, relative,
+    absolute) is replaced in the same form, at its columns."""
+    public = tmp_path / "public"
+    (public / "guide").mkdir(parents=True)
+    (public / "docs").mkdir()
+    (public / "guide" / "index.html").write_text("guide")
+    (public / "docs" / "index.html").write_text(
+        '<p>x</p>\n<p>See <a href="../guide">the guide</a> or <a href="/guide">it</a></p>'
+    )
+    (public / "index.html").write_text('<a href="docs/">docs</a>')
+    sarif = json.loads(run(tmp_path, "public", "--format", "sarif", "-q").stdout)
+    fixes = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "redirected-link"]
+    assert len(fixes) == 2
+    line = (public / "docs" / "index.html").read_text().splitlines()[1]
+    for result in fixes:
+        change = result["fixes"][0]["artifactChanges"][0]
+        assert change["artifactLocation"]["uri"] == "public/docs/index.html"
+        edit = change["replacements"][0]
+        region = edit["deletedRegion"]
+        written = line[region["startColumn"] - 1 : region["endColumn"] - 1]
+        assert written == region["snippet"]["text"] in ("../guide", "/guide")
+        assert edit["insertedContent"]["text"] == written + "/"
 
 
 def test_no_redirects_no_fix_list(tmp_path, server):

@@ -15,7 +15,7 @@ FAIL_ON = ("broken", "new", "none")
 # options passed on as the spider argument of that name: (dest, argument)
 ARGUMENTS = (
     "depth contact pagedir db baseline journal redis audit accept auth cookie_jar root_url "
-    "local_dir"
+    "local_dir html redirect_fixes"
 ).split()
 # repeatable options, passed on as lists (a regex or a header may hold a comma)
 LISTS = {
@@ -94,6 +94,13 @@ _VALUED = (
     ("--header-host", "HOST", True, "also send --header and --auth to HOST"),
     ("--cookie-jar", "FILE", False, "cookies from a Netscape cookies.txt file"),
     ("--jsonl", "PATH", False, "also export every checked URL as JSON lines (a Scrapy feed)"),
+    ("--html", "PATH", False, "also write the report as one self-contained HTML page"),
+    (
+        "--redirect-fixes",
+        "PATH",
+        False,
+        "also write the redirect fix-list as CSV (page, line, replace from, with to)",
+    ),
     ("--journal", "PATH", False, "journal of results; default: beside the report"),
     (
         "--redis",

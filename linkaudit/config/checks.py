@@ -194,6 +194,12 @@ def writable_file(path: str) -> str:
     return path
 
 
+def optional_file(settings: Any, name: str) -> str | None:
+    """A file to write at the end, checked now (None: not asked for)."""
+    value = text(settings, name)
+    return writable_file(value) if value else None
+
+
 def report_path(settings: Any, name: str) -> str:
     return writable_file(text(settings, name) or "linkaudit-report.json")
 

@@ -48,6 +48,15 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_PAGEDIR", "", c.optional_directory, argument="pagedir", label="pagedir"),
     Option("LINKAUDIT_DB", "", c.database_path, argument="db", label="db"),
     Option("LINKAUDIT_DB_COMMIT_INTERVAL", 1.0, c.number(_float, 0.01)),
+    Option("LINKAUDIT_HTML", "", c.optional_file, argument="html", flag="--html", label="html"),
+    Option(
+        "LINKAUDIT_REDIRECT_FIXES",
+        "",
+        c.optional_file,
+        argument="redirect_fixes",
+        flag="--redirect-fixes",
+        label="redirect_fixes",
+    ),
     Option("LINKAUDIT_BASELINE", "", c.baseline_report, argument="baseline", label="baseline"),
     Option("LINKAUDIT_STATE", "linkaudit.state.memory.MemoryState", c.component),
     # -- one audit over many workers (Redis)
@@ -71,6 +80,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_CSS_TYPES", ["text/css"], c.text_list),
     Option("LINKAUDIT_SITEMAPS", [], c.url_list, argument="sitemap", label="sitemap"),
     Option("LINKAUDIT_ROBOTS_SITEMAPS", True, c.boolean, argument="robots_sitemaps"),
+    # links the site template repeats: one finding (the report's groups)
+    Option("LINKAUDIT_TEMPLATES", True, c.boolean, argument="templates"),
+    Option("LINKAUDIT_TEMPLATE_MIN_PAGES", 2, c.number(_int, 1)),
     Option("LINKAUDIT_SITEMAP_MAXSIZE", 50 * 1024 * 1024, c.number(_int, 1)),
     # a local build: the directory the first start URL serves (referrers name its files)
     Option("LINKAUDIT_LOCAL_DIR", "", c.local_directory, argument="local_dir", label="local_dir"),

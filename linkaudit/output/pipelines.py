@@ -127,6 +127,9 @@ class ReportPipeline:
             baseline_source=spider.baseline_source,
             files=self.config.local_files,
             fragments=self.config["LINKAUDIT_CHECK_FRAGMENTS"],
+            templates=self.config["LINKAUDIT_TEMPLATE_MIN_PAGES"]
+            if self.config["LINKAUDIT_TEMPLATES"]
+            else None,
             sitemaps=bool(
                 self.config["LINKAUDIT_SITEMAPS"] or self.config["LINKAUDIT_ROBOTS_SITEMAPS"]
             ),

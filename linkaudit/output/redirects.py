@@ -10,8 +10,10 @@ redirects.
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable, Iterable
 from typing import Any
+from urllib.parse import SplitResult, urlsplit
 
 from linkaudit.state.base import Entry
 
@@ -36,9 +38,14 @@ class RedirectFixes:
             if links:
                 self.places[entry.url] = links
 
-    def fixes(self, entries: Callable[[], Iterable[Entry]]) -> list[dict[str, Any]]:
+    def fixes(
+        self,
+        entries: Callable[[], Iterable[Entry]],
+        files: Callable[[str], str | None] | None = None,
+    ) -> list[dict[str, Any]]:
         """One fix per link occurrence to a redirecting URL, sorted by page
-        and line.  ``entries``: every entry again, for the chains' ends."""
+        and line.  ``entries``: every entry again, for the chains' ends;
+        ``files``: a local build's page URL -> its file (``file``)."""
         if not self.places:
             return []
         hops = self.hops
@@ -66,7 +73,11 @@ class RedirectFixes:
                 "final_status": end[1],
                 "loop": loop,
             }
-            fixes.extend({"page": page, "line": line, **fix} for page, line in links)
+            for page, line in links:
+                path = files(page) if files is not None else None
+                fixes.append(
+                    {"page": page, "line": line, **fix, **({"file": path} if path else {})}
+                )
         fixes.sort(key=lambda f: (f["page"], f["line"], f["from"]))
         return fixes
 
@@ -99,3 +110,53 @@ def fix_text(fix: dict[str, Any]) -> str:
         f"{fix['page']} line {fix['line']}: replace {fix['from']} with {fix['to']} "
         f"({codes}, {fix['kind']}{tail})"
     )
+
+
+def written_edit(fix: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """The edit as a SARIF replacement: (deleted region, inserted text).
+
+    For a local build's file, the link as written on its line (absolute,
+    root-relative or relative) is found and replaced in the same form:
+    columns exact.  Otherwise (a live page: its text is not kept) the
+    region is the line, its snippet the URL to replace."""
+    line = _file_line(fix.get("file"), fix["line"])
+    if line is not None:
+        for old, new in _forms(fix["page"], fix["from"], fix["to"]):
+            at = line.find(f'"{old}"') + 1 or line.find(f"'{old}'") + 1
+            if at:
+                region = {"startLine": fix["line"], "startColumn": at + 1}
+                region["endColumn"] = at + 1 + len(old)
+                return {**region, "snippet": {"text": old}}, new
+    return {"startLine": fix["line"], "snippet": {"text": fix["from"]}}, fix["to"]
+
+
+def _file_line(path: str | None, number: int) -> str | None:
+    if not path:
+        return None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for i, text in enumerate(fh, 1):
+                if i == number:
+                    return text
+    except OSError:
+        pass
+    return None
+
+
+def _forms(page: str, old: str, new: str) -> list[tuple[str, str]]:
+    """How a link to ``old`` may be written on ``page``, each with the same
+    form of ``new``: absolute, root-relative, relative to the page."""
+    forms = [(old, new)]
+    p, o, n = urlsplit(page), urlsplit(old), urlsplit(new)
+    if (o.scheme, o.netloc) == (p.scheme, p.netloc):
+        same = (n.scheme, n.netloc) == (p.scheme, p.netloc)
+        root_new = (n.path or "/") + _rest(n) if same else new
+        forms.append(((o.path or "/") + _rest(o), root_new))
+        base = posixpath.dirname(p.path) or "/"
+        relative_new = posixpath.relpath(n.path or "/", base) + _rest(n) if same else new
+        forms.append((posixpath.relpath(o.path or "/", base) + _rest(o), relative_new))
+    return forms
+
+
+def _rest(url: SplitResult) -> str:
+    return (f"?{url.query}" if url.query else "") + (f"#{url.fragment}" if url.fragment else "")

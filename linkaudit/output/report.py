@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from linkaudit.output.fragments import fragment_key, missing_fragments
+from linkaudit.output.groups import Groups
 from linkaudit.output.redirects import RedirectFixes
 from linkaudit.output.sitemap import sitemap_section
 from linkaudit.rules.statuses import INTERNAL_ERROR
@@ -70,6 +71,7 @@ def report_entries(
     files: Callable[[str], str | None] | None = None,
     fragments: bool = False,
     sitemaps: bool = False,
+    templates: int | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Each URL's entry, sorted by URL and built one at a time; once the
     last is out, ``report`` holds the rest of the report (its summary counts
@@ -78,7 +80,9 @@ def report_entries(
     (LINKAUDIT_REPORT_AFTER); ``baseline``: new and fixed; ``files``: a
     local build's page URL -> its file, added to each referrer as ``file``;
     ``fragments``: each entry's ``missing_fragments``, and their count;
-    ``sitemaps``: the ``sitemap`` section, when a sitemap was read."""
+    ``sitemaps``: the ``sitemap`` section, when a sitemap was read;
+    ``templates``: the ``groups`` of broken links, a template block being
+    one on at least this many pages."""
     near = tuple(near_prefixes)  # is_near takes a tuple, as str.startswith does
     summary = {"urls": 0, "pages": pages, "requests": requests}
     summary.update({o: 0 for o in OUTCOMES})
@@ -87,6 +91,7 @@ def report_entries(
     missing = missing_fragments(state.entries()) if fragments else {}
     read_sitemap = False  # the sitemap section's own pass only when one was read
     redirects = RedirectFixes()
+    groups = Groups(templates) if templates else None
     if fragments:
         summary["missing_fragments"] = 0
     for entry in sorted(state.entries(), key=_by_url):
@@ -107,6 +112,8 @@ def report_entries(
             _add_files(item["referrers"], files)
             for gap in item.get("missing_fragments", ()):
                 _add_files(gap["referrers"], files)
+        if groups is not None:
+            groups.see(item)
         summary["urls"] += 1
         summary[item["outcome"]] += 1
         if item["outcome"] == "unchecked" and is_internal_error(item):
@@ -116,7 +123,8 @@ def report_entries(
             if baseline is not None and item["url"] not in baseline:
                 item["new"] = True
         yield item
-    fixes = redirects.fixes(state.entries)
+    fixes = redirects.fixes(state.entries, files)
+    grouped = groups.groups(state.entries) if groups is not None else []
     sitemap = None
     if sitemaps and read_sitemap:
         sitemap = sitemap_section(state.entries(), start_urls, near)
@@ -138,6 +146,7 @@ def report_entries(
             **changes,
             **({"sitemap": sitemap} if sitemap else {}),
             **({"redirect_fixes": fixes} if fixes else {}),
+            **({"groups": grouped} if grouped else {}),
         }
     )
 

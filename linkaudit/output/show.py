@@ -17,10 +17,10 @@ from linkaudit.output.report import read_report
 
 def show_report(config: Config, fmt: str, fail_on: str) -> int:
     """Print the report as ``fmt``; the exit code.  JSON is the file as
-    written (copied, never decoded); JUnit lists every URL; the other
-    formats and the exit code need only the entries that are not ok (a
-    report rebuilt from the journal has them all)."""
-    report = _load_report(config, lean=fmt != "junit")
+    written (copied, never decoded); JUnit and HTML list every URL; the
+    other formats and the exit code need only the entries that are not ok
+    (a report rebuilt from the journal has them all)."""
+    report = _load_report(config, lean=fmt not in ("junit", "html"))
     if report is None:
         print("linkaudit: error: the audit left no report and no journal", file=sys.stderr)
         return EXIT_USAGE

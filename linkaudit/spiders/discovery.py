@@ -14,8 +14,10 @@ from linkaudit.meta import ANCHORS
 from linkaudit.rules.css import css_links
 from linkaudit.rules.fragments import fragment_of
 from linkaudit.rules.html import RawLink, extract_links
+from linkaudit.rules.html.landmarks import landmarks
 from linkaudit.rules.judge import Verdict
 from linkaudit.rules.statuses import media_type
+from linkaudit.rules.templates import page_blocks
 from linkaudit.rules.urls import InvalidURL, canonicalize
 
 if TYPE_CHECKING:
@@ -32,6 +34,7 @@ class Scanned(NamedTuple):
     found: list[UrlResult]
     anchors: list[str] | None  # with --check-fragments, an HTML page's
     fragments: list[list[Any]] | None  # [target, fragment, line]
+    blocks: list[list[Any]] | None  # where its links sit (rules/templates.py)
 
 
 class Discovery:
@@ -87,7 +90,7 @@ class Discovery:
             self.crawler.stats.inc_value("linkaudit/pages_truncated")
             logger.info("%s is larger than %d bytes: the rest was not read", url, maxsize)
         if not isinstance(response, TextResponse):
-            return Scanned([], 0, [], None, None)
+            return Scanned([], 0, [], None, None, None)
         text = response.text
         if truncated:  # the last chunk may reach past the cap; only cut pages are copied
             text = text[:maxsize]
@@ -127,8 +130,11 @@ class Discovery:
                 found.extend(self._place(key, depth + 1, url, outcome, error, outcome is None))
         if fragments:
             self.state.mark(ANCHORS, list(dict.fromkeys(f[0] for f in fragments)))
+        blocks = None
         if not stylesheet:  # the report's pages are HTML pages
             self.crawler.stats.inc_value("linkaudit/pages")
+            if self.templates:
+                blocks = page_blocks(links, landmarks(text))
         logger.debug("Scanned %s: %d links", url, len(links))
         return Scanned(
             links,
@@ -136,4 +142,5 @@ class Discovery:
             found,
             sorted(anchors) if anchors is not None else None,
             fragments or None,
+            blocks,
         )

@@ -112,6 +112,7 @@ class LinkAuditSpider(Discovery, Downloads, Sitemaps, Replay, Failures, Sharing,
         self.css_types = frozenset(t.lower() for t in config["LINKAUDIT_CSS_TYPES"] if self.css)
         self.scan_types = self.html_types | self.css_types  # near and these: scanned
         self.check_fragments = config["LINKAUDIT_CHECK_FRAGMENTS"]
+        self.templates = config["LINKAUDIT_TEMPLATES"]
         self.release_batch = config["LINKAUDIT_RELEASE_BATCH"] or None
         self.state = state
         self.run = NEW_RUN  # until start() opens the audit
@@ -268,7 +269,9 @@ class LinkAuditSpider(Discovery, Downloads, Sitemaps, Replay, Failures, Sharing,
         """A near HTML page: scanned, its result with its links, then the
         results of the new links settled on sight."""
         truncated = bool(response.meta.get(TRUNCATED))
-        links, images, found, anchors, fragments = self._scan(response, url, depth, truncated)
+        links, images, found, anchors, fragments, blocks = self._scan(
+            response, url, depth, truncated
+        )
         stats = None
         if media_type(response.headers.get(b"Content-Type")) in self.html_types:
             signal = page_scanned  # a stylesheet is no page: not archived, no statistics
@@ -285,6 +288,7 @@ class LinkAuditSpider(Discovery, Downloads, Sitemaps, Replay, Failures, Sharing,
             etag=etag.decode("latin-1") if etag else None,
             anchors=anchors,
             fragments=fragments,
+            blocks=blocks,
         )
         yield from found
 

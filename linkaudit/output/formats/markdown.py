@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from linkaudit.output.formats.common import Report, broken_urls, missing_fragments, where
+from linkaudit.output.formats.common import (
+    Report,
+    broken_urls,
+    groups_by_target,
+    missing_fragments,
+    place_lines,
+    where,
+)
 from linkaudit.output.report import OUTCOMES
 
 
@@ -28,8 +35,9 @@ def as_markdown(report: Report) -> str:
         lines[2] += f" Missing fragments: {s['missing_fragments']}."
     if broken or gaps:
         lines += ["", "| broken URL | error | linked from |", "| --- | --- | --- |"]
+        by_target = groups_by_target(report)
         for u in broken:
-            linked = "<br>".join(_md(where(r)) for r in u["referrers"])
+            linked = "<br>".join(_md(line) for line in place_lines(u, by_target))
             lines.append(f"| {_md(u['url'])} | {_md(u['error'] or '')} | {linked} |")
         for u, gap in gaps:
             linked = "<br>".join(_md(where(r)) for r in gap["referrers"])

@@ -7,7 +7,14 @@ import json
 from typing import Any
 
 from linkaudit import PROJECT_URL, __version__
-from linkaudit.output.formats.common import Report, broken_urls, missing_fragments
+from linkaudit.output.formats.common import (
+    Report,
+    broken_urls,
+    groups_by_target,
+    missing_fragments,
+)
+from linkaudit.output.groups import group_text
+from linkaudit.output.redirects import fix_text, written_edit
 
 
 def as_sarif(report: Report) -> str:
@@ -15,19 +22,23 @@ def as_sarif(report: Report) -> str:
     page (as an artifact URI) and the line of the linking element."""
     results: list[dict[str, Any]] = []
     seen: set[tuple[str, str, int | None]] = set()
+    by_target = groups_by_target(report)
     for u in broken_urls(report):
-        _add(
-            results,
-            seen,
-            "broken-link",
-            u["url"],
-            f"Broken link to {u['url']}: {u['error']}",
-            u["referrers"] or [{"url": u["url"], "line": None}],
-        )
+        text = f"Broken link to {u['url']}: {u['error']}"
+        referrers = u["referrers"] or [{"url": u["url"], "line": None}]
+        if u["url"] in by_target:  # template links: one result, every page related
+            referrers = []
+            for group in by_target[u["url"]]:
+                if group["kind"] == "template":
+                    results.append(_template_result(group, f"{text}, {group_text(group)}"))
+                else:
+                    referrers.extend(group["referrers"])
+        _add(results, seen, "broken-link", u["url"], text, referrers)
     for u, gap in missing_fragments(report):
         target = f"{u['url']}#{gap['fragment']}"
         text = f"Link to a missing fragment: {target} (the page has no such anchor)"
         _add(results, seen, "missing-fragment", target, text, gap["referrers"])
+    results.extend(_fix_result(fix) for fix in report.get("redirect_fixes") or ())
     sarif = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -42,6 +53,13 @@ def as_sarif(report: Report) -> str:
                             {
                                 "id": "broken-link",
                                 "shortDescription": {"text": "A link whose target is broken"},
+                                "helpUri": PROJECT_URL,
+                            },
+                            {
+                                "id": "redirected-link",
+                                "shortDescription": {
+                                    "text": "A link to a URL that redirects: link the end instead"
+                                },
                                 "helpUri": PROJECT_URL,
                             },
                             {
@@ -76,11 +94,7 @@ def _add(
         if place in seen:
             continue
         seen.add(place)
-        # a local build's file (relative: code scanning annotates it),
-        # else the page's URL
-        location: dict[str, Any] = {"artifactLocation": {"uri": r.get("file") or r["url"]}}
-        if r["line"] is not None:
-            location["region"] = {"startLine": r["line"]}
+        location = _location(r)
         results.append(
             {
                 "ruleId": rule,
@@ -89,3 +103,59 @@ def _add(
                 "locations": [{"physicalLocation": location}],
             }
         )
+
+
+def _location(referrer: dict[str, Any]) -> dict[str, Any]:
+    """A page as SARIF locates it: a local build's file (relative: code
+    scanning annotates it), else the page's URL; the line when known."""
+    location: dict[str, Any] = {
+        "artifactLocation": {"uri": referrer.get("file") or referrer["url"]}
+    }
+    if referrer["line"] is not None:
+        location["region"] = {"startLine": referrer["line"]}
+    return location
+
+
+def _template_result(group: dict[str, Any], text: str) -> dict[str, Any]:
+    """A link in the site template: one result at its first page, every
+    page that carries it a related location."""
+    places = [{"physicalLocation": _location(r)} for r in group["referrers"]]
+    related = [{"id": i, **place} for i, place in enumerate(places)]
+    return {
+        "ruleId": "broken-link",
+        "level": "error",
+        "message": {"text": text},
+        "locations": places[:1],
+        "relatedLocations": related,
+    }
+
+
+def _fix_result(fix: dict[str, Any]) -> dict[str, Any]:
+    """A link to a redirect, with the edit as a SARIF fix: the link's URL
+    replaced by where the chain ends, on the link's line (the region is the
+    line; a tool locates the URL in it)."""
+    place = {"url": fix["page"], "line": fix["line"], "file": fix.get("file")}
+    location = _location(place)
+    edit = written_edit(fix)
+    ends_well = fix["final_outcome"] == "ok" and not fix["loop"]
+    result: dict[str, Any] = {
+        "ruleId": "redirected-link",
+        "level": "warning" if ends_well else "error",
+        "message": {"text": fix_text(fix)},
+        "locations": [{"physicalLocation": location}],
+    }
+    if ends_well:
+        result["fixes"] = [
+            {
+                "description": {"text": f"Replace {fix['from']} with {fix['to']}"},
+                "artifactChanges": [
+                    {
+                        "artifactLocation": location["artifactLocation"],
+                        "replacements": [
+                            {"deletedRegion": edit[0], "insertedContent": {"text": edit[1]}}
+                        ],
+                    }
+                ],
+            }
+        ]
+    return result

@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from linkaudit.output.formats.common import all_where, missing_fragments
+from linkaudit.output.formats.common import (
+    all_where,
+    groups_by_target,
+    missing_fragments,
+    place_lines,
+)
 from linkaudit.output.redirects import fix_text
 from linkaudit.output.report import OUTCOMES, is_internal_error
 
@@ -33,12 +38,13 @@ def summary_text(report: dict[str, Any]) -> str:
         groups = [("New broken links", new), ("Still broken", still)]
     else:
         groups = [("Broken links", broken)]
+    by_target = groups_by_target(report)
     for title, group in groups:
         if group:
             lines.append(f"{title} ({len(group)}):")
             for u in group:
                 lines.append(f"  {u['url']}  [{u['error']}]")
-                lines.extend(all_where(u["referrers"], "    "))
+                lines.extend(place_lines(u, by_target, "    "))
     gaps = missing_fragments(report)
     if gaps:
         lines.append(f"Missing fragments ({len(gaps)}):")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from linkaudit.output.groups import MIN_PAGES
 from linkaudit.output.report import build_report, now_iso
 from linkaudit.state.redis.connection import RedisUnavailable, connect
 from linkaudit.state.redis.state import RedisState
@@ -33,6 +34,8 @@ def shared_report(url: str, audit: str) -> dict[str, Any]:
             pages=pages,
             requests=requests,
             max_depth=int(depth) if depth else None,
+            sitemaps=True,  # the section is there when a sitemap was read
+            templates=MIN_PAGES,
         )
     finally:
         client.close()

@@ -1,0 +1,91 @@
+"""Views of the report written beside it, for both doors (the command and
+``scrapy crawl``): the HTML report (``LINKAUDIT_HTML``, ``--html PATH``,
+``-a html=PATH``) and the redirect fix-list as CSV
+(``LINKAUDIT_REDIRECT_FIXES``, ``--redirect-fixes PATH``,
+``-a redirect_fixes=PATH``).
+
+An extension: on ``report_written`` it reads the report back (the file is
+the one truth, whatever the mode) and writes each view atomically.
+Switched off (``NotConfigured``) when neither path is set.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+from typing import Any
+
+from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured
+
+from linkaudit.config import config_of
+from linkaudit.output.report import _atomically, read_report
+from linkaudit.signals import report_written
+
+logger = logging.getLogger(__name__)
+
+FIX_COLUMNS = (
+    "page",
+    "line",
+    "file",
+    "from",
+    "to",
+    "kind",
+    "statuses",
+    "hops",
+    "final_outcome",
+    "final_status",
+    "loop",
+)
+
+
+def fixes_csv(report: dict[str, Any]) -> str:
+    """The redirect fix-list as CSV, a row per link (statuses as ``301 302``)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(FIX_COLUMNS)
+    for fix in report.get("redirect_fixes") or ():
+        row = {**fix, "statuses": " ".join(str(s) for s in fix["statuses"])}
+        writer.writerow(
+            [
+                "" if row.get(c) is None else str(row[c]).lower() if c == "loop" else row[c]
+                for c in FIX_COLUMNS
+            ]
+        )
+    return out.getvalue()
+
+
+class ReportViews:
+    def __init__(self, crawler: Crawler, html: str | None, fixes: str | None):
+        self.html, self.fixes = html, fixes
+        crawler.signals.connect(self.report_written, signal=report_written)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> ReportViews:
+        config = config_of(crawler)
+        html, fixes = config["LINKAUDIT_HTML"], config["LINKAUDIT_REDIRECT_FIXES"]
+        if not html and not fixes:
+            raise NotConfigured
+        return cls(crawler, html, fixes)
+
+    def report_written(self, path: str) -> None:
+        try:
+            report = read_report(path)
+        except (OSError, ValueError) as exc:  # another machine's report (a shared audit)
+            logger.error("linkaudit: cannot read the report %s for its views: %s", path, exc)
+            return
+        if self.html:
+            from linkaudit.output.formats.html import as_html
+
+            self._write(self.html, as_html(report), "HTML report")
+        if self.fixes:
+            self._write(self.fixes, fixes_csv(report), "Redirect fix-list")
+
+    def _write(self, path: str, text: str, what: str) -> None:
+        try:
+            _atomically(path, lambda fh: fh.write(text))
+        except OSError as exc:
+            logger.error("linkaudit: cannot write %s: %s", path, exc.strerror or exc)
+            return
+        logger.info("%s written to %s", what, path)

@@ -1,0 +1,109 @@
+"""Template links: one finding, not 500 (the report's ``groups``).
+
+A broken link (or a soft 404) that sits in a block the site template
+repeats (the same landmark, or the same run of links, on several pages:
+``rules/templates.py``) is one ``template`` group, with every page that
+carries it; the links written in pages' own content are its ``page`` group.
+
+Worked out when the report is written, from the results alone (a scanned
+page keeps its blocks), so every door and mode gives the same groups: one
+more pass over the entries, only when some broken URL has referrers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from linkaudit.rules.templates import RUN, block_of
+from linkaudit.state.base import Entry
+
+MIN_PAGES = 2
+
+
+class Groups:
+    """Sees every report entry (:meth:`see`), then groups the referrers of
+    the broken ones (:meth:`groups`)."""
+
+    def __init__(self, min_pages: int = MIN_PAGES) -> None:
+        self.min_pages = min_pages
+        self.targets: list[dict[str, Any]] = []
+
+    def see(self, item: dict[str, Any]) -> None:
+        if (item["outcome"] == "broken" or item.get("soft_404")) and item["referrers"]:
+            self.targets.append(item)
+
+    def groups(self, entries: Callable[[], Iterable[Entry]]) -> list[dict[str, Any]]:
+        """Per broken target in URL order: its template groups (most pages
+        first), then its page group."""
+        if not self.targets:
+            return []
+        pages = {r["url"] for item in self.targets for r in item["referrers"]}
+        blocks: dict[str, list[list[Any]]] = {}
+        for entry in entries():
+            result = entry.result
+            if entry.url in pages and result is not None and result.blocks:
+                blocks[entry.url] = result.blocks
+        out: list[dict[str, Any]] = []
+        for item in self.targets:
+            out.extend(self._target_groups(item, blocks))
+        return out
+
+    def _target_groups(
+        self, item: dict[str, Any], blocks: dict[str, list[list[Any]]]
+    ) -> list[dict[str, Any]]:
+        by_block: dict[str, list[dict[str, Any]]] = {}
+        own: list[dict[str, Any]] = []
+        for referrer in item["referrers"]:
+            block = block_of(blocks.get(referrer["url"], ()), item["url"], referrer["line"])
+            if block is None:
+                own.append(referrer)
+            else:
+                by_block.setdefault(block[0], []).append(referrer)
+        found = []
+        for signature, referrers in by_block.items():
+            if _pages(referrers) >= self.min_pages:
+                found.append(_group(item, "template", referrers, signature))
+            else:
+                own.extend(referrers)
+        found.sort(key=lambda g: (-g["pages"], g["block"]))
+        if own:
+            own.sort(key=lambda r: (r["url"], -1 if r["line"] is None else r["line"]))
+            found.append(_group(item, "page", own))
+        return found
+
+
+def _pages(referrers: list[dict[str, Any]]) -> int:
+    return len({r["url"] for r in referrers})
+
+
+def _group(
+    item: dict[str, Any], kind: str, referrers: list[dict[str, Any]], block: str | None = None
+) -> dict[str, Any]:
+    group = {
+        "target": item["url"],
+        "kind": kind,
+        "pages": _pages(referrers),
+        "outcome": item["outcome"],
+        "status": item["status"],
+        "error": item["error"] if not item.get("soft_404") else item.get("warning"),
+        "referrers": referrers,
+    }
+    if block is not None:
+        group["block"] = block
+    return group
+
+
+def block_name(block: str) -> str:
+    """A template block in words: ``footer``, ``a repeated run of links``."""
+    return "a run of links repeated on pages" if block.startswith(RUN) else block
+
+
+def group_text(group: dict[str, Any], first: int = 3) -> str:
+    """``in the site template (footer), on 487 pages (first: /, /about, /blog/)``."""
+    pages = list(dict.fromkeys(r["url"] for r in group["referrers"]))
+    more = ", ..." if len(pages) > first else ""
+    return (
+        f"in the site template ({block_name(group['block'])}), on {group['pages']} pages "
+        f"(first: {', '.join(pages[:first])}{more})"
+    )

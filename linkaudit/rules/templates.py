@@ -1,0 +1,89 @@
+"""Where a page's links sit: in a template block (a landmark such as the
+site's footer, see ``rules/html/landmarks.py``) or in a run of links, so
+that the report can tell a link the site template repeats on every page
+from a link written in one page's content (``output/groups.py``).
+
+A page's result keeps its blocks, a few numbers each (``UrlResult.blocks``):
+
+- a landmark: ``[signature, first line, last line, [hash of each URL it links]]``;
+- a run: ``["links:<digest>", first line, last line, None]``, a run being
+  three or more links outside landmarks on consecutive lines, its digest
+  that of the URLs in order (the same run on many pages is a menu the
+  template repeats without naming it).
+
+Hashes rather than URLs: a 30-link footer costs a few hundred bytes per
+page, not kilobytes, in every state (memory, database, Redis).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from typing import Any
+
+from linkaudit.rules.html.landmarks import Block
+
+RUN = "links:"
+RUN_MIN = 3  # links in a run
+
+
+def url_hash(url: str) -> int:
+    return zlib.crc32(url.encode("utf-8", "surrogatepass"))
+
+
+def page_blocks(
+    links: Sequence[tuple[str, int | None]], landmarks: Sequence[Block]
+) -> list[list[Any]] | None:
+    """A page's blocks from its links (resolved URL, line) and landmarks;
+    None when it has none."""
+    blocks: list[list[Any]] = []
+    in_landmark: set[int] = set()
+    for signature, first, last in landmarks:
+        members = [
+            i for i, (_url, line) in enumerate(links) if line is not None and first <= line <= last
+        ]
+        if members:
+            in_landmark.update(members)
+            hashes = sorted({url_hash(links[i][0]) for i in members})
+            blocks.append([signature, first, last, hashes])
+    run: list[tuple[str, int]] = []
+    for i, (url, line) in enumerate(links):
+        if i in in_landmark or line is None:
+            _add_run(blocks, run)
+            continue
+        if run and line - run[-1][1] > 1:
+            _add_run(blocks, run)
+        run.append((url, line))
+    _add_run(blocks, run)
+    return blocks or None
+
+
+def _add_run(blocks: list[list[Any]], run: list[tuple[str, int]]) -> None:
+    if len(run) >= RUN_MIN:
+        digest = zlib.crc32("\n".join(url for url, _ in run).encode("utf-8", "surrogatepass"))
+        blocks.append([f"{RUN}{digest:08x}", run[0][1], run[-1][1], None])
+    run.clear()
+
+
+def block_of(blocks: Sequence[Sequence[Any]], url: str, line: int | None) -> Sequence[Any] | None:
+    """The block a link to ``url`` at ``line`` sits in: the narrowest
+    landmark that links to ``url`` and spans the line, else the run that
+    spans it."""
+    if line is None:
+        return None
+    found: Sequence[Any] | None = None
+    hashed: int | None = None
+    for block in blocks:
+        _signature, first, last, hashes = block
+        if not first <= line <= last:
+            continue
+        if hashes is None:  # a run: only when no landmark holds the link
+            if found is None:
+                found = block
+            continue
+        if hashed is None:
+            hashed = url_hash(url)
+        narrower = found is None or found[3] is None or last - first < found[2] - found[1]
+        if hashed in hashes and narrower:
+            found = block
+    return found
