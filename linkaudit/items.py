@@ -78,6 +78,10 @@ class UrlResult:
     # Not reported as such: where a scanned page's links sit, template
     # blocks and runs of links (rules/templates.py; the report's groups)
     blocks: list[list[Any]] | None = None
+    # A soft 404 (rules/soft404.py): reported; and, not reported, a scanned
+    # page's (or a probe's) fingerprint, compared when the report is written
+    soft_404: bool = False
+    fingerprint: list[int] | None = None
 
     def optional_dict(self) -> dict[str, Any]:
         """The optional fields that are set."""
@@ -97,6 +101,7 @@ OPTIONAL_FIELDS = (
     "not_modified",
     "warning",
     "new",
+    "soft_404",
 )
 
 

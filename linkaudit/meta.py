@@ -6,6 +6,7 @@ DEPTH = "la_depth"  # link hops from the nearest start URL
 # "head", "get" (a page to scan), "fallback" (after a HEAD failed) or ANCHORS
 PHASE = "la_phase"
 ANCHORS = "anchors"  # the phase of a far HTML page's GET for its anchors (--check-fragments)
+PROBE = "probe"  # the phase of a soft-404 probe's GET (a URL that cannot exist)
 SITEMAP = "sitemap"  # the phase of a sitemap's GET (and the state's mark for sitemaps)
 FIRST = "la_first"  # the check's first request: look up its history
 HISTORY = "la_history"  # what the audit database knew of the URL

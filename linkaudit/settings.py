@@ -79,6 +79,7 @@ EXTENSIONS = {
 }
 ITEM_PIPELINES = {
     "linkaudit.output.pipelines.ReportPipeline": 300,
+    "linkaudit.output.pipelines.ProbeFilter": 350,
     "linkaudit.output.journal.JournalPipeline": 400,
 }
 LOG_FORMATTER = "linkaudit.output.logformatter.LinkAuditLogFormatter"

@@ -66,6 +66,7 @@ class TestServer:
         # headers every request must carry (a site behind a password): 401 without
         self.required: dict[str, str] = {}
         self.routes: dict[str, Route] = {}
+        self.missing: Route | None = None  # the answer to unknown paths (default: 404)
         self.log: list[Hit] = []  # answered requests
         self.arrivals: list[str] = []  # paths of requests read, answered or not yet
         self._lock = threading.Lock()
@@ -90,7 +91,7 @@ class TestServer:
                     server.arrivals.append(path)
                 route = server.route_for(path)
                 if route is None:
-                    route = Route(404, "<h1>Not Found</h1>")
+                    route = server.missing or Route(404, "<h1>Not Found</h1>")
                 if any(self.headers.get(k) != v for k, v in server.required.items()):
                     route = Route(
                         401,

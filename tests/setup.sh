@@ -11,6 +11,11 @@ cd "$(dirname "$0")/.."
 need=()
 [ -d /usr/share/doc/python3.11/html ] || need+=(python3.11-doc)
 command -v redis-server >/dev/null || need+=(redis-server)
+# the HTML report's tests: headless Chromium, its driver, and Java for the
+# Nu HTML Checker
+command -v chromium >/dev/null || need+=(chromium)
+[ -x /usr/bin/chromedriver ] || need+=(chromium-driver)
+command -v java >/dev/null || need+=(default-jre-headless)
 if [ ${#need[@]} -gt 0 ]; then
   as_root=""; [ "$(id -u)" = 0 ] || as_root="sudo"
   $as_root apt-get install -y -q "${need[@]}" >/dev/null 2>&1 || {
@@ -21,6 +26,11 @@ fi
 
 # Public test data (web-platform-tests, UTS #46, html5lib-tests)
 tests/data/fetch.sh
+
+# The Nu HTML Checker (vnu.jar, from npm; --ignore-scripts: the jar ships in
+# the package, its postinstall would look for a Java runtime to download)
+[ -f tests/data/vnu/node_modules/vnu-jar/build/dist/vnu.jar ] ||
+  npm install --prefix tests/data/vnu --ignore-scripts --no-save --silent vnu-jar@26.9.27
 
 # The project and its test tools, in .venv
 python3 -m venv .venv

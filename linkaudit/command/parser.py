@@ -15,7 +15,7 @@ FAIL_ON = ("broken", "new", "none")
 # options passed on as the spider argument of that name: (dest, argument)
 ARGUMENTS = (
     "depth contact pagedir db baseline journal redis audit accept auth cookie_jar root_url "
-    "local_dir html redirect_fixes"
+    "local_dir html redirect_fixes soft_404"
 ).split()
 # repeatable options, passed on as lists (a regex or a header may hold a comma)
 LISTS = {
@@ -32,6 +32,7 @@ FLAGS = (
     ("check_fragments", "check_fragments", "true"),
     ("no_css", "css", "false"),
     ("no_sitemap", "robots_sitemaps", "false"),
+    ("soft_404_probes", "soft_404_probes", "true"),
 )
 
 
@@ -89,6 +90,13 @@ _VALUED = (
     ("--include", "REGEX", True, "check only URLs matching it; it wins over --exclude"),
     ("--accept", "STATUSES", False, "statuses counted ok, e.g. 403,429"),
     ("--sitemap", "URL", True, "a sitemap (or sitemap index) whose URLs are audited too"),
+    (
+        "--soft-404",
+        "MODE",
+        False,
+        "pages answering 200 that are error pages (their title says not found, or, with "
+        "--soft-404-probes, they look like a missing page): warn (default), error, off",
+    ),
     ("--header", "'NAME: VALUE'", True, "a header sent to the site's own hosts only"),
     ("--auth", "USER:PASSWORD", False, "HTTP basic credentials for the site's own hosts only"),
     ("--header-host", "HOST", True, "also send --header and --auth to HOST"),
@@ -145,6 +153,11 @@ _SWITCHES = (
     ("--check-fragments", "a link to page#name is broken when the page has no such anchor"),
     ("--no-css", "do not read links in CSS (style elements and attributes, stylesheets)"),
     ("--no-sitemap", "do not read the sitemaps that the site's robots.txt names"),
+    (
+        "--soft-404-probes",
+        "find soft 404s by probing: one request per host and directory pattern for a URL "
+        "that cannot exist, compared with the pages",
+    ),
     ("--restart", "with --redis: drop what Redis holds of the audit NAME and start it again"),
     ("--print-config", "print the configuration in effect (file and options) and exit"),
 )

@@ -200,6 +200,18 @@ def optional_file(settings: Any, name: str) -> str | None:
     return writable_file(value) if value else None
 
 
+def choice(*values: str) -> Reader:
+    """One of ``values`` (case-blind)."""
+
+    def read(settings: Any, name: str) -> str:
+        value = text(settings, name).lower()
+        if value not in values:
+            raise ValueError(f"{value!r} is not one of {', '.join(values)}")
+        return value
+
+    return read
+
+
 def report_path(settings: Any, name: str) -> str:
     return writable_file(text(settings, name) or "linkaudit-report.json")
 

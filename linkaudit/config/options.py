@@ -83,6 +83,10 @@ OPTIONS: tuple[Option, ...] = (
     # links the site template repeats: one finding (the report's groups)
     Option("LINKAUDIT_TEMPLATES", True, c.boolean, argument="templates"),
     Option("LINKAUDIT_TEMPLATE_MIN_PAGES", 2, c.number(_int, 1)),
+    # pages that answer 200 but are error pages: a warning, broken, or not looked for
+    Option("LINKAUDIT_SOFT_404", "warn", c.choice("warn", "error", "off"), argument="soft_404"),
+    Option("LINKAUDIT_SOFT_404_PROBES", False, c.boolean, argument="soft_404_probes"),
+    Option("LINKAUDIT_SOFT_404_SIMILARITY", 0.9, c.number(_float, 0)),
     Option("LINKAUDIT_SITEMAP_MAXSIZE", 50 * 1024 * 1024, c.number(_int, 1)),
     # a local build: the directory the first start URL serves (referrers name its files)
     Option("LINKAUDIT_LOCAL_DIR", "", c.local_directory, argument="local_dir", label="local_dir"),

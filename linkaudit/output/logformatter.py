@@ -17,6 +17,12 @@ class LinkAuditLogFormatter(LogFormatter):
             "args": {"method": request.method, "status": response.status, "url": request.url},
         }
 
+    def dropped(
+        self, item: Any, exception: BaseException, response: Any, spider: Any
+    ) -> LogFormatterResult:
+        # only soft-404 probes are dropped, by design
+        return {"level": logging.DEBUG, "msg": "%(exception)s", "args": {"exception": exception}}
+
     def scraped(self, item: Any, response: Any, spider: Any) -> LogFormatterResult:
         # Scrapy logs the whole item at DEBUG; the url and outcome are enough.
         return {

@@ -9,6 +9,7 @@ from typing import Any
 
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
+from scrapy.exceptions import DropItem
 from twisted.python.failure import Failure
 
 from linkaudit.config import config_of
@@ -16,6 +17,7 @@ from linkaudit.items import UrlResult
 from linkaudit.output.exitstatus import EXIT_INTERNAL, broken_keys, fail_at_exit
 from linkaudit.output.formats.text import summary_text
 from linkaudit.output.report import build_report, now_iso, write_report
+from linkaudit.rules.soft404 import is_probe
 from linkaudit.rules.statuses import internal_error
 from linkaudit.signals import report_written
 from linkaudit.state.recheck import iso
@@ -127,6 +129,11 @@ class ReportPipeline:
             baseline_source=spider.baseline_source,
             files=self.config.local_files,
             fragments=self.config["LINKAUDIT_CHECK_FRAGMENTS"],
+            soft_404=(
+                (self.config["LINKAUDIT_SOFT_404"], self.config["LINKAUDIT_SOFT_404_SIMILARITY"])
+                if self.config["LINKAUDIT_SOFT_404"] != "off"
+                else None
+            ),
             templates=self.config["LINKAUDIT_TEMPLATE_MIN_PAGES"]
             if self.config["LINKAUDIT_TEMPLATES"]
             else None,
@@ -166,3 +173,13 @@ class ReportPipeline:
 def _broken(report: dict[str, Any]) -> list[str]:
     """What the next audit's baseline holds: broken URLs, missing fragments."""
     return broken_keys(report)
+
+
+class ProbeFilter:
+    """Soft-404 probes (URLs that cannot exist) are recorded in the state
+    like any check, and go no further: no feed, no journal line of a link."""
+
+    def process_item(self, item: Any, spider: Spider | None = None) -> Any:
+        if isinstance(item, UrlResult) and is_probe(item.url):
+            raise DropItem(f"soft-404 probe {item.url}")
+        return item

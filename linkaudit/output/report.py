@@ -13,13 +13,16 @@ from typing import Any
 
 from linkaudit.output.fragments import fragment_key, missing_fragments
 from linkaudit.output.groups import Groups
+from linkaudit.output.reading import needed_in_summary, read_report
 from linkaudit.output.redirects import RedirectFixes
 from linkaudit.output.sitemap import sitemap_section
+from linkaudit.output.soft404 import Soft404s
 from linkaudit.rules.statuses import INTERNAL_ERROR
 from linkaudit.rules.urls import is_near
 from linkaudit.state.base import AuditState, Entry
 from linkaudit.state.recheck import RecheckPolicy
 
+__all__ = ["build_report", "dumps_report", "read_report", "needed_in_summary", "write_report"]
 REPORT_VERSION = 1
 OUTCOMES = ("ok", "redirect", "broken", "blocked", "excluded", "unchecked")
 
@@ -72,6 +75,7 @@ def report_entries(
     fragments: bool = False,
     sitemaps: bool = False,
     templates: int | None = None,
+    soft_404: tuple[str, float] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Each URL's entry, sorted by URL and built one at a time; once the
     last is out, ``report`` holds the rest of the report (its summary counts
@@ -82,7 +86,8 @@ def report_entries(
     ``fragments``: each entry's ``missing_fragments``, and their count;
     ``sitemaps``: the ``sitemap`` section, when a sitemap was read;
     ``templates``: the ``groups`` of broken links, a template block being
-    one on at least this many pages."""
+    one on at least this many pages; ``soft_404``: (mode, similarity),
+    pages compared with their probes."""
     near = tuple(near_prefixes)  # is_near takes a tuple, as str.startswith does
     summary = {"urls": 0, "pages": pages, "requests": requests}
     summary.update({o: 0 for o in OUTCOMES})
@@ -92,10 +97,18 @@ def report_entries(
     read_sitemap = False  # the sitemap section's own pass only when one was read
     redirects = RedirectFixes()
     groups = Groups(templates) if templates else None
+    soft = Soft404s(*soft_404) if soft_404 else None
+    if soft is not None:
+        soft.prepare(state.entries())
+        summary["soft_404"] = 0
     if fragments:
         summary["missing_fragments"] = 0
     for entry in sorted(state.entries(), key=_by_url):
+        if soft is not None and soft.skip(entry.url):
+            continue  # a probe: no link
         item = _entry_item(entry, near, finish_reason, max_depth, policy, now)
+        if soft is not None and soft.judge(entry, item):
+            summary["soft_404"] += 1
         redirects.see(entry)
         read_sitemap = read_sitemap or (
             entry.result is not None and entry.result.sitemap is not None
@@ -248,43 +261,6 @@ def dumps_report(report: dict[str, Any]) -> str:
     entries = ",\n  ".join(json.dumps(e, ensure_ascii=False) for e in report["urls"])
     body = f'"urls": [\n  {entries}\n ]' if entries else '"urls": []'
     return f"{text[:-2]},\n {body}\n}}" if head else f"{{\n {body}\n}}"
-
-
-def needed_in_summary(entry: dict[str, Any]) -> bool:
-    """An entry the summary, the formats other than JSON and JUnit, and the
-    exit code look at."""
-    return (
-        entry["outcome"] != "ok"
-        or bool(entry.get("warning"))
-        or bool(entry.get("new"))
-        or bool(entry.get("missing_fragments"))
-    )
-
-
-def read_report(path: str, lean: bool = False) -> dict[str, Any]:
-    """A report file; ``lean``: only the entries :func:`needed_in_summary`
-    (a report this module wrote has one entry per line, so the others are
-    never decoded: reading a 150 MB report takes a few MB)."""
-    with open(path, encoding="utf-8") as fh:
-        if not lean:
-            return json.load(fh)
-        head: list[str] = []
-        urls: list[dict[str, Any]] = []
-        in_urls = False  # the head may hold lists of objects too (redirect_fixes)
-        for line in fh:
-            if in_urls and line.startswith("  {"):
-                entry = json.loads(line.rstrip().rstrip(","))
-                if needed_in_summary(entry):
-                    urls.append(entry)
-            else:
-                in_urls = in_urls or line.startswith(' "urls": [')
-                head.append(line)
-    try:
-        report = json.loads("".join(head))
-    except ValueError:  # not laid out as this module writes it
-        return read_report(path)
-    report["urls"] = urls
-    return report
 
 
 def write_json_atomic(path: str, data: dict[str, Any]) -> None:

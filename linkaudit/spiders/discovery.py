@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from scrapy.http import Response, TextResponse
 
 from linkaudit.items import UrlResult
-from linkaudit.meta import ANCHORS
+from linkaudit.meta import ANCHORS, LOCATION, LOCATION_ERROR
 from linkaudit.rules.css import css_links
 from linkaudit.rules.fragments import fragment_of
 from linkaudit.rules.html import RawLink, extract_links
 from linkaudit.rules.html.landmarks import landmarks
 from linkaudit.rules.judge import Verdict
-from linkaudit.rules.statuses import media_type
+from linkaudit.rules.statuses import BROKEN, REDIRECT, media_type, status_text
 from linkaudit.rules.templates import page_blocks
 from linkaudit.rules.urls import InvalidURL, canonicalize
 
@@ -144,3 +144,26 @@ class Discovery:
             fragments or None,
             blocks,
         )
+
+    def _redirect(self: LinkAuditSpider, response: Response, url: str, depth: int) -> Iterator[Any]:
+        """A 3xx: its target is a link of the redirecting URL."""
+        meta = response.meta
+        location = meta.get(LOCATION)
+        if location is None:
+            error = meta.get(LOCATION_ERROR) or f"{status_text(response.status)} without a Location"
+            yield self._result(response, BROKEN, error=error)
+            return
+        key, outcome, error = self.rules.judge(location)  # already canonical
+        if self.check_fragments and self.state.marked(ANCHORS, url):
+            self.state.mark(ANCHORS, [key])  # a browser keeps the fragment
+        # the target is discovered before the redirect's result is recorded:
+        # a shared audit's level never closes with the target on its way
+        found = list(self._discover(key, depth + 1, url, outcome, error))
+        yield self._result(
+            response,
+            REDIRECT,
+            error=status_text(response.status),
+            location=location,
+            links=[(location, None)],
+        )
+        yield from found

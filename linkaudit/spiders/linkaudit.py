@@ -34,13 +34,13 @@ from linkaudit.meta import (
     DEPTH,
     FIRST,
     HISTORY,
-    LOCATION,
-    LOCATION_ERROR,
     PHASE,
+    PROBE,
     SITEMAP,
     TRUNCATED,
 )
 from linkaudit.rules.judge import LinkRules
+from linkaudit.rules.soft404 import is_probe
 from linkaudit.rules.statuses import (
     BROKEN,
     FALLBACK,
@@ -57,6 +57,7 @@ from linkaudit.spiders.discovery import Discovery
 from linkaudit.spiders.downloads import Downloads
 from linkaudit.spiders.failures import Failures
 from linkaudit.spiders.history import Replay
+from linkaudit.spiders.probes import Probes
 from linkaudit.spiders.sharing import Sharing
 from linkaudit.spiders.sitemaps import Sitemaps
 from linkaudit.state.base import NEW_RUN, AuditState, Pending
@@ -65,7 +66,9 @@ from linkaudit.state.recheck import History
 logger = logging.getLogger(__name__)
 
 
-class LinkAuditSpider(Discovery, Downloads, Sitemaps, Replay, Failures, Sharing, scrapy.Spider):
+class LinkAuditSpider(
+    Discovery, Downloads, Sitemaps, Probes, Replay, Failures, Sharing, scrapy.Spider
+):
     name = "linkaudit"
 
     # ``start`` is taken explicitly and never stored under that name: since
@@ -113,6 +116,8 @@ class LinkAuditSpider(Discovery, Downloads, Sitemaps, Replay, Failures, Sharing,
         self.scan_types = self.html_types | self.css_types  # near and these: scanned
         self.check_fragments = config["LINKAUDIT_CHECK_FRAGMENTS"]
         self.templates = config["LINKAUDIT_TEMPLATES"]
+        self.soft_404 = config["LINKAUDIT_SOFT_404"]
+        self.soft_404_probes = self.soft_404 != "off" and config["LINKAUDIT_SOFT_404_PROBES"]
         self.release_batch = config["LINKAUDIT_RELEASE_BATCH"] or None
         self.state = state
         self.run = NEW_RUN  # until start() opens the audit
@@ -152,6 +157,8 @@ class LinkAuditSpider(Discovery, Downloads, Sitemaps, Replay, Failures, Sharing,
         HTML page, see _on_headers): one request per page instead of two."""
         head_first = self.config["LINKAUDIT_HEAD_FIRST"] or not self.is_near(pending.url)
         phase = pending.phase or ("head" if head_first else "get")
+        if is_probe(pending.url):  # its body is what is compared: GET
+            phase = PROBE
         request = self._request(pending.url, pending.depth, pending.referer, phase)
         request.meta[FIRST] = True  # the recheck middleware looks up its history
         return request
@@ -237,6 +244,9 @@ class LinkAuditSpider(Discovery, Downloads, Sitemaps, Replay, Failures, Sharing,
             return
         accept = self.config["LINKAUDIT_ACCEPT_STATUS"]
         verdict = judge_status(status, response.headers, head=phase == "head", accept=accept)
+        if phase == PROBE:
+            yield from self._probe_result(response, verdict)
+            return
         if verdict == REDIRECT:
             yield from self._redirect(response, url, depth)
         elif verdict == FALLBACK:
@@ -279,6 +289,7 @@ class LinkAuditSpider(Discovery, Downloads, Sitemaps, Replay, Failures, Sharing,
             modified = http_date_iso(response.headers.get(b"Last-Modified"))
             stats = page_stats(len(response.body), modified, len(links), images)
         etag = response.headers.get(b"ETag")
+        soft = self._soft_404_fields(response, url, depth) if stats is not None else {}
         yield self._result(
             response,
             OK,
@@ -289,27 +300,6 @@ class LinkAuditSpider(Discovery, Downloads, Sitemaps, Replay, Failures, Sharing,
             anchors=anchors,
             fragments=fragments,
             blocks=blocks,
-        )
-        yield from found
-
-    def _redirect(self, response: Response, url: str, depth: int) -> Iterator[Any]:
-        meta = response.meta
-        location = meta.get(LOCATION)
-        if location is None:
-            error = meta.get(LOCATION_ERROR) or f"{status_text(response.status)} without a Location"
-            yield self._result(response, BROKEN, error=error)
-            return
-        key, outcome, error = self.rules.judge(location)  # already canonical
-        if self.check_fragments and self.state.marked(ANCHORS, url):
-            self.state.mark(ANCHORS, [key])  # a browser keeps the fragment
-        # the target is discovered before the redirect's result is recorded:
-        # a shared audit's level never closes with the target on its way
-        found = list(self._discover(key, depth + 1, url, outcome, error))
-        yield self._result(
-            response,
-            REDIRECT,
-            error=status_text(response.status),
-            location=location,
-            links=[(location, None)],
+            **soft,
         )
         yield from found

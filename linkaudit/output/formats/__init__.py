@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from linkaudit.output.formats.common import Report
+from linkaudit.output.formats.html import as_html
 from linkaudit.output.formats.json import as_json
 from linkaudit.output.formats.junit import as_junit
 from linkaudit.output.formats.markdown import as_markdown
@@ -21,6 +22,7 @@ FORMATS: dict[str, Callable[[Report], str]] = {
     "markdown": as_markdown,
     "junit": as_junit,
     "sarif": as_sarif,
+    "html": as_html,
 }
 
 __all__ = ["FORMATS", "summary_text"]

@@ -33,6 +33,8 @@ def as_markdown(report: Report) -> str:
     gaps = missing_fragments(report)
     if "missing_fragments" in s:
         lines[2] += f" Missing fragments: {s['missing_fragments']}."
+    if s.get("soft_404"):
+        lines[2] += f" Soft 404s (pages that answer 200 but are error pages): {s['soft_404']}."
     if broken or gaps:
         lines += ["", "| broken URL | error | linked from |", "| --- | --- | --- |"]
         by_target = groups_by_target(report)

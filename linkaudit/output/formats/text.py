@@ -25,7 +25,8 @@ def summary_text(report: dict[str, Any]) -> str:
         f" ({report['finish_reason']}{'' if report['complete'] else ', incomplete'})",
         "  "
         + ", ".join(f"{o} {s[o]}" for o in OUTCOMES)
-        + (f" ({s['internal_errors']} by internal errors)" if s.get("internal_errors") else ""),
+        + (f" ({s['internal_errors']} by internal errors)" if s.get("internal_errors") else "")
+        + (f"; soft 404s {s['soft_404']}" if s.get("soft_404") else ""),
     ]
     broken = [u for u in report["urls"] if u["outcome"] == "broken"]
     if "fixed" in report:  # compared with a baseline: what changed first
@@ -64,7 +65,13 @@ def summary_text(report: dict[str, Any]) -> str:
             "of a bug of its own; the log has the details: please report it"
         )
         lines.extend(f"  {u['url']}  [{u['error']}]" for u in faulty)
-    warned = [u for u in report["urls"] if u.get("warning")]
+    soft = [u for u in report["urls"] if u.get("soft_404") and u["outcome"] != "broken"]
+    if soft:
+        lines.append(f"Soft 404s, pages that answer 200 but are error pages ({len(soft)}):")
+        for u in soft:
+            lines.append(f"  {u['url']}  [{u['warning']}]")
+            lines.extend(all_where(u["referrers"], "    "))
+    warned = [u for u in report["urls"] if u.get("warning") and not u.get("soft_404")]
     if warned:
         lines.append(f"Failing, not reported broken yet ({len(warned)}):")
         lines.extend(f"  {u['url']}  [{u['warning']}]" for u in warned)

@@ -1,0 +1,132 @@
+"""The HTML report's sections on broken links: each broken URL with every
+page and line linking to it (then missing fragments, soft 404s, failures in
+their grace period and what the baseline had), and the grouped findings
+(a link in the site template as one finding)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from linkaudit.output.formats.common import Report, missing_fragments
+from linkaudit.output.formats.html_parts import (
+    LIST_LIMIT,
+    badge,
+    esc,
+    link,
+    more_note,
+    outcome_badge,
+    places,
+    section,
+)
+from linkaudit.output.groups import block_name
+
+
+def _target(entry: dict[str, Any], url: str, why: str, where: str, new: bool, h: int = 3) -> str:
+    """A card: the target, what is wrong with it, where it is linked."""
+    mark = " " + badge("new", "new") if new else ""
+    far = "" if entry["near"] else ' <span class="muted">(another site)</span>'
+    return (
+        f'<article class="target" data-url="{esc(url)}"'
+        f' data-outcome="{esc(entry["outcome"])}"{" data-new" if new else ""}>'
+        f"<h{h}>{link(url)}{mark}</h{h}><p>{why}{far}</p>{where}</article>"
+    )
+
+
+def _broken_card(u: dict[str, Any], templates: dict[str, list[dict[str, Any]]]) -> str:
+    why = f"{outcome_badge('broken', u['status'])} {esc(u['error'])}"
+    where = places(u["referrers"], u["referrer_count"])
+    for g in templates.get(u["url"], ()):
+        where += (
+            f'<p class="muted">In the site template ({esc(block_name(g.get("block") or ""))})'
+            f' on {g["pages"]} pages: one of the <a href="#groups">grouped findings</a>.</p>'
+        )
+    return _target(u, u["url"], why, where, bool(u.get("new")))
+
+
+def _gap_card(u: dict[str, Any], gap: dict[str, Any]) -> str:
+    why = f"No element with the id <code>{esc(gap['fragment'])}</code> on the page."
+    url = f"{u['url']}#{gap['fragment']}"
+    return _target(u, url, why, places(gap["referrers"]), bool(gap.get("new")), 4)
+
+
+def _soft_card(u: dict[str, Any]) -> str:
+    why = f"{badge('soft 404', 'warn')} {esc(u.get('warning'))}"
+    where = places(u["referrers"], u["referrer_count"])
+    return _target(u, u["url"], why, where, bool(u.get("new")), 4)
+
+
+def broken_section(report: Report) -> str:
+    """Each broken URL with its error and every page and line linking to
+    it (new ones first, with a baseline); then missing fragments, soft
+    404s, failures in their grace period, and what the baseline had."""
+    broken = [u for u in report["urls"] if u["outcome"] == "broken"]
+    broken.sort(key=lambda u: not u.get("new"))  # stable: URL order within
+    templates: dict[str, list[dict[str, Any]]] = {}
+    for g in report.get("groups") or ():
+        if g["kind"] == "template":
+            templates.setdefault(g["target"], []).append(g)
+    body = "".join(_broken_card(u, templates) for u in broken[:LIST_LIMIT])
+    body += more_note(len(broken), "URLs")
+    if not broken:
+        body = '<p class="good">No broken links.</p>'
+    gaps = missing_fragments(report)
+    if gaps or "missing_fragments" in report["summary"]:
+        text = "".join(_gap_card(u, gap) for u, gap in gaps[:LIST_LIMIT]) or "<p>None.</p>"
+        text += more_note(len(gaps), "missing fragments", in_table=False)
+        body += section("fragments", "Missing fragments", len(gaps), text, 3)
+    soft = [u for u in report["urls"] if u.get("soft_404")]
+    if soft or "soft_404" in report["summary"]:
+        text = "<p>Pages that answer as found but read like an error page.</p>" if soft else ""
+        text += "".join(_soft_card(u) for u in soft[:LIST_LIMIT]) or "<p>None.</p>"
+        text += more_note(len(soft), "URLs")
+        body += section("soft-404", "Soft 404s", len(soft), text, 3)
+    failing = [u for u in report["urls"] if u.get("warning") and not u.get("soft_404")]
+    if failing:
+        items = "".join(
+            f"<li>{link(u['url'])}: {esc(u['warning'])}</li>" for u in failing[:LIST_LIMIT]
+        )
+        text = f'<ul class="plain">{items}</ul>{more_note(len(failing), "URLs")}'
+        body += section("warnings", "Failing, not reported broken yet", len(failing), text, 3)
+    if report.get("fixed"):
+        fixed = report["fixed"]
+        items = "".join(f"<li>{link(url)}</li>" for url in fixed[:LIST_LIMIT])
+        text = f'<p>Broken in the baseline, not now.</p><ul class="plain">{items}</ul>'
+        text += more_note(len(fixed), "URLs", in_table=False)
+        body += section("fixed", "Fixed since the baseline", len(fixed), text, 3)
+    return section("broken", "Broken links", len(broken), body)
+
+
+def _group_status(group: dict[str, Any]) -> str:
+    return esc(group["status"] if group.get("status") is not None else group.get("error"))
+
+
+def groups_section(report: Report) -> str:
+    """Template links as one finding each (with every page behind
+    <details>), then the links in pages' own content."""
+    if "groups" not in report:
+        return ""
+    groups = report["groups"]
+    parts = []
+    # template groups first: one line each stands for many pages
+    for g in sorted(groups, key=lambda g: g["kind"] != "template")[:LIST_LIMIT]:
+        pages = list(dict.fromkeys(r["url"] for r in g["referrers"]))
+        if g["kind"] == "template":
+            first = ", ".join(link(p) for p in pages[:3]) + (", ..." if len(pages) > 3 else "")
+            words = (
+                f" in the site template ({esc(block_name(g.get('block') or ''))}),"
+                f" on {g['pages']} pages (first: {first})"
+            )
+            where = f"<details><summary>All {g['pages']} pages</summary>{places(g['referrers'])}"
+            where += "</details>"
+        else:
+            words = f" in the pages' own content, on {g['pages']} page{'s' * (g['pages'] != 1)}"
+            where = places(g["referrers"])
+        parts.append(
+            f'<li class="group" data-kind="{esc(g["kind"])}" data-target="{esc(g["target"])}"'
+            f' data-pages="{g["pages"]}"><p>{link(g["target"])} ({_group_status(g)}){words}</p>'
+            f'<p class="muted">{esc(g.get("error"))}</p>{where}</li>'
+        )
+    intro = "<p>A link the site template repeats is one finding, not one per page.</p>"
+    body = f'{intro}<ul class="groups">{"".join(parts)}</ul>' if parts else "<p>None.</p>"
+    body += more_note(len(groups), "findings", in_table=False)
+    return section("groups", "Grouped findings", len(groups), body)

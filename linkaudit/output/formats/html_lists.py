@@ -1,0 +1,132 @@
+"""The HTML report's lists: the redirect fix-list (permanent and temporary
+apart), the sitemap and the crawl side by side, and the URLs the audit
+never checked (blocked, unchecked)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from linkaudit.output.formats.common import Report
+from linkaudit.output.formats.html_parts import (
+    LIST_LIMIT,
+    badge,
+    count,
+    esc,
+    link,
+    more_note,
+    section,
+)
+
+
+def redirects_section(report: Report) -> str:
+    """The redirect fix-list: permanent and temporary apart; long chains,
+    loops and chains that end badly called out."""
+    fixes = report.get("redirect_fixes") or []
+    if not fixes:
+        return section("redirects", "Redirects", 0, "<p>No link points at a redirect.</p>")
+    long = sum(f["hops"] > 1 for f in fixes)
+    loops = sum(f["loop"] for f in fixes)
+    bad = sum(not f["loop"] and f["final_outcome"] != "ok" for f in fixes)
+    calls = [
+        f'<li data-callout="{key}">{count(key, n)} {one if n == 1 else many}</li>'
+        for key, n, one, many in (
+            ("hops", long, "chain of more than one hop", "chains of more than one hop"),
+            ("loops", loops, "redirect loop: the link leads nowhere", "redirect loops"),
+            ("ends-badly", bad, "chain ends on a URL that is not ok", "chains end not ok"),
+        )
+        if n
+    ]
+    body = f'<ul class="callouts">{"".join(calls)}</ul>' if calls else ""
+    for kind, title, intro in (
+        ("permanent", "Links to update", "The target moved for good: link to the end instead."),
+        ("temporary", "Links to temporary redirects", "The site says the move is temporary."),
+    ):
+        chosen = [f for f in fixes if f["kind"] == kind]
+        if chosen:
+            rows = "".join(_fix_row(f) for f in chosen[:LIST_LIMIT])
+            table = (
+                f'<p>{intro}</p><div class="wide"><table class="fixes"><thead><tr>'
+                '<th scope="col">Page</th><th scope="col">Line</th><th scope="col">Link</th>'
+                '<th scope="col">Ends at</th><th scope="col">Chain</th></tr></thead>'
+                f"<tbody>{rows}</tbody></table></div>"
+            )
+            table += more_note(len(chosen), "links", in_table=False)
+            body += section(f"redirects-{kind}", title, len(chosen), table, 3)
+    return section("redirects", "Redirects", len(fixes), body)
+
+
+def _fix_row(fix: dict[str, Any]) -> str:
+    notes = []
+    if fix["loop"]:
+        notes.append(badge("loop", "bad"))
+    elif fix["final_outcome"] != "ok":
+        end = f"ends {fix['final_outcome']}" + (
+            f" ({fix['final_status']})" if fix["final_status"] is not None else ""
+        )
+        notes.append(badge(end, "bad"))
+    if fix["hops"] > 1:
+        notes.append(badge(f"{fix['hops']} hops", "warn"))
+    file = f'<br><span class="file">{esc(fix["file"])}</span>' if fix.get("file") else ""
+    chain = " → ".join(str(s) for s in fix["statuses"])
+    warn = ' class="warn"' if notes else ""
+    return (
+        f'<tr data-from="{esc(fix["from"])}" data-kind="{esc(fix["kind"])}"'
+        f' data-hops="{fix["hops"]}" data-loop="{str(fix["loop"]).lower()}"'
+        f' data-final-outcome="{esc(fix["final_outcome"])}"{warn}>'
+        f'<td>{link(fix["page"])}{file}</td><td class="num">{fix["line"]}</td>'
+        f"<td>{link(fix['from'])}</td><td>{link(fix['to'])}</td>"
+        f"<td>{esc(chain)} {' '.join(notes)}</td></tr>"
+    )
+
+
+def sitemap_section(report: Report) -> str:
+    """The sitemaps read and the crawl side by side."""
+    sm = report.get("sitemap")
+    if not sm:
+        return ""
+    maps = "".join(f"<li>{link(u)}</li>" for u in sm["sitemaps"])
+    body = f'<p>{count("listed", sm["urls"])} URLs listed in:</p><ul class="plain">{maps}</ul>'
+    for key, title in (
+        ("broken", "Listed, broken"),
+        ("redirects", "Listed, redirecting"),
+        ("orphans", "Listed, linked from no page"),
+        ("missing", "Site pages no sitemap lists"),
+    ):
+        urls = sm[key]
+        items = "".join(f"<li>{link(u)}</li>" for u in urls[:LIST_LIMIT])
+        text = f'<ul class="plain">{items}</ul>' if urls else "<p>None.</p>"
+        body += section(f"sitemap-{key}", title, len(urls), text + more_note(len(urls), "URLs"), 3)
+    return section("sitemap", "Sitemap", None, body)
+
+
+def unchecked_section(report: Report) -> str:
+    """Blocked and unchecked URLs with why: what the audit did not see."""
+    body = ""
+    for outcome, title, intro in (
+        ("blocked", "Blocked", "Not requested: robots.txt (or a rule) keeps linkaudit out."),
+        ("unchecked", "Unchecked", "Found, never checked: a limit or the audit's end came first."),
+    ):
+        chosen = [u for u in report["urls"] if u["outcome"] == outcome]
+        rows = "".join(
+            f'<tr data-url="{esc(u["url"])}" data-outcome="{outcome}"><td>{link(u["url"])}</td>'
+            f"<td>{esc(u['error'])}</td><td>{_first_place(u)}</td></tr>"
+            for u in chosen[:LIST_LIMIT]
+        )
+        text = "<p>None.</p>"
+        if rows:
+            text = (
+                f'<p>{intro}</p><div class="wide"><table><thead><tr><th scope="col">URL</th>'
+                '<th scope="col">Why</th><th scope="col">Linked from</th></tr></thead>'
+                f"<tbody>{rows}</tbody></table></div>{more_note(len(chosen), 'URLs')}"
+            )
+        body += section(f"{outcome}-list", title, len(chosen), text, 3)
+    return section("unchecked", "Not checked", None, body)
+
+
+def _first_place(entry: dict[str, Any]) -> str:
+    if not entry["referrers"]:
+        return '<span class="muted">no page</span>'
+    r = entry["referrers"][0]
+    at = f" line {r['line']}" if r["line"] is not None else ""
+    more = entry["referrer_count"] - 1
+    return link(r["url"]) + esc(at) + (f' <span class="muted">+{more}</span>' if more > 0 else "")
