@@ -33,6 +33,13 @@ def as_markdown(report: Report) -> str:
     gaps = missing_fragments(report)
     if "missing_fragments" in s:
         lines[2] += f" Missing fragments: {s['missing_fragments']}."
+    sitemap = report.get("sitemap")
+    if sitemap:
+        lines[2] += (
+            f" Sitemap: {sitemap['urls']} URLs; {len(sitemap['broken'])} broken, "
+            f"{len(sitemap['redirects'])} redirecting, {len(sitemap['orphans'])} linked from "
+            f"no page, {len(sitemap['missing'])} site pages not in it."
+        )
     if s.get("soft_404"):
         lines[2] += f" Soft 404s (pages that answer 200 but are error pages): {s['soft_404']}."
     if broken or gaps:
