@@ -130,7 +130,11 @@ class ReportPipeline:
             files=self.config.local_files,
             fragments=self.config["LINKAUDIT_CHECK_FRAGMENTS"],
             soft_404=(
-                (self.config["LINKAUDIT_SOFT_404"], self.config["LINKAUDIT_SOFT_404_SIMILARITY"])
+                (
+                    self.config["LINKAUDIT_SOFT_404"],
+                    self.config["LINKAUDIT_SOFT_404_SIMILARITY"],
+                    self.config["LINKAUDIT_SOFT_404_PROBES"],
+                )
                 if self.config["LINKAUDIT_SOFT_404"] != "off"
                 else None
             ),

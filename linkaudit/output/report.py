@@ -75,7 +75,7 @@ def report_entries(
     fragments: bool = False,
     sitemaps: bool = False,
     templates: int | None = None,
-    soft_404: tuple[str, float] | None = None,
+    soft_404: tuple[str, float, bool] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Each URL's entry, sorted by URL and built one at a time; once the
     last is out, ``report`` holds the rest of the report (its summary counts
@@ -86,8 +86,8 @@ def report_entries(
     ``fragments``: each entry's ``missing_fragments``, and their count;
     ``sitemaps``: the ``sitemap`` section, when a sitemap was read;
     ``templates``: the ``groups`` of broken links, a template block being
-    one on at least this many pages; ``soft_404``: (mode, similarity),
-    pages compared with their probes."""
+    one on at least this many pages; ``soft_404``: (mode, similarity,
+    whether probes were sent), soft 404s found."""
     near = tuple(near_prefixes)  # is_near takes a tuple, as str.startswith does
     summary = {"urls": 0, "pages": pages, "requests": requests}
     summary.update({o: 0 for o in OUTCOMES})

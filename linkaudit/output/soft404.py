@@ -17,14 +17,17 @@ from linkaudit.state.base import Entry
 
 
 class Soft404s:
-    def __init__(self, mode: str, similarity: float) -> None:
+    def __init__(self, mode: str, similarity: float, probes: bool = True) -> None:
         self.error = mode == "error"
         self.similarity = similarity
         self.probes: dict[str, tuple[str, list[int]]] = {}  # pattern -> (probe, fingerprint)
+        self.probed = probes  # whether the audit sent probes: then prepare() reads them
 
     def prepare(self, entries: Iterable[Entry]) -> None:
         """Read the probes' answers: a pattern whose probe answered 200
         with HTML is one whose missing pages look like pages."""
+        if not self.probed:  # no probe answers to read: no pass over every result
+            return
         for entry in entries:
             result = entry.result
             if is_probe(entry.url) and result is not None and result.status == 200:
@@ -38,9 +41,11 @@ class Soft404s:
     def judge(self, entry: Entry, item: dict[str, Any]) -> bool:
         """Mark the entry when it is a soft 404; whether it is one."""
         result = entry.result
-        if result is None or result.fingerprint is None or item["outcome"] != "ok":
+        if result is None or item["outcome"] != "ok":
             return False
         if not item.get("soft_404"):
+            if result.fingerprint is None:
+                return False
             probe = self.probes.get(pattern_of(entry.url))
             if probe is None or resemblance(result.fingerprint, probe[1]) < self.similarity:
                 return False

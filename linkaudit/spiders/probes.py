@@ -28,7 +28,9 @@ class Probes:
         if self.soft_404 == "off" or not isinstance(response, TextResponse):
             return {}
         text = response.text
-        fields: dict[str, Any] = {"fingerprint": fingerprint(text)}
+        fields: dict[str, Any] = {}
+        if self.soft_404_probes:  # compared with the probes' answers only
+            fields["fingerprint"] = fingerprint(text)
         said = says_not_found(text)
         if said is not None:
             fields["soft_404"] = True

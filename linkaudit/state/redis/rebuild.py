@@ -36,7 +36,8 @@ def shared_report(url: str, audit: str) -> dict[str, Any]:
             max_depth=int(depth) if depth else None,
             sitemaps=True,  # the section is there when a sitemap was read
             templates=MIN_PAGES,
-            soft_404=("warn", 0.9),  # the defaults: LINKAUDIT_SOFT_404, _SIMILARITY
+            # the default mode and similarity; probe answers read if there are any
+            soft_404=("warn", 0.9, True),
         )
     finally:
         client.close()
