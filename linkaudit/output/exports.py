@@ -20,7 +20,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
 from linkaudit.config import config_of
-from linkaudit.output.report import _atomically, read_report
+from linkaudit.output.report import read_report, write_atomically
 from linkaudit.signals import report_written
 
 logger = logging.getLogger(__name__)
@@ -84,7 +84,7 @@ class ReportViews:
 
     def _write(self, path: str, text: str, what: str) -> None:
         try:
-            _atomically(path, lambda fh: fh.write(text))
+            write_atomically(path, lambda fh: fh.write(text))
         except OSError as exc:
             logger.error("linkaudit: cannot write %s: %s", path, exc.strerror or exc)
             return

@@ -10,6 +10,7 @@ redirects.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -133,14 +134,18 @@ def written_edit(fix: dict[str, Any]) -> tuple[dict[str, Any], str]:
 def _file_line(path: str | None, number: int) -> str | None:
     if not path:
         return None
+    lines = _file_lines(path)
+    return lines[number - 1] if lines is not None and 0 < number <= len(lines) else None
+
+
+@functools.lru_cache(maxsize=8)
+def _file_lines(path: str) -> tuple[str, ...] | None:
+    """A local build's file, read once for all the fixes on its page."""
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            for i, text in enumerate(fh, 1):
-                if i == number:
-                    return text
+            return tuple(fh)
     except OSError:
-        pass
-    return None
+        return None
 
 
 def _forms(page: str, old: str, new: str) -> list[tuple[str, str]]:

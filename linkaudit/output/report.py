@@ -230,7 +230,7 @@ def write_report(path: str, state: AuditState, **facts: Any) -> dict[str, Any]:
             shutil.copyfileobj(spool, fh, 1 << 20)
             fh.write("\n ]\n}\n")
 
-        _atomically(path, write)
+        write_atomically(path, write)
     return {**report, "urls": kept}
 
 
@@ -271,14 +271,14 @@ def write_json_atomic(path: str, data: dict[str, Any]) -> None:
         fh.write(dumps_report(data))
         fh.write("\n")
 
-    _atomically(path, write)
+    write_atomically(path, write)
 
 
 def _directory(path: str) -> str:
     return os.path.dirname(os.path.abspath(path))
 
 
-def _atomically(path: str, write: Callable[[Any], None]) -> None:
+def write_atomically(path: str, write: Callable[[Any], None]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=".linkaudit-", suffix=".tmp", dir=_directory(path))
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
