@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from scrapy.http import Response, TextResponse
 
 from linkaudit.items import UrlResult
-from linkaudit.meta import ANCHORS, LOCATION, LOCATION_ERROR
+from linkaudit.meta import ANCHORS, LOCATION, LOCATION_ERROR, REFERRER
 from linkaudit.rules.css import css_links
 from linkaudit.rules.fragments import fragment_of
 from linkaudit.rules.html import RawLink, extract_links
@@ -157,8 +157,11 @@ class Discovery:
         if self.check_fragments and self.state.marked(ANCHORS, url):
             self.state.mark(ANCHORS, [key])  # a browser keeps the fragment
         # the target is discovered before the redirect's result is recorded:
-        # a shared audit's level never closes with the target on its way
-        found = list(self._discover(key, depth + 1, url, outcome, error))
+        # a shared audit's level never closes with the target on its way.
+        # Its request comes from the page that linked to the redirect, as a
+        # browser's does (the report's referrer stays the redirecting URL)
+        referrer = meta.get(REFERRER)
+        found = list(self._discover(key, depth + 1, referrer, outcome, error))
         yield self._result(
             response,
             REDIRECT,

@@ -36,10 +36,12 @@ from linkaudit.meta import (
     HISTORY,
     PHASE,
     PROBE,
+    REFERRER,
     SITEMAP,
     TRUNCATED,
 )
 from linkaudit.rules.judge import LinkRules
+from linkaudit.rules.referrer import referrer_header
 from linkaudit.rules.soft404 import is_probe
 from linkaudit.rules.statuses import (
     BROKEN,
@@ -184,10 +186,15 @@ class LinkAuditSpider(
         }
         if history is not None:
             meta[HISTORY] = history
+        if referer:
+            meta[REFERRER] = referer
+        # what a browser would tell: the full URL to the same origin, only
+        # the origin to another, nothing from https to http
+        sent = referrer_header(referer, url)
         return Request(
             url,
             method="HEAD" if phase == "head" else "GET",
-            headers={"Referer": referer} if referer else None,
+            headers={"Referer": sent} if sent else None,
             meta=meta,
             callback=self.on_response,
             errback=self.on_error,
@@ -200,9 +207,7 @@ class LinkAuditSpider(
         meta = request.meta
         url = meta[CHECK_URL]
         self.state.owe(url, phase)
-        return self._request(
-            url, meta[DEPTH], request.headers.get("Referer"), phase, meta.get(HISTORY)
-        )
+        return self._request(url, meta[DEPTH], meta.get(REFERRER), phase, meta.get(HISTORY))
 
     def _on_idle(self) -> None:
         """Release the next level of the frontier, breadth-first, at most

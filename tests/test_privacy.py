@@ -1,0 +1,78 @@
+"""What leaves the machine: the Referer a far site receives (the near page's
+origin, never its path or query; two ports of 127.0.0.1 are two origins)."""
+
+from __future__ import annotations
+
+import pytest
+
+from linkaudit.rules.referrer import origin_of, referrer_header
+from tests.conftest import run_crawl
+from tests.server import Route, TestServer
+
+
+@pytest.mark.parametrize(
+    ("referrer", "target", "sent"),
+    [
+        # the same origin: the whole URL, but never a fragment or userinfo
+        (
+            "https://site.example/a/b?preview=SECRET",
+            "https://site.example/c",
+            "https://site.example/a/b?preview=SECRET",
+        ),
+        ("http://u:p@site.example/a?q#top", "http://site.example/c", "http://site.example/a?q"),
+        ("http://site.example:80/", "http://SITE.example/x", "http://site.example/"),
+        ("http://site.example", "http://site.example/x", "http://site.example/"),
+        # another origin (host, port or scheme): the origin only
+        ("http://site.example/a?preview=SECRET", "http://far.example/", "http://site.example/"),
+        ("http://127.0.0.1:8000/a?s", "http://127.0.0.1:8001/", "http://127.0.0.1:8000/"),
+        ("http://site.example/a", "https://site.example/a", "http://site.example/"),
+        ("https://site.example:8443/a", "https://far.example/", "https://site.example:8443/"),
+        ("http://[::1]:8000/a", "http://[::1]:8001/", "http://[::1]:8000/"),
+        # https to http: nothing; no http(s) referrer: nothing
+        ("https://site.example/a", "http://site.example/a", None),
+        ("https://site.example/a", "http://far.example/", None),
+        ("file:///home/me/sitemap.xml", "http://site.example/", None),
+        (None, "http://site.example/", None),
+    ],
+)
+def test_referrer_header_is_strict_origin_when_cross_origin(referrer, target, sent):
+    assert referrer_header(referrer, target) == sent
+
+
+def test_origin_of():
+    assert origin_of("HTTPS://Site.Example:443/a") == ("https", "site.example")
+    assert origin_of("http://u:p@h:8080/") == ("http", "h:8080")
+    assert origin_of("mailto:x@y") is None and origin_of("http://[::1") is None
+
+
+def _referers(server: TestServer, path: str) -> set[str | None]:
+    return {h.headers.get("Referer") for h in server.hits(path)}
+
+
+def test_far_origins_get_the_origin_only_and_redirects_keep_the_page_as_referrer(tmp_path):
+    with TestServer() as near, TestServer() as far:  # two ports: two origins
+        near.add(
+            "/",
+            f'<a href="/inside">in</a>\n<a href="{far.url}/out">far</a>\n'
+            '<a href="/hop">near redirect</a>\n<a href="/away">far redirect</a>',
+        )
+        near.add("/inside", "inside")
+        near.add("/hop", Route(301, headers={"Location": "/landed"}))
+        near.add("/away", Route(302, headers={"Location": f"{far.url}/moved"}))
+        far.add("/out", "out")
+        start = f"{near.url}/?preview=SECRET"
+        crawl = run_crawl(tmp_path, "-a", f"start={start}")
+        assert crawl.returncode == 0, crawl.stderr[-3000:]
+
+    # the far server learns where its visitors come from, nothing more
+    assert {h.path for h in far.log} == {"/robots.txt", "/out", "/moved"}
+    assert _referers(far, "/out") == _referers(far, "/moved") == {f"{near.url}/"}
+    assert not any("SECRET" in str(h.headers) for h in far.log)
+    # the site's own pages get the whole URL; a redirect's target gets the
+    # page that linked to the redirect, as in a browser
+    for path in ("/inside", "/hop", "/landed", "/away"):
+        assert _referers(near, path) == {start}, path
+    assert _referers(near, "/robots.txt") == _referers(far, "/robots.txt") == {None}
+    # the report still names the redirect as the (broken) target's referrer
+    assert [r["url"] for r in crawl.url(f"{near.url}/landed")["referrers"]] == [f"{near.url}/hop"]
+    assert [r["url"] for r in crawl.url(f"{far.url}/moved")["referrers"]] == [f"{near.url}/away"]
