@@ -1,12 +1,17 @@
 """What leaves the machine: the Referer a far site receives (the near page's
-origin, never its path or query; two ports of 127.0.0.1 are two origins)."""
+origin, never its path or query), cookies sent to and taken from the site's
+own origins only (two ports of 127.0.0.1 are two origins), and no request
+for the Public Suffix List when a site sets a cookie."""
 
 from __future__ import annotations
+
+from contextlib import ExitStack
 
 import pytest
 
 from linkaudit.rules.referrer import origin_of, referrer_header
 from tests.conftest import run_crawl
+from tests.rawserver import RawServer, garbage
 from tests.server import Route, TestServer
 
 
@@ -76,3 +81,66 @@ def test_far_origins_get_the_origin_only_and_redirects_keep_the_page_as_referrer
     # the report still names the redirect as the (broken) target's referrer
     assert [r["url"] for r in crawl.url(f"{near.url}/landed")["referrers"]] == [f"{near.url}/hop"]
     assert [r["url"] for r in crawl.url(f"{far.url}/moved")["referrers"]] == [f"{near.url}/away"]
+
+
+def _cookie_jar(tmp_path) -> str:
+    jar = tmp_path / "cookies.txt"
+    jar.write_text(
+        "# Netscape HTTP Cookie File\n"
+        "127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\tabc123\n"  # every port of the host
+    )
+    return str(jar)
+
+
+def test_cookies_go_to_and_come_from_the_sites_own_origin_only(tmp_path):
+    with TestServer() as near, TestServer() as far:  # the same host, another port
+        near.add(
+            "/",
+            Route(
+                body=f'<a href="{far.url}/out">far</a>\n<a href="/next">next</a>',
+                headers={"Set-Cookie": "nearset=n1; Path=/"},
+            ),
+        )
+        near.add("/next", '<a href="/deeper">deeper</a>')  # asked after far's answer
+        near.add("/deeper", "deeper")
+        set_far = {"Set-Cookie": "farset=f1; Path=/"}
+        far.add("/robots.txt", Route(body="", content_type="text/plain", headers=set_far))
+        far.add("/out", Route(body="out", headers=set_far))
+        crawl = run_crawl(
+            tmp_path, "-a", f"start={near.url}/", "-a", f"cookie_jar={_cookie_jar(tmp_path)}"
+        )
+        assert crawl.returncode == 0, crawl.stderr[-3000:]
+
+    assert {h.path for h in far.log} == {"/robots.txt", "/out"}
+    assert [h.headers.get("Cookie") for h in far.log] == [None] * len(far.log)
+    cookies = {h.path: h.headers.get("Cookie", "") for h in near.log}
+    assert all("session=abc123" in c and "farset" not in c for c in cookies.values()), cookies
+    assert "nearset=n1" in cookies["/next"] and "nearset=n1" in cookies["/deeper"], cookies
+
+
+def test_a_cookie_set_fetches_no_public_suffix_list(tmp_path):
+    """tldextract would fetch the list (through the proxy the environment
+    names, here a server of ours that records any attempt) and cache it in
+    the home directory."""
+    home = tmp_path / "home"
+    home.mkdir()
+    with ExitStack() as stack:
+        proxy = stack.enter_context(RawServer(garbage, robots=False))
+        site = stack.enter_context(TestServer())
+        site.add("/", Route(body='<a href="/a">a</a>', headers={"Set-Cookie": "s=1; Path=/"}))
+        site.add("/a", "a")
+        env = {"HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
+        for name in ("http_proxy", "https_proxy"):
+            env[name] = env[name.upper()] = proxy.url
+        env["no_proxy"] = env["NO_PROXY"] = "127.0.0.1"  # the audit itself goes direct
+        crawl = run_crawl(
+            tmp_path,
+            *("-a", f"start={site.url}/", "-a", f"cookie_jar={_cookie_jar(tmp_path)}"),
+            env=env,
+            allow_faults=True,  # a traceback is asserted below, with the rest
+        )
+        assert crawl.returncode == 0, crawl.stderr[-3000:]
+        assert "s=1" in site.hits("/a")[0].headers.get("Cookie", "")  # the cookie was taken
+        assert proxy.requests == []
+    assert "Traceback" not in crawl.stderr and "Public Suffix" not in crawl.stderr
+    assert not (home / ".cache" / "python-tldextract").exists()
