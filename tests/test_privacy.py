@@ -27,6 +27,7 @@ from tests.server import Route, TestServer
         ("http://u:p@site.example/a?q#top", "http://site.example/c", "http://site.example/a?q"),
         ("http://site.example:80/", "http://SITE.example/x", "http://site.example/"),
         ("http://site.example", "http://site.example/x", "http://site.example/"),
+        ("http://site.example/p?#a?b", "http://site.example/x", "http://site.example/p?"),
         # another origin (host, port or scheme): the origin only
         ("http://site.example/a?preview=SECRET", "http://far.example/", "http://site.example/"),
         ("http://127.0.0.1:8000/a?s", "http://127.0.0.1:8001/", "http://127.0.0.1:8000/"),

@@ -60,9 +60,10 @@ def referrer_header(referrer: str | None, target: str) -> str | None:
     target_origin = origin_of(target)
     if source[0] == "https" and (target_origin is None or target_origin[0] != "https"):
         return None
-    parts = urlsplit(referrer)
     if source == target_origin:
-        return f"{source[0]}://{source[1]}{parts.path or '/'}" + (
-            f"?{parts.query}" if parts.query else ""
-        )
+        parts = urlsplit(referrer)
+        # neither a host nor a path holds "?": one before the fragment opens
+        # a query, kept even empty ("/page?"), as a browser sends it
+        query = f"?{parts.query}" if "?" in referrer.partition("#")[0] else ""
+        return f"{source[0]}://{source[1]}{parts.path or '/'}{query}"
     return f"{source[0]}://{source[1]}/"
