@@ -13,6 +13,7 @@ from linkaudit.rules.referrer import origin_of, referrer_header
 from tests.conftest import run_crawl
 from tests.rawserver import RawServer, garbage
 from tests.server import Route, TestServer
+from tests.test_tls import _certificate
 
 
 @pytest.mark.parametrize(
@@ -82,6 +83,23 @@ def test_far_origins_get_the_origin_only_and_redirects_keep_the_page_as_referrer
     # the report still names the redirect as the (broken) target's referrer
     assert [r["url"] for r in crawl.url(f"{near.url}/landed")["referrers"]] == [f"{near.url}/hop"]
     assert [r["url"] for r in crawl.url(f"{far.url}/moved")["referrers"]] == [f"{near.url}/away"]
+
+
+def test_from_https_to_plain_http_no_referer_at_all(tmp_path):
+    certs = tmp_path / "certs"
+    certs.mkdir()
+    tls = _certificate(certs, "near", expired=False)
+    with TestServer(tls=tls) as near, TestServer() as far:
+        near.add("/", f'<a href="/inside">in</a>\n<a href="{far.url}/out">far</a>')
+        near.add("/inside", "inside")
+        far.add("/out", "out")
+        start = f"{near.url}/?preview=SECRET"
+        crawl = run_crawl(
+            tmp_path, "-a", f"start={start}", settings={"DOWNLOAD_VERIFY_CERTIFICATES": "False"}
+        )
+        assert crawl.url(f"{far.url}/out")["outcome"] == "ok", crawl.stderr[-3000:]
+    assert _referers(near, "/inside") == {start}
+    assert _referers(far, "/out") == {None}
 
 
 def _cookie_jar(tmp_path) -> str:
