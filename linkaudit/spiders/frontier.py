@@ -8,8 +8,8 @@ be altered by anyone who can write it, and Scrapy would read a
 by the link rules (``LinkRules.judge_stored``: http(s) only, the canonical
 form, the length bound, the guards) before it is requested; one that fails
 is settled without a request, reported as the rules say (a ``file:`` URL
-is ``excluded``), and the referer it came with is kept only if it is an
-http(s) URL in canonical form.
+is ``excluded``), the referer it came with is kept only if it passes the
+same rules, and a phase it owes only if it is one linkaudit writes.
 """
 
 from __future__ import annotations
@@ -22,12 +22,16 @@ from scrapy.http import Request
 
 from linkaudit import internals
 from linkaudit.items import UrlResult
+from linkaudit.meta import ANCHORS, SITEMAP
 from linkaudit.state.base import Pending
 
 if TYPE_CHECKING:
     from linkaudit.spiders.linkaudit import LinkAuditSpider
 
 logger = logging.getLogger(__name__)
+# the requests a check may owe after its HEAD (see Pending): anything else a
+# state holds starts the check from the beginning
+_OWED = frozenset({None, "get", "fallback", ANCHORS, SITEMAP})
 
 
 class Frontier:
@@ -39,9 +43,10 @@ class Frontier:
         """Each pending URL's first request, or its result when the link
         rules settle it without one (the state was altered)."""
         refused = 0
+        given = frozenset(self.start_urls)  # the user's, not the state's: always asked
         for pending in level:
             url = pending.url
-            _key, outcome, error = self.rules.judge_stored(url)
+            outcome, error = (None, None) if url in given else self.rules.judge_stored(url)[1:]
             if outcome is not None:
                 refused += 1
                 if refused == 1:
@@ -57,18 +62,17 @@ class Frontier:
             referer = pending.referer
             if referer and self.rules.judge_stored(referer).outcome is not None:
                 pending = pending._replace(referer=None)
+            if pending.phase not in _OWED:
+                pending = pending._replace(phase=None)
             yield self._first_request(pending)
         if refused > 1:
             logger.warning("%d URLs read back from the audit's state were not requested", refused)
 
-    def _crawl(self: LinkAuditSpider, level: Iterable[Pending]) -> int:
+    def _crawl(self: LinkAuditSpider, level: Iterable[Pending]) -> None:
         """Release ``level`` outside a callback: requests to the engine,
-        results to the item pipelines.  How many things were released."""
-        count = 0
+        results to the item pipelines."""
         for thing in self._release(level):
-            count += 1
             if isinstance(thing, Request):
                 self.crawler.engine.crawl(thing)
             else:
                 internals.send_item(self.crawler, thing)
-        return count
