@@ -10,8 +10,10 @@ import json
 import os
 import sqlite3
 
+import pytest
+
 from linkaudit.rules.judge import NOT_CANONICAL
-from linkaudit.state.database import APPLICATION_ID
+from linkaudit.state.database import APPLICATION_ID, DatabaseError, open_database
 from linkaudit.state.redis.connection import connect
 from linkaudit.state.redis.state import RedisState
 from tests.conftest import Spawned, run_crawl, wait_for
@@ -163,3 +165,21 @@ def test_a_record_put_in_a_shared_audits_redis_queue_is_judged_too(tmp_path, ser
     assert SECRET not in report.read_text() + worker.stderr
     assert {h.path for h in server.log} <= {"/", "/a.html", "/robots.txt"}
     assert data["summary"]["requests"] == len(server.log)
+
+
+def test_db_refuses_any_file_that_is_not_linkaudits_and_leaves_it_as_it_was(tmp_path):
+    """Without a crawl: an empty SQLite file another program marked as its
+    own, and a file that is not SQLite at all."""
+    marked = tmp_path / "marked.db"
+    conn = sqlite3.connect(marked)
+    conn.execute("PRAGMA application_id = 1234")
+    conn.commit()
+    conn.close()
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a database, but a page of notes\n" * 100)
+    for path, words in ((marked, "application id 0x000004d2"), (notes, "file is not a database")):
+        before = sha_and_mtime(path)
+        with pytest.raises(DatabaseError, match=words):
+            open_database(str(path))
+        assert sha_and_mtime(path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["marked.db", "notes.txt"]

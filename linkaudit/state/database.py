@@ -63,7 +63,7 @@ def open_database(path: str) -> sqlite3.Connection:
     try:
         conn = sqlite3.connect(path, isolation_level=None)  # transactions by hand
         try:
-            _check_owner(conn, path)
+            marked = _check_owner(conn, path)
         except BaseException:
             conn.close()
             raise
@@ -77,32 +77,34 @@ def open_database(path: str) -> sqlite3.Connection:
             raise DatabaseError(
                 f"{path}: audit database version {row[0]}, expected {SCHEMA_VERSION}"
             )
-        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        if not marked:  # new, or written before the id existed: upgraded in place
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     except sqlite3.DatabaseError as exc:
         raise DatabaseError(f"{path}: not a usable audit database ({exc})") from None
     return conn
 
 
-def _check_owner(conn: sqlite3.Connection, path: str) -> None:
+def _check_owner(conn: sqlite3.Connection, path: str) -> bool:
     """Refuse a database that is not linkaudit's before writing anything
     to it (no table, no journal mode: the file stays byte for byte as it
-    was).  Only reads: linkaudit's application id, an empty file (a new
-    database), or the tables of a database written before the id existed."""
+    was).  Only reads: linkaudit's application id (True: marked already),
+    an empty file (a new database), or the tables of a database written
+    before the id existed."""
     (app_id,) = conn.execute("PRAGMA application_id").fetchone()
     if app_id == APPLICATION_ID:
-        return
+        return True
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if app_id == 0 and not names:
-        return
+        return False
     if app_id == 0 and _TABLES <= names:
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
         if row is not None:
-            return
+            return False
     shown = ", ".join(repr(name) for name in sorted(names)[:5])  # repr: no control characters
     more = ", ..." if len(names) > 5 else ""
     owner = f"application id {app_id:#010x}" if app_id else f"its tables: {shown}{more}"
     raise DatabaseError(
-        f"{path}: not a linkaudit database ({owner}); --db takes a file of its own"
+        f"{path}: not a linkaudit database ({owner}); give the audit a file of its own"
     )
 
 
