@@ -58,6 +58,7 @@ from linkaudit.signals import page_scanned, robots_sitemaps
 from linkaudit.spiders.discovery import Discovery
 from linkaudit.spiders.downloads import Downloads
 from linkaudit.spiders.failures import Failures
+from linkaudit.spiders.frontier import Frontier
 from linkaudit.spiders.history import Replay
 from linkaudit.spiders.probes import Probes
 from linkaudit.spiders.sharing import Sharing
@@ -69,7 +70,7 @@ logger = logging.getLogger(__name__)
 
 
 class LinkAuditSpider(
-    Discovery, Downloads, Sitemaps, Probes, Replay, Failures, Sharing, scrapy.Spider
+    Discovery, Downloads, Sitemaps, Probes, Replay, Failures, Frontier, Sharing, scrapy.Spider
 ):
     name = "linkaudit"
 
@@ -148,8 +149,8 @@ class LinkAuditSpider(
                 yield thing
         for thing in self._given_sitemaps():
             yield thing
-        for pending in self.state.next_level(self._batch()):
-            yield self._first_request(pending)
+        for thing in self._release(self.state.next_level(self._batch())):
+            yield thing
         if self.state.shared:
             self._start_feeding()
 
@@ -218,8 +219,7 @@ class LinkAuditSpider(
         level = self.state.next_level(self._batch())
         if level:
             logger.debug("Releasing %d URLs at depth %d", len(level), level[0].depth)
-            for pending in level:
-                self.crawler.engine.crawl(self._first_request(pending))
+            self._crawl(level)
             raise DontCloseSpider
         if self.state.shared:
             self._idle_while_shared()
