@@ -102,6 +102,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_EXCLUDE_USERINFO", True, c.boolean),
     Option("LINKAUDIT_EXCLUDE_DOUBLE_SLASH", True, c.boolean),
     Option("LINKAUDIT_PAGE_MAXSIZE", 5 * 1024 * 1024, c.number(_int, 1)),
+    # links read per page (or stylesheet): far above real pages (a few
+    # hundred; a 5 MB page of links holds about 100,000); the rest are counted
+    Option("LINKAUDIT_PAGE_MAXLINKS", 20_000, c.number(_int, 1)),
     Option("LINKAUDIT_RELEASE_BATCH", 2000, c.number(_int, 0)),
     # longer URLs are excluded: a sanity bound far above what browsers follow
     Option("URLLENGTH_LIMIT", 65536, c.number(_int, 1)),

@@ -127,6 +127,8 @@ def report_entries(
                 _add_files(gap["referrers"], files)
         if groups is not None:
             groups.see(item)
+        if item.get("links_dropped"):
+            summary["links_dropped"] = summary.get("links_dropped", 0) + item["links_dropped"]
         summary["urls"] += 1
         summary[item["outcome"]] += 1
         if item["outcome"] == "unchecked" and is_internal_error(item):

@@ -279,7 +279,7 @@ class LinkAuditSpider(
         """A near HTML page: scanned, its result with its links, then the
         results of the new links settled on sight."""
         truncated = bool(response.meta.get(TRUNCATED))
-        links, images, found, anchors, fragments, blocks = self._scan(
+        links, images, found, anchors, fragments, blocks, dropped = self._scan(
             response, url, depth, truncated
         )
         stats = None
@@ -294,7 +294,8 @@ class LinkAuditSpider(
             response,
             OK,
             links=links,
-            truncated=truncated,
+            truncated=truncated or bool(dropped),
+            links_dropped=dropped,
             page=stats,
             etag=etag.decode("latin-1") if etag else None,
             anchors=anchors,
