@@ -39,6 +39,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_START", "", c.start_urls, argument="start", label="start"),
     Option("LINKAUDIT_NEAR", "", c.url_prefixes, argument="near", label="near"),
     Option("LINKAUDIT_DEPTH", None, c.number(_int, 0, optional=True), argument="depth"),
+    # the most URLs one audit records (0: no bound); found past it: counted only
+    Option("LINKAUDIT_MAX_URLS", 0, c.number(_int, 0), argument="max_urls"),
     Option("LINKAUDIT_CONTACT", "", c.email, argument="contact"),
     # -- where the results go
     Option("LINKAUDIT_REPORT", REPORT, c.report_path, argument="report", label="report"),

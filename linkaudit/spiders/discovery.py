@@ -131,10 +131,15 @@ class Discovery:
         # each URL once, in the order found; the state is asked once per page
         verdicts = {verdict[0]: verdict for verdict in resolved.values()}
         keys = list(verdicts)
+        unrecorded: set[str] = set()  # past --max-urls
         for key, new in zip(keys, self.state.discover_many(keys, depth + 1), strict=True):
             if new:
                 _key, outcome, error = verdicts[key]
                 found.extend(self._place(key, depth + 1, url, outcome, error, outcome is None))
+            elif new is None:
+                unrecorded.add(key)
+        if unrecorded:
+            links, fragments = unrecorded_out(links, fragments, unrecorded)
         if fragments:
             self.state.mark(ANCHORS, list(dict.fromkeys(f[0] for f in fragments)))
         blocks = None
