@@ -90,6 +90,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_SOFT_404_PROBES", False, c.boolean, argument="soft_404_probes"),
     Option("LINKAUDIT_SOFT_404_SIMILARITY", 0.9, c.number(_float, 0)),
     Option("LINKAUDIT_SITEMAP_MAXSIZE", 50 * 1024 * 1024, c.number(_int, 1)),
+    # sitemap nesting read: 1 the sitemaps given or named by robots.txt, 2 those
+    # their index lists (all the protocol allows), 3 an index of indexes
+    Option("LINKAUDIT_SITEMAP_MAXDEPTH", 3, c.number(_int, 1)),
+    # sitemaps read per audit: at 50,000 URLs each, 1,000 list 50 million URLs
+    Option("LINKAUDIT_SITEMAP_MAXCOUNT", 1000, c.number(_int, 1)),
     # a local build: the directory the first start URL serves (referrers name its files)
     Option("LINKAUDIT_LOCAL_DIR", "", c.local_directory, argument="local_dir", label="local_dir"),
     Option("LINKAUDIT_ROOT_URL", "", c.optional_url, argument="root_url", label="root_url"),

@@ -115,8 +115,9 @@ def _sitemap_lines(section: dict[str, Any] | None) -> list[str]:
         ("redirects", "listed, redirecting"),
         ("orphans", "listed, linked from no page"),
         ("missing", "site pages the sitemap leaves out"),
+        ("skipped", "sitemaps not read (LINKAUDIT_SITEMAP_MAXDEPTH, LINKAUDIT_SITEMAP_MAXCOUNT)"),
     ):
-        if section[key]:
+        if section.get(key):
             lines.append(f"  {words} ({len(section[key])}):")
             lines.extend(f"    {url}" for url in section[key])
     return lines
