@@ -166,7 +166,7 @@ def test_max_urls_bounds_an_endless_site(tmp_path, backend):
     assert run.report["complete"] is False
     assert len(requested) == 200
     assert run.code == 3, run.stderr[-2000:]  # incomplete, nothing broken
-    assert "Not checked: 1801 more URLs found after the audit knew --max-urls" in run.stdout
+    assert "Not checked: 1801 URLs found after the audit reached --max-urls" in run.stdout
     assert "URLs not checked past --max-urls: 1801." in as_markdown(run.report)
     assert run.peak_kib < PEAK_KIB and run.seconds < 60, (run.peak_kib, run.seconds)
 

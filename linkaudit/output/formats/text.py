@@ -90,8 +90,8 @@ def _limit_lines(report: dict[str, Any]) -> list[str]:
     dropped = report["summary"].get("urls_dropped")
     if dropped:
         lines.append(
-            f"Not checked: {dropped} more URLs found after the audit knew --max-urls "
-            "(LINKAUDIT_MAX_URLS) URLs"
+            f"Not checked: {dropped} URLs found after the audit reached --max-urls "
+            "(LINKAUDIT_MAX_URLS), never recorded"
         )
     cut = [u for u in report["urls"] if u.get("links_dropped")]
     if cut:
