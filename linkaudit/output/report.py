@@ -127,6 +127,8 @@ def report_entries(
                 _add_files(gap["referrers"], files)
         if groups is not None:
             groups.see(item)
+        if item.get("links_dropped"):
+            summary["links_dropped"] = summary.get("links_dropped", 0) + item["links_dropped"]
         summary["urls"] += 1
         summary[item["outcome"]] += 1
         if item["outcome"] == "unchecked" and is_internal_error(item):
@@ -143,6 +145,9 @@ def report_entries(
         sitemap = sitemap_section(state.entries(), start_urls, near)
     if internal:  # URLs whose check a bug of ours stopped (all unchecked)
         summary["internal_errors"] = internal
+    dropped = state.urls_dropped()  # new URLs past LINKAUDIT_MAX_URLS: never checked
+    if dropped:
+        summary["urls_dropped"] = dropped
     changes: dict[str, Any] = {}
     if baseline is not None:
         changes = {"baseline": baseline_source, "fixed": sorted(baseline - broken_now)}
@@ -154,7 +159,9 @@ def report_entries(
             "started_at": started_at,
             "finished_at": finished_at,
             "finish_reason": finish_reason,
-            "complete": finish_reason == "finished" and summary["unchecked"] == 0,
+            "complete": finish_reason == "finished"
+            and summary["unchecked"] == 0
+            and not dropped,
             "summary": summary,
             **changes,
             **({"sitemap": sitemap} if sitemap else {}),

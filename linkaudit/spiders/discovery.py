@@ -11,9 +11,9 @@ from scrapy.http import Response, TextResponse
 
 from linkaudit.items import UrlResult
 from linkaudit.meta import ANCHORS, LOCATION, LOCATION_ERROR, REFERRER
-from linkaudit.rules.css import css_links
+from linkaudit.rules.css import capped_css_links
 from linkaudit.rules.fragments import fragment_of
-from linkaudit.rules.html import RawLink, extract_links
+from linkaudit.rules.html import RawLink, capped_links
 from linkaudit.rules.html.landmarks import landmarks
 from linkaudit.rules.judge import Verdict
 from linkaudit.rules.statuses import BROKEN, REDIRECT, media_type, status_text
@@ -35,6 +35,18 @@ class Scanned(NamedTuple):
     anchors: list[str] | None  # with --check-fragments, an HTML page's
     fragments: list[list[Any]] | None  # [target, fragment, line]
     blocks: list[list[Any]] | None  # where its links sit (rules/templates.py)
+    dropped: int = 0  # links past LINKAUDIT_PAGE_MAXLINKS, not read
+
+
+def unrecorded_out(
+    links: Links, fragments: list[list[Any]] | None, unrecorded: set[str]
+) -> tuple[Links, list[list[Any]] | None]:
+    """A page's links without those to URLs the audit did not record
+    (LINKAUDIT_MAX_URLS): no referrer is kept for a URL it does not know."""
+    links = [link for link in links if link[0] not in unrecorded]
+    if fragments:
+        fragments = [f for f in fragments if f[0] not in unrecorded]
+    return links, fragments
 
 
 class Discovery:
@@ -96,12 +108,7 @@ class Discovery:
             text = text[:maxsize]
         fragments: list[list[Any]] | None = [] if self.check_fragments else None
         stylesheet = media_type(response.headers.get(b"Content-Type")) in self.css_types
-        if stylesheet:
-            raw_links, base, images, anchors = [RawLink(*c) for c in css_links(text)], None, 0, None
-        else:
-            raw_links, base, images, anchors = extract_links(
-                text, css=self.css, anchors=self.check_fragments
-            )
+        raw_links, base, images, anchors, dropped = self._read_links(text, stylesheet, url)
         base_url = url
         if base is not None:
             try:
@@ -124,10 +131,15 @@ class Discovery:
         # each URL once, in the order found; the state is asked once per page
         verdicts = {verdict[0]: verdict for verdict in resolved.values()}
         keys = list(verdicts)
+        unrecorded: set[str] = set()  # past --max-urls
         for key, new in zip(keys, self.state.discover_many(keys, depth + 1), strict=True):
             if new:
                 _key, outcome, error = verdicts[key]
                 found.extend(self._place(key, depth + 1, url, outcome, error, outcome is None))
+            elif new is None:
+                unrecorded.add(key)
+        if unrecorded:
+            links, fragments = unrecorded_out(links, fragments, unrecorded)
         if fragments:
             self.state.mark(ANCHORS, list(dict.fromkeys(f[0] for f in fragments)))
         blocks = None
@@ -143,7 +155,39 @@ class Discovery:
             sorted(anchors) if anchors is not None else None,
             fragments or None,
             blocks,
+            dropped,
         )
+
+    def _read_links(
+        self: LinkAuditSpider, text: str, stylesheet: bool, url: str
+    ) -> tuple[list[RawLink], str | None, int, set[str] | None, int]:
+        """A page's (or a stylesheet's) links as written, its base, images
+        and anchors, and how many links past LINKAUDIT_PAGE_MAXLINKS were
+        counted and not kept (the reader never holds them)."""
+        limit = self.config["LINKAUDIT_PAGE_MAXLINKS"]
+        if stylesheet:
+            sheet = capped_css_links(text, limit=limit)
+            raw_links, base, images, anchors, dropped = (
+                [RawLink(*c) for c in sheet.links],
+                None,
+                0,
+                None,
+                sheet.dropped,
+            )
+        else:
+            page, dropped = capped_links(
+                text, css=self.css, anchors=self.check_fragments, limit=limit
+            )
+            raw_links, base, images, anchors = page
+        if dropped:
+            self.crawler.stats.inc_value("linkaudit/links_dropped", dropped)
+            logger.info(
+                "%s has more than %d links: %d more were not read (LINKAUDIT_PAGE_MAXLINKS)",
+                url,
+                limit,
+                dropped,
+            )
+        return raw_links, base, images, anchors, dropped
 
     def _redirect(self: LinkAuditSpider, response: Response, url: str, depth: int) -> Iterator[Any]:
         """A 3xx: its target is a link of the redirecting URL."""

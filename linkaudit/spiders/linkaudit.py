@@ -123,6 +123,7 @@ class LinkAuditSpider(
         self.soft_404_probes = self.soft_404 != "off" and config["LINKAUDIT_SOFT_404_PROBES"]
         self.release_batch = config["LINKAUDIT_RELEASE_BATCH"] or None
         self.state = state
+        state.max_urls = config["LINKAUDIT_MAX_URLS"]
         self.run = NEW_RUN  # until start() opens the audit
         crawler.signals.connect(self._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(self._on_headers, signal=signals.headers_received)
@@ -284,7 +285,7 @@ class LinkAuditSpider(
         """A near HTML page: scanned, its result with its links, then the
         results of the new links settled on sight."""
         truncated = bool(response.meta.get(TRUNCATED))
-        links, images, found, anchors, fragments, blocks = self._scan(
+        links, images, found, anchors, fragments, blocks, dropped = self._scan(
             response, url, depth, truncated
         )
         stats = None
@@ -299,7 +300,8 @@ class LinkAuditSpider(
             response,
             OK,
             links=links,
-            truncated=truncated,
+            truncated=truncated or bool(dropped),
+            links_dropped=dropped,
             page=stats,
             etag=etag.decode("latin-1") if etag else None,
             anchors=anchors,

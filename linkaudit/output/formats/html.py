@@ -60,6 +60,8 @@ TOTALS = (
     ("missing_fragments", "missing fragments"),
     ("soft_404", "soft 404s"),
     ("internal_errors", "internal errors"),
+    ("urls_dropped", "URLs found past --max-urls, not checked"),
+    ("links_dropped", "links not read (pages over LINKAUDIT_PAGE_MAXLINKS)"),
 )
 
 

@@ -40,6 +40,12 @@ def as_markdown(report: Report) -> str:
             f"{len(sitemap['redirects'])} redirecting, {len(sitemap['orphans'])} linked from "
             f"no page, {len(sitemap['missing'])} site pages not in it."
         )
+        if sitemap.get("skipped"):
+            lines[2] += f" Sitemaps not read (a bound of sitemaps): {len(sitemap['skipped'])}."
+    if s.get("urls_dropped"):
+        lines[2] += f" URLs not checked past --max-urls: {s['urls_dropped']}."
+    if s.get("links_dropped"):
+        lines[2] += f" Links not read on pages over LINKAUDIT_PAGE_MAXLINKS: {s['links_dropped']}."
     if s.get("soft_404"):
         lines[2] += f" Soft 404s (pages that answer 200 but are error pages): {s['soft_404']}."
     if broken or gaps:

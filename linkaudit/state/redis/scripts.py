@@ -76,7 +76,9 @@ local function advance(d)
 end
 """
 
-# ARGV: prefix, worker, depth, url...  ->  for each URL: 1 new to the audit,
+# ARGV: prefix, worker, depth, max URLs (0: no bound), url...  ->  for each
+# URL: 3 new but past the audit's bound (LINKAUDIT_MAX_URLS: not recorded,
+# counted in meta's urls_dropped); 1 new to the audit,
 # or discovered by a worker that died before it queued or settled it (the
 # page is checked again and its links must be placed again: ENQUEUE is
 # idempotent); 2 discovered by another live worker, not queued yet; 0
@@ -86,13 +88,21 @@ DISCOVER = (
     + r"""
 local new, urls = {}, {}
 local me, fresh = ARGV[2], 'd' .. ARGV[3]
-for i = 4, #ARGV do
+local cap, dropped = tonumber(ARGV[4]), 0
+local room = cap > 0 and cap - redis.call('LLEN', P .. 'n') or nil  -- nil: no bound
+for i = 5, #ARGV do
   local b, f = bucket(ARGV[i])
   local key = P .. 'u:' .. b
-  local n = redis.call('HSETNX', key, f, fresh .. '@' .. me)
+  local n
+  if room and room <= 0 and redis.call('HEXISTS', key, f) == 0 then
+    n, dropped = 3, dropped + 1
+  else
+    n = redis.call('HSETNX', key, f, fresh .. '@' .. me)
+  end
   if n == 1 then
     urls[#urls + 1] = ARGV[i]
-  else
+    if room then room = room - 1 end
+  elseif n == 0 then
     local now = redis.call('HGET', key, f)
     local by = string.match(now, '^' .. fresh .. '@(.+)$')
     if by and by ~= me then
@@ -107,6 +117,7 @@ for i = 4, #ARGV do
   new[#new + 1] = n
 end
 if #urls > 0 then redis.call('RPUSH', P .. 'n', unpack(urls)) end
+if dropped > 0 then redis.call('HINCRBY', P .. 'meta', 'urls_dropped', dropped) end
 return new
 """
 )

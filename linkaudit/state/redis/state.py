@@ -192,23 +192,29 @@ class RedisState(Calls, Election, Reading, AuditState):
     def discover(self, url: str, depth: int) -> bool:
         return self.discover_many([url], depth)[0]
 
-    def discover_many(self, urls: list[str], depth: int) -> list[bool]:
+    def discover_many(self, urls: list[str], depth: int) -> list[bool | None]:
         """Which URLs are new.  URLs known for good are remembered here, not
         asked again; one another live worker discovered and has not queued
         yet is asked again next time (that worker may die before it does)."""
         known = self._known
         ask = [u for u in urls if u not in known]
-        new: dict[str, bool] = {}
+        new: dict[str, bool | None] = {}
         for i in range(0, len(ask), CHUNK):
             chunk = ask[i : i + CHUNK]
-            flags = self._run("DISCOVER", [self.worker, depth, *chunk], [2] * len(chunk))
+            args = [self.worker, depth, self.max_urls, *chunk]
+            flags = self._run("DISCOVER", args, [2] * len(chunk))
             for url, flag in zip(chunk, flags, strict=True):
-                new[url] = flag == 1
-                if flag != 2:
+                new[url] = None if flag == 3 else flag == 1
+                if flag in (0, 1):
                     known.add(url)
         if len(known) > _KNOWN_MAX:
             known.clear()
         return [new.get(u, False) for u in urls]
+
+    def urls_dropped(self) -> int:
+        """Every worker's (the script counts them in the audit's meta)."""
+        value = self._do(lambda: self.client.hget(self.key("meta"), "urls_dropped"), None)
+        return int(value or 0)
 
     def enqueue(self, url: str, depth: int, referer: str | None) -> None:
         self._queue += (url, depth, urlsplit(url).hostname or "", referer or "")
