@@ -120,6 +120,7 @@ class LinkAuditSpider(
         self.soft_404_probes = self.soft_404 != "off" and config["LINKAUDIT_SOFT_404_PROBES"]
         self.release_batch = config["LINKAUDIT_RELEASE_BATCH"] or None
         self.state = state
+        self.link_faults: set[str] = set()  # links an exception of ours hit (logged once)
         self.run = NEW_RUN  # until start() opens the audit
         crawler.signals.connect(self._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(self._on_headers, signal=signals.headers_received)
