@@ -24,23 +24,25 @@ from tests.server import TestServer
 ROOT = Path(__file__).resolve().parent.parent
 
 # Property-based tests (README, "Fuzzing"): the default profile, ``ci``, is
-# deterministic: a fixed seed (pytest_configure below; Hypothesis refuses a
-# database with derandomize=True) and the saved examples of
-# tests/data/hypothesis replayed, never written.  ``fuzz`` (``make fuzz``,
-# HYPOTHESIS_PROFILE=fuzz or --hypothesis-profile=fuzz) draws fresh examples,
-# many of them, and saves what fails there, to be committed.  A test's own
-# @settings(max_examples=...) overrides only the keys it sets.
+# deterministic: derandomized (each test's examples drawn from a seed that
+# is its own digest), after the saved examples of tests/data/hypothesis,
+# replayed and never written.  ``fuzz`` (``make fuzz``, HYPOTHESIS_PROFILE=fuzz
+# or --hypothesis-profile=fuzz) draws fresh examples, many of them, and saves
+# what fails there, to be committed.  A test's own @settings(max_examples=...)
+# overrides only the keys it sets.
 HYPOTHESIS_DB = ROOT / "tests" / "data" / "hypothesis"
-HYPOTHESIS_SEED = 0  # the ci profile's
 _hypothesis_common = {
     "deadline": None,  # a crawl takes a second or two; machines differ
     "print_blob": True,  # a failure says how to replay it (@reproduce_failure)
     "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
 }
+# settings(derandomize=True, database=...) is refused (a derandomized run
+# would write nothing worth keeping); a read-only database given to a child
+# of derandomized settings is replayed (tests/test_hypothesis_profiles.py)
 hypothesis_settings.register_profile(
     "ci",
+    hypothesis_settings(derandomize=True, **_hypothesis_common),
     database=ReadOnlyDatabase(DirectoryBasedExampleDatabase(HYPOTHESIS_DB)),
-    **_hypothesis_common,
 )
 hypothesis_settings.register_profile(
     "fuzz",
@@ -50,14 +52,6 @@ hypothesis_settings.register_profile(
 )
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_configure(config: pytest.Config) -> None:
-    """The ci profile's seed, as if ``--hypothesis-seed`` were given (before
-    Hypothesis's plugin reads the option): the same examples on every run."""
-    profile = config.getoption("hypothesis_profile") or os.environ.get("HYPOTHESIS_PROFILE")
-    if (profile or "ci") == "ci" and config.getoption("hypothesis_seed") is None:
-        config.option.hypothesis_seed = str(HYPOTHESIS_SEED)
 SCHEMA = json.loads((ROOT / "docs" / "report.schema.json").read_text())
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 CRAWL_TIMEOUT = 90  # seconds: every crawl in the suite is bounded

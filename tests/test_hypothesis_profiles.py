@@ -10,8 +10,10 @@ import re
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from hypothesis import settings
-from hypothesis.database import ReadOnlyDatabase
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.database import DirectoryBasedExampleDatabase, ReadOnlyDatabase
 
 from tests.conftest import HYPOTHESIS_DB, ROOT, run_process
 
@@ -37,7 +39,8 @@ def test_the_default_profile_is_ci_and_never_writes_the_saved_examples():
     if os.environ.get("HYPOTHESIS_PROFILE", "ci") == "ci":
         assert settings.get_current_profile_name() == "ci"
     ci = settings.get_profile("ci")
-    assert isinstance(ci.database, ReadOnlyDatabase) and ci.deadline is None
+    assert ci.derandomize and ci.deadline is None
+    assert isinstance(ci.database, ReadOnlyDatabase)
     assert not isinstance(settings.get_profile("fuzz").database, ReadOnlyDatabase)
     assert HYPOTHESIS_DB.relative_to(ROOT).as_posix() == "tests/data/hypothesis"
 
@@ -50,3 +53,33 @@ def test_two_default_runs_try_the_same_examples_and_fuzz_runs_do_not():
     assert fuzz_1 != fuzz_2
     # a passing run saves nothing, whatever the profile
     assert sorted(p.relative_to(HYPOTHESIS_DB) for p in HYPOTHESIS_DB.rglob("*")) == before
+
+
+def test_the_ci_profile_replays_saved_examples_first(tmp_path):
+    """A failure that fuzzing saved is the first example the ci profile
+    tries (derandomized, its own draws start elsewhere), and it is not
+    written again."""
+    tried: list[int] = []
+
+    def body(n: int) -> None:
+        tried.append(n)
+        assert n < 10**6 or n % 5 != 3  # fresh randomness finds it at once
+
+    saved = DirectoryBasedExampleDatabase(tmp_path)
+    fuzz = settings(settings.get_profile("fuzz"), database=saved, max_examples=1000)
+    with pytest.raises(AssertionError):
+        fuzz(given(st.integers())(body))()
+    failing = tried[-1]  # shrunk, then run once more to report it
+    assert failing >= 10**6 and list(tmp_path.rglob("*"))
+    files = sorted(tmp_path.rglob("*"))
+    tried.clear()
+    ci = settings(settings.get_profile("ci"), database=ReadOnlyDatabase(saved))
+    assert ci.derandomize
+    with pytest.raises(AssertionError):
+        ci(given(st.integers())(body))()
+    assert tried[0] == failing
+    assert sorted(tmp_path.rglob("*")) == files
+    tried.clear()
+    with pytest.raises(AssertionError):  # without the saved example, it starts elsewhere
+        settings(settings.get_profile("ci"), database=None)(given(st.integers())(body))()
+    assert tried[0] != failing
