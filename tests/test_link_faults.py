@@ -6,14 +6,23 @@ an internal error of that link alone (``unchecked``, exit 4, an ERROR with
 the traceback), and every other link of the page is still checked.  Real
 crawls against a real server: the first page is one that cost the whole
 audit before the fix (``HTTP://0:¹``); the second injects a bug for one
-link value through a component chosen by a setting (tests/faulty.py)."""
+link value through a component chosen by a setting (tests/faulty.py),
+where the spider judges and queues a new link; the reading of a value (the
+rules) is the unit test at the end."""
 
 from __future__ import annotations
 
 import html
 import json
+from types import SimpleNamespace
 
+from scrapy.statscollectors import MemoryStatsCollector
+from scrapy.utils.test import get_crawler
+
+from linkaudit.rules.guards import TrapGuards
+from linkaudit.rules.judge import LinkRules
 from linkaudit.rules.statuses import internal_error
+from linkaudit.spiders.discovery import Discovery
 from tests.conftest import check_no_fault, run_crawl
 from tests.corpus import UNICODE_DIGIT_PORTS
 
@@ -95,3 +104,38 @@ def test_a_bug_on_one_link_is_an_internal_error_of_that_link(tmp_path, server):
     # only this fault: the report's other entries are verdicts
     others = dict(crawl.report, urls=[u for u in crawl.report["urls"] if u is not entry])
     check_no_fault(report=json.loads(json.dumps(others)))
+
+
+class _BuggyRules(LinkRules):
+    """The audit's rules with a bug for one value (a unit test of the
+    spider's reading of links: the crawl above injects its bug elsewhere)."""
+
+    def resolve(self, value: str, base: str):
+        if value == " /bug-value":
+            raise TypeError("injected bug while reading a link")
+        return super().resolve(value, base)
+
+
+class _Scanner(Discovery):
+    def __init__(self) -> None:
+        self.rules = _BuggyRules((BASE,), TrapGuards(), 65536)
+        self.link_faults: set[str] = set()
+        self.crawler = SimpleNamespace(stats=MemoryStatsCollector(get_crawler()))
+
+
+BASE = "http://example.com/"
+
+
+def test_an_exception_reading_one_value_is_that_links_internal_error(caplog):
+    scanner = _Scanner()
+    for line in (7, 9):  # the traceback once per URL
+        verdict = scanner._resolve_link(" /bug-value", BASE, BASE + "page", line)
+        words = internal_error(TypeError("injected bug while reading a link"))
+        assert verdict == ("/bug-value", "unchecked", words)  # keyed as written
+    assert scanner._resolve_link("/fine", BASE, BASE, 8) == (BASE + "fine", None, None)
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and errors[0].exc_info is not None
+    assert errors[0].getMessage().startswith(
+        f"Internal error while reading the link ' /bug-value' on {BASE}page line 7"
+    )
+    assert scanner.crawler.stats.get_value("linkaudit/internal_errors") == 1
