@@ -25,6 +25,8 @@ from linkaudit.rules.statuses import internal_error
 from linkaudit.spiders.discovery import Discovery
 from tests.conftest import check_no_fault, run_crawl
 from tests.corpus import UNICODE_DIGIT_PORTS
+from tests.server import Route
+from tests.test_sitemaps import _urlset
 
 FINE = ["/a", "/b", "/c"]
 
@@ -139,3 +141,28 @@ def test_an_exception_reading_one_value_is_that_links_internal_error(caplog):
         f"Internal error while reading the link ' /bug-value' on {BASE}page line 7"
     )
     assert scanner.crawler.stats.get_value("linkaudit/internal_errors") == 1
+
+
+def test_a_bug_on_one_sitemap_url_costs_only_that_url(tmp_path, server):
+    """A sitemap's <loc> is a link like any: the same handling."""
+    server.add("/robots.txt", f"User-agent: *\nAllow: /\nSitemap: {server.url}/sitemap.xml\n")
+    locs = [f"{server.url}{path}" for path in (FINE[0], "/bug-link", FINE[1])]
+    server.add("/sitemap.xml", Route(200, _urlset(*locs), "application/xml"))
+    server.add("/", "<p>no links</p>")
+    for path in FINE[:2]:
+        server.add(path, "<p>fine</p>")
+    crawl = run_crawl(
+        tmp_path,
+        "-a",
+        f"start={server.url}/",
+        settings={"LINKAUDIT_STATE": "tests.faulty.BuggyState"},
+        allow_faults=True,
+    )
+    assert crawl.returncode == 4, crawl.stderr[-3000:]
+    assert crawl.url(f"{server.url}/sitemap.xml")["outcome"] == "ok"
+    for path in FINE[:2]:
+        assert crawl.url(server.url + path)["outcome"] == "ok"
+    entry = crawl.url(f"{server.url}/bug-link")
+    assert entry["outcome"] == "unchecked" and entry["error"].startswith("Internal error: ")
+    assert _referrers(entry) == {(f"{server.url}/sitemap.xml", 7)}
+    assert crawl.report["summary"]["internal_errors"] == 1

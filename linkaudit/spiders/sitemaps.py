@@ -82,7 +82,7 @@ class Sitemaps:
         links: list[tuple[str, int | None]] = []
         verdicts: dict[str, Verdict] = {}
         for loc, line in parsed.entries:
-            verdict = self.rules.resolve(loc, url)
+            verdict = self._resolve_link(loc, url, url, line)  # one bad <loc> costs only itself
             verdicts.setdefault(verdict.key, verdict)
             links.append((verdict.key, line))
         if parsed.kind == "sitemapindex":
@@ -91,8 +91,7 @@ class Sitemaps:
         news = self.state.discover_many(list(verdicts), depth + 1)
         for key, new in zip(verdicts, news, strict=True):
             if new:
-                _key, outcome, error = verdicts[key]
-                found.extend(self._place(key, depth + 1, url, outcome, error, outcome is None))
+                found.extend(self._place_link(key, depth + 1, url, verdicts[key]))
         # every listing, repeats included: the report counts them against referrers
         urls = [key for key, _line in links if verdicts[key].outcome is None]
         listed = {"kind": parsed.kind, "urls": urls}
