@@ -1,5 +1,11 @@
 """Discovery: the links of a scanned page, and what becomes of each URL the
-first time the audit meets it (settled now, or queued to be checked)."""
+first time the audit meets it (settled now, or queued to be checked).
+
+One link never costs its page: an exception of ours while reading or
+placing one link value is an internal error of that link alone (its entry
+``unchecked``, ``Internal error: ...``, an ERROR with the traceback in the
+log, once per URL), and the page's other links are checked as usual.
+"""
 
 from __future__ import annotations
 
@@ -16,9 +22,16 @@ from linkaudit.rules.fragments import fragment_of
 from linkaudit.rules.html import RawLink, capped_links
 from linkaudit.rules.html.landmarks import landmarks
 from linkaudit.rules.judge import Verdict
-from linkaudit.rules.statuses import BROKEN, REDIRECT, media_type, status_text
+from linkaudit.rules.statuses import (
+    BROKEN,
+    REDIRECT,
+    UNCHECKED,
+    internal_error,
+    media_type,
+    status_text,
+)
 from linkaudit.rules.templates import page_blocks
-from linkaudit.rules.urls import InvalidURL, canonicalize
+from linkaudit.rules.urls import InvalidURL, canonicalize, clean
 
 if TYPE_CHECKING:
     from linkaudit.spiders.linkaudit import LinkAuditSpider
@@ -26,6 +39,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 Links = list[tuple[str, int | None]]
+SHOWN = 200  # characters of a link value quoted in the log (they reach 100 KB)
 
 
 class Scanned(NamedTuple):
@@ -118,11 +132,10 @@ class Discovery:
         links: Links = []
         found: list[UrlResult] = []
         resolved: dict[str, Verdict] = {}
-        resolve = self.rules.resolve
         for value, line, _tag in raw_links:
             verdict = resolved.get(value)
             if verdict is None:
-                verdict = resolved[value] = resolve(value, base_url)
+                verdict = resolved[value] = self._resolve_link(value, base_url, url, line)
             links.append((verdict[0], line))
             if fragments is not None and "#" in value and verdict[1] is None:
                 fragment = fragment_of(value)
@@ -134,8 +147,7 @@ class Discovery:
         unrecorded: set[str] = set()  # past --max-urls
         for key, new in zip(keys, self.state.discover_many(keys, depth + 1), strict=True):
             if new:
-                _key, outcome, error = verdicts[key]
-                found.extend(self._place(key, depth + 1, url, outcome, error, outcome is None))
+                found.extend(self._place_link(key, depth + 1, url, verdicts[key]))
             elif new is None:
                 unrecorded.add(key)
         if unrecorded:
@@ -188,6 +200,48 @@ class Discovery:
                 dropped,
             )
         return raw_links, base, images, anchors, dropped
+
+    def _resolve_link(
+        self: LinkAuditSpider, value: str, base: str, page: str, line: int | None
+    ) -> Verdict:
+        """A link value's verdict (``LinkRules.resolve``); an exception of
+        ours makes it an internal error of this link, keyed as written."""
+        try:
+            return self.rules.resolve(value, base)
+        except Exception as exc:
+            key = clean(value)
+            self._link_fault(key, f"reading the link {value[:SHOWN]!r} on {page} line {line}")
+            return Verdict(key, UNCHECKED, internal_error(exc))
+
+    def _place_link(
+        self: LinkAuditSpider, key: str, depth: int, page: str, verdict: Verdict
+    ) -> list[UrlResult]:
+        """:meth:`_place` for a new link of a page, an exception of ours an
+        internal error of that link (not of the page, not of the crawl)."""
+        _key, outcome, error = verdict
+        try:
+            return list(self._place(key, depth, page, outcome, error, outcome is None))
+        except Exception as exc:
+            self._link_fault(key, f"judging the link {key[:SHOWN]!r} found on {page}")
+            error = internal_error(exc)
+            return [
+                UrlResult(
+                    url=key, near=self.is_near(key), outcome=UNCHECKED, depth=depth, error=error
+                )
+            ]
+
+    def _link_fault(self: LinkAuditSpider, key: str, what: str) -> None:
+        """The ERROR and its traceback (called in an ``except``), once per
+        URL: a faulty link in every page's footer is one report, not one per page."""
+        if key in self.link_faults:
+            return
+        self.link_faults.add(key)
+        self.crawler.stats.inc_value("linkaudit/internal_errors")
+        logger.error(
+            "Internal error while %s (a bug in linkaudit: please report it with this log)",
+            what,
+            exc_info=True,
+        )
 
     def _redirect(self: LinkAuditSpider, response: Response, url: str, depth: int) -> Iterator[Any]:
         """A 3xx: its target is a link of the redirecting URL."""

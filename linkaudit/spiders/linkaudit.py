@@ -124,6 +124,7 @@ class LinkAuditSpider(
         self.release_batch = config["LINKAUDIT_RELEASE_BATCH"] or None
         self.state = state
         state.max_urls = config["LINKAUDIT_MAX_URLS"]
+        self.link_faults: set[str] = set()  # links an exception of ours hit (logged once)
         self.run = NEW_RUN  # until start() opens the audit
         crawler.signals.connect(self._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(self._on_headers, signal=signals.headers_received)

@@ -124,7 +124,7 @@ class Sitemaps:
         links: list[tuple[str, int | None]] = []
         verdicts: dict[str, Verdict] = {}
         for loc, line in parsed.entries:
-            verdict = self.rules.resolve(loc, url)
+            verdict = self._resolve_link(loc, url, url, line)  # one bad <loc> costs only itself
             verdicts.setdefault(verdict.key, verdict)
             links.append((verdict.key, line))
         if parsed.kind == "sitemapindex":
@@ -146,8 +146,7 @@ class Sitemaps:
         unrecorded: set[str] = set()  # past --max-urls
         for key, new in zip(verdicts, news, strict=True):
             if new:
-                _key, outcome, error = verdicts[key]
-                found.extend(self._place(key, depth + 1, url, outcome, error, outcome is None))
+                found.extend(self._place_link(key, depth + 1, url, verdicts[key]))
             elif new is None:
                 unrecorded.add(key)
         if unrecorded:
