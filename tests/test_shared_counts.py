@@ -17,7 +17,10 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 
 import pytest
+from redis import Redis
 
+from linkaudit.state.redis.counting import RequestCounter
+from tests.conftest import wait_for
 from tests.redisserver import RedisServer
 from tests.server import Route
 from tests.shared import finish, start_workers, the_report
@@ -117,3 +120,36 @@ def test_counts_after_kill_9_are_the_audits(env, tmp_path, everyone):
         assert received <= summary["requests"] <= received + 1
     else:
         assert summary["requests"] == received
+
+
+def test_a_redis_that_refuses_client_reply_gets_the_count_with_the_heartbeat(tmp_path):
+    """Counted in Redis at once without a reply to wait for; where Redis
+    refuses CLIENT REPLY (here an ACL), counted at the next heartbeat."""
+    with RedisServer(tmp_path / "redis") as server:
+        admin = server.client()
+        admin.acl_setuser(
+            "limited",
+            enabled=True,
+            passwords=["+secret"],
+            keys=["*"],
+            commands=["+@all", "-client|reply"],
+        )
+        key = "la:{t}:meta"
+        silent = RequestCounter(Redis(port=server.port, decode_responses=True), key)
+        silent.open()
+        assert silent.conn is not None
+        for _ in range(1000):
+            silent.count()
+        wait_for(lambda: admin.hget(key, "requests") == "1000", timeout=10, what="1000 counted")
+        assert not silent.conn.can_read(timeout=0.2)  # Redis never answered
+        silent.close()
+
+        url = f"redis://limited:secret@127.0.0.1:{server.port}/0"
+        refused = RequestCounter(Redis.from_url(url, decode_responses=True), key)
+        refused.open()
+        assert refused.conn is None
+        for _ in range(3):
+            refused.count()
+        assert admin.hget(key, "requests") == "1000"
+        refused.flush()
+        assert admin.hget(key, "requests") == "1003"

@@ -80,6 +80,16 @@ class RequestCounter:
             self.client.hincrby(self.key, "requests", self.pending)
             self.pending = 0
 
+    def sync(self) -> None:
+        """Every request counted so far is in Redis when this returns: a
+        connection's commands run in order, so the answer to one asked now
+        comes after them (a worker leaving, before the report is read)."""
+        self.flush()
+        if self.conn is not None:
+            self.conn.send_command("CLIENT", "REPLY", "ON", check_health=False)
+            self.conn.read_response()
+            self.conn.send_command("CLIENT", "REPLY", "OFF", check_health=False)
+
     def close(self) -> None:
         if self.conn is not None:
             self.conn.disconnect()

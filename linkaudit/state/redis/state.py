@@ -108,11 +108,8 @@ class RedisState(Calls, Election, Reading, AuditState):
         )
         crawler.signals.connect(state._start_heartbeat, signal=signals.engine_started)
         state.counter.open()
-        crawler.signals.connect(state._sent, signal=request_sent)
+        crawler.signals.connect(state.counter.count, signal=request_sent)
         return state
-
-    def _sent(self, request: object) -> None:
-        self.counter.count()
 
     # -- calling Redis: calls.py ---------------------------------------------
     def key(self, name: str) -> str:
@@ -289,6 +286,7 @@ class RedisState(Calls, Election, Reading, AuditState):
         """Hand back what this worker claimed and did not settle; its hosts
         wait ``not_before`` seconds before another worker sends to them."""
         self.heartbeat()  # the last counts (and what was waiting to be sent)
+        self._do(self.counter.sync, None)  # every request counted, before the report
         return self._run("LEAVE", [self.worker, int(not_before * 1000)], 0)
 
     def close(self) -> None:
