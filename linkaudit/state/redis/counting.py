@@ -37,7 +37,6 @@ class RequestCounter:
         self.key = key
         self.pending = 0  # counted here, not yet in Redis (only without REPLY OFF)
         self.conn: redis.connection.AbstractConnection | None = None
-        self.failed: str | None = None  # why Redis could not be written to
         self._packed: list[bytes] = []  # the HINCRBY, encoded once
 
     def open(self) -> None:
@@ -54,9 +53,8 @@ class RequestCounter:
             conn.disconnect()
             logger.info("Redis refused CLIENT REPLY (%s): requests counted once a second", exc)
             return
-        except FAILURES as exc:
+        except FAILURES:  # counted with the heartbeat, which notes a lost Redis
             conn.disconnect()
-            self.failed = str(exc).strip() or type(exc).__name__
             return
         self.conn = conn
         self._packed = [b"".join(conn.pack_command("HINCRBY", self.key, "requests", 1))]
@@ -68,8 +66,7 @@ class RequestCounter:
             return
         try:
             self.conn.send_packed_command(self._packed, check_health=False)
-        except FAILURES as exc:
-            self.failed = str(exc).strip() or type(exc).__name__
+        except FAILURES:  # from now on with the heartbeat, as above
             self.conn.disconnect()
             self.conn = None
             self.pending += 1
