@@ -40,8 +40,8 @@ def env(tmp_path_factory):
 
 
 class Trap:
-    """A near page whose first GET kills workers (``victims``: the owner of
-    the site's host, or every worker) and notes what that owner held."""
+    """A near page whose first GET kills the owner of the site's host (or
+    every worker, ``everyone``) and notes which hosts that owner held."""
 
     def __init__(self, site, redis, audit: str, plain: dict, everyone: bool = False):
         self.site, self.redis, self.audit, self.everyone = site, redis, audit, everyone
@@ -90,6 +90,7 @@ def test_counts_after_kill_9_are_the_audits(env, tmp_path, everyone):
     start = site.near.route_for("/")
     start.delay = 1.0  # every worker joins before level 1: one host each
     site.near.delay = site.far.delay = 0.01
+    first, again = [], []
     try:
         with Trap(site, redis, name, plain, everyone) as trap:
             first = start_workers(site, redis.url, name, tmp_path / "first", 3, **SLOW)
@@ -105,6 +106,9 @@ def test_counts_after_kill_9_are_the_audits(env, tmp_path, everyone):
             again = start_workers(site, redis.url, name, tmp_path / "again", len(dead), **SLOW)
             workers = finish([w for w in first if w not in dead] + again)
     finally:
+        for w in first + again:  # a failed wait leaves none running
+            if w.crawl.proc.poll() is None:
+                w.crawl.proc.kill()
         start.delay = 0.0
         site.near.delay = site.far.delay = 0.0
     report = the_report(workers)
