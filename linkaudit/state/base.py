@@ -43,6 +43,13 @@ class Run(NamedTuple):
 NEW_RUN = Run(resumed=False, checked=0, pages=0, baseline=None, baseline_source=None)
 
 
+def scanned_page(result: UrlResult) -> bool:
+    """The result is an HTML page scanned in this audit (``summary.pages``):
+    it has page statistics, and its links were read now, not carried over
+    from an earlier audit (a cached or 304 page)."""
+    return result.page is not None and not (result.stored_links or result.from_cache)
+
+
 class Entry(NamedTuple):
     """Everything the report says about one URL."""
 

@@ -41,7 +41,7 @@ from twisted.internet import task
 
 from linkaudit.config import config_of
 from linkaudit.items import UrlResult
-from linkaudit.state.base import Run
+from linkaudit.state.base import Run, scanned_page
 from linkaudit.state.database import dump_result, load_result, open_database
 from linkaudit.state.memory import MemoryState
 from linkaudit.state.recheck import History, iso
@@ -108,7 +108,7 @@ class SQLiteState(MemoryState):
             if base
             else None
         )
-        pages = sum(1 for r in self.results() if r.page and not (r.stored_links or r.from_cache))
+        pages = sum(1 for r in self.results() if scanned_page(r))
         return Run(resumed, len(self._results), pages, baseline, source)
 
     def _load_run(self) -> None:
