@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -22,7 +23,14 @@ from linkaudit.rules.urls import is_near
 from linkaudit.state.base import AuditState, Entry
 from linkaudit.state.recheck import RecheckPolicy
 
-__all__ = ["build_report", "dumps_report", "read_report", "needed_in_summary", "write_report"]
+__all__ = [
+    "build_report",
+    "dumps_report",
+    "json_text",
+    "read_report",
+    "needed_in_summary",
+    "write_report",
+]
 REPORT_VERSION = 1
 OUTCOMES = ("ok", "redirect", "broken", "blocked", "excluded", "unchecked")
 
@@ -35,6 +43,22 @@ _NOT_CHECKED = {
     "shutdown": "Not checked: the audit was interrupted",
     "finished": "Not checked: the audit ended first",
 }
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_text(value: Any, **options: Any) -> str:
+    """``json.dumps`` as the report writes it (UTF-8, not ASCII), with any
+    lone surrogate (a value no page can carry, but a state or a feed may)
+    written as its ``\\u`` escape: UTF-8 has no way to write it raw, so the
+    report file (or stdout) would fail to encode, and ``json.loads`` reads
+    the escape back as the same string.  Outside strings JSON has no
+    characters beyond ASCII, so every match is inside a string."""
+    text = json.dumps(value, ensure_ascii=False, **options)
+    if _SURROGATE.search(text) is None:  # nearly always: one pass in C
+        return text
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
 
 
 def now_iso() -> str:
@@ -215,14 +239,14 @@ def write_report(path: str, state: AuditState, **facts: Any) -> dict[str, Any]:
     with tempfile.TemporaryFile("w+", encoding="utf-8", dir=_directory(path)) as spool:
         first = True
         for part in report_entries(state, report, **facts):
-            spool.write(("  " if first else ",\n  ") + json.dumps(part, ensure_ascii=False))
+            spool.write(("  " if first else ",\n  ") + json_text(part))
             first = False
             if needed_in_summary(part):
                 kept.append(part)
         spool.seek(0)
 
         def write(fh: Any) -> None:
-            head = json.dumps(report, ensure_ascii=False, indent=1)
+            head = json_text(report, indent=1)
             if first:  # no entry
                 fh.write(f'{head[:-2]},\n "urls": []\n}}\n')
                 return
@@ -255,10 +279,10 @@ def dumps_report(report: dict[str, Any]) -> str:
     and joined, which also keeps a report greppable (one URL, one line).
     """
     head = {k: v for k, v in report.items() if k != "urls"}
-    text = json.dumps(head, ensure_ascii=False, indent=1)
+    text = json_text(head, indent=1)
     if "urls" not in report:
         return text
-    entries = ",\n  ".join(json.dumps(e, ensure_ascii=False) for e in report["urls"])
+    entries = ",\n  ".join(json_text(e) for e in report["urls"])
     body = f'"urls": [\n  {entries}\n ]' if entries else '"urls": []'
     return f"{text[:-2]},\n {body}\n}}" if head else f"{{\n {body}\n}}"
 
