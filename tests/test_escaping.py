@@ -31,7 +31,9 @@ from linkaudit.output.formats import FORMATS
 from linkaudit.output.formats.common import shown
 from linkaudit.output.formats.markdown import code
 from linkaudit.output.reading import read_report
+from linkaudit.output.report import write_report
 from linkaudit.rules.urls import InvalidURL, canonicalize
+from linkaudit.state.memory import MemoryState
 from tests.conftest import run_crawl
 from tests.corpus import CORPUS, LONG, SURROGATES
 from tests.server import Route, TestServer
@@ -118,17 +120,20 @@ def _text_outside_code(element) -> list[str]:
     return out
 
 
+_RAW = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def _check_text(text: str, report: dict[str, Any]) -> None:
     assert all(line.isprintable() for line in text.split("\n"))
 
 
 def _check_json(text: str, report: dict[str, Any]) -> None:
+    assert not _RAW.search(text)  # cat shows no bidi trick, no C1 control
     # as the standard library's ASCII JSON reads back (two lone surrogates
     # in a row, high then low, read back as the one character they encode)
     assert json.loads(text, strict=True) == json.loads(json.dumps(report))
 
 
-_RAW = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def _check_junit(text: str, report: dict[str, Any]) -> None:
@@ -248,6 +253,33 @@ SHORT = [v[:2000] for v in CORPUS]
 @pytest.mark.parametrize("values", [SHORT, ODD], ids=["corpus", "surrogates-and-c1"])
 def test_a_built_report_reads_back_strictly(values, fmt):
     check_format(fmt, built_report(values))
+
+
+def test_a_report_file_holds_a_lone_surrogate_from_the_state(tmp_path):
+    """What no page carries, a state may (a database, a feed): the report
+    file is still written, valid UTF-8, and reads back the same URL."""
+    state = MemoryState()
+    odd = [v for v in ODD if v]
+    for url in odd:
+        state.discover(url, 1)
+        state.add_referrer(url, "http://site.test/\ud800", 2)
+    path = tmp_path / "report.json"
+    times = {"started_at": "2026-01-01T10:00:00+00:00", "finished_at": "2026-01-01T10:00:01+00:00"}
+    write_report(
+        str(path),
+        state,
+        start_urls=["http://site.test/\udfff"],
+        near_prefixes=["http://site.test/"],
+        finish_reason="finished",
+        pages=1,
+        requests=1,
+        **times,
+    )
+    text = path.read_bytes().decode("utf-8")  # strict
+    assert not _RAW.search(text)
+    report = json.loads(text, strict=True)
+    assert {u["url"] for u in report["urls"]} == {json.loads(json.dumps(u)) for u in odd}
+    assert report["start_urls"] == ["http://site.test/\udfff"]
 
 
 # -- one real audit of a site holding the whole corpus ---------------------

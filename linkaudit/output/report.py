@@ -45,20 +45,35 @@ _NOT_CHECKED = {
 }
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# Characters written as JSON \\u escapes, though JSON may hold them raw: lone
+# surrogates (UTF-8 cannot write them), and what a terminal or an editor
+# showing the file would act on or hide: C1 controls (json escapes C0
+# itself), bidi controls, invisible format characters, line separators.
+_ESCAPED_IN_JSON = re.compile(
+    "[\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff"
+    "\ufff9-\ufffb\ud800-\udfff\U000e0000-\U000e007f]"
+)
 
 
 def json_text(value: Any, **options: Any) -> str:
-    """``json.dumps`` as the report writes it (UTF-8, not ASCII), with any
-    lone surrogate (a value no page can carry, but a state or a feed may)
-    written as its ``\\u`` escape: UTF-8 has no way to write it raw, so the
-    report file (or stdout) would fail to encode, and ``json.loads`` reads
-    the escape back as the same string.  Outside strings JSON has no
-    characters beyond ASCII, so every match is inside a string."""
+    """``json.dumps`` as the report writes it (UTF-8, not ASCII), with the
+    characters of ``_ESCAPED_IN_JSON`` as their \\u escapes: the file is
+    valid UTF-8 whatever a state or a feed held (a lone surrogate), ``cat``
+    shows no bidi trick, and ``json.loads`` reads back the same strings.
+    Outside strings JSON has no character beyond ASCII, so every match is
+    inside a string."""
     text = json.dumps(value, ensure_ascii=False, **options)
-    if _SURROGATE.search(text) is None:  # nearly always: one pass in C
+    if _ESCAPED_IN_JSON.search(text) is None:  # nearly always: one pass in C
         return text
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+    return _ESCAPED_IN_JSON.sub(_json_escape, text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    point = ord(match[0])
+    if point < 0x10000:
+        return f"\\u{point:04x}"
+    point -= 0x10000  # a pair of escapes, as JSON writes past U+FFFF
+    return f"\\u{0xD800 + (point >> 10):04x}\\u{0xDC00 + (point & 0x3FF):04x}"
 
 
 def now_iso() -> str:
