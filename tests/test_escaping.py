@@ -39,7 +39,7 @@ from tests.corpus import CORPUS, LONG, SURROGATES
 from tests.server import Route, TestServer
 
 # What no page can carry, and C1 and bidi controls, for the built report
-ODD = [*SURROGATES, "\x85\x9b31m\u202e", "a\r\nb\u2028c", "``` `` `", "` x `", " ", ""]
+ODD = [*SURROGATES, "\x85\x9b31m\u202e", "a\r\nb\u2028c", "``` `` `", "` x `", "a\\|b", " ", ""]
 
 
 # -- shown: one function for every value from a page or a server ----------

@@ -3,9 +3,7 @@ state, written atomically, and summarised for a person."""
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -14,6 +12,7 @@ from typing import Any
 
 from linkaudit.output.fragments import fragment_key, missing_fragments
 from linkaudit.output.groups import Groups
+from linkaudit.output.jsontext import json_text
 from linkaudit.output.reading import needed_in_summary, read_report
 from linkaudit.output.redirects import RedirectFixes
 from linkaudit.output.sitemap import sitemap_section
@@ -23,14 +22,7 @@ from linkaudit.rules.urls import is_near
 from linkaudit.state.base import AuditState, Entry
 from linkaudit.state.recheck import RecheckPolicy
 
-__all__ = [
-    "build_report",
-    "dumps_report",
-    "json_text",
-    "read_report",
-    "needed_in_summary",
-    "write_report",
-]
+__all__ = ["build_report", "dumps_report", "read_report", "needed_in_summary", "write_report"]
 REPORT_VERSION = 1
 OUTCOMES = ("ok", "redirect", "broken", "blocked", "excluded", "unchecked")
 
@@ -43,37 +35,6 @@ _NOT_CHECKED = {
     "shutdown": "Not checked: the audit was interrupted",
     "finished": "Not checked: the audit ended first",
 }
-
-
-# Characters written as JSON \\u escapes, though JSON may hold them raw: lone
-# surrogates (UTF-8 cannot write them), and what a terminal or an editor
-# showing the file would act on or hide: C1 controls (json escapes C0
-# itself), bidi controls, invisible format characters, line separators.
-_ESCAPED_IN_JSON = re.compile(
-    "[\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff"
-    "\ufff9-\ufffb\ud800-\udfff\U000e0000-\U000e007f]"
-)
-
-
-def json_text(value: Any, **options: Any) -> str:
-    """``json.dumps`` as the report writes it (UTF-8, not ASCII), with the
-    characters of ``_ESCAPED_IN_JSON`` as their \\u escapes: the file is
-    valid UTF-8 whatever a state or a feed held (a lone surrogate), ``cat``
-    shows no bidi trick, and ``json.loads`` reads back the same strings.
-    Outside strings JSON has no character beyond ASCII, so every match is
-    inside a string."""
-    text = json.dumps(value, ensure_ascii=False, **options)
-    if _ESCAPED_IN_JSON.search(text) is None:  # nearly always: one pass in C
-        return text
-    return _ESCAPED_IN_JSON.sub(_json_escape, text)
-
-
-def _json_escape(match: re.Match[str]) -> str:
-    point = ord(match[0])
-    if point < 0x10000:
-        return f"\\u{point:04x}"
-    point -= 0x10000  # a pair of escapes, as JSON writes past U+FFFF
-    return f"\\u{0xD800 + (point >> 10):04x}\\u{0xDC00 + (point & 0x3FF):04x}"
 
 
 def now_iso() -> str:

@@ -24,6 +24,7 @@ from linkaudit.output.formats.html_lists import (
     unchecked_section,
 )
 from linkaudit.output.formats.html_parts import badge, count, esc, link, outcome_badge, section
+from linkaudit.output.jsontext import json_escape
 from linkaudit.output.report import OUTCOMES
 
 PAGE_SIZE = 100  # table rows drawn at a time (the script reads it from the data)
@@ -228,16 +229,7 @@ def _script_json(data: Any) -> str:
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
     if text.isprintable():  # nearly always: one pass in C
         return text
-    return "".join(c if c.isprintable() else _json_escape(c) for c in text)
-
-
-def _json_escape(char: str) -> str:
-    """A character as JSON's \\u escape (a pair of them past U+FFFF)."""
-    point = ord(char)
-    if point < 0x10000:
-        return f"\\u{point:04x}"
-    point -= 0x10000
-    return f"\\u{0xD800 + (point >> 10):04x}\\u{0xDC00 + (point & 0x3FF):04x}"
+    return "".join(c if c.isprintable() else json_escape(c) for c in text)
 
 
 def _urls_section(report: Report) -> str:

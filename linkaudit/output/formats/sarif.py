@@ -22,8 +22,8 @@ from linkaudit.output.formats.common import (
     shown,
 )
 from linkaudit.output.groups import group_text
+from linkaudit.output.jsontext import json_text
 from linkaudit.output.redirects import fix_text, written_edit
-from linkaudit.output.report import json_text
 
 
 def as_sarif(report: Report) -> str:
