@@ -41,6 +41,9 @@ from tests.server import Route, TestServer
 # What no page can carry, and C1 and bidi controls, for the built report
 ODD = [*SURROGATES, "\x85\x9b31m\u202e", "a\r\nb\u2028c", "``` `` `", "` x `", "a\\|b", " ", ""]
 
+# What a reader's terminal or browser would act on or hide, if written raw
+_RAW = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
 
 # -- shown: one function for every value from a page or a server ----------
 
@@ -89,6 +92,7 @@ _MENTION = re.compile(r"(?:^|\W)@[A-Za-z0-9]")
 
 
 def check_markdown(text: str, report: dict[str, Any]) -> None:
+    assert all(line.isprintable() for line in text.split("\n"))
     rendered = cmarkgfm.github_flavored_markdown_to_html(
         text,
         # GFM's tables, autolinks, strikethrough, tag filter; raw HTML kept
@@ -120,9 +124,6 @@ def _text_outside_code(element) -> list[str]:
     return out
 
 
-_RAW = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
 def _check_text(text: str, report: dict[str, Any]) -> None:
     assert all(line.isprintable() for line in text.split("\n"))
 
@@ -143,6 +144,7 @@ def _check_junit(text: str, report: dict[str, Any]) -> None:
 
 
 def _check_sarif(text: str, report: dict[str, Any]) -> None:
+    assert not _RAW.search(text)
     sarif = json.loads(text, strict=True)
     for run in sarif["runs"]:
         for result in run["results"]:
