@@ -11,6 +11,7 @@ from linkaudit.output.formats.common import (
     groups_by_target,
     missing_fragments,
     place_lines,
+    shown,
 )
 from linkaudit.output.redirects import fix_text
 from linkaudit.output.report import OUTCOMES, is_internal_error
@@ -76,7 +77,10 @@ def summary_text(report: dict[str, Any]) -> str:
     if warned:
         lines.append(f"Failing, not reported broken yet ({len(warned)}):")
         lines.extend(f"  {u['url']}  [{u['warning']}]" for u in warned)
-    return "\n".join(lines)
+    # Each line holds values from pages and servers among our own words,
+    # which are all printable: escaping the whole line escapes exactly the
+    # values, whichever helper (where, group_text, fix_text) put them there.
+    return "\n".join(shown(line) for line in lines)
 
 
 def as_text(report: dict[str, Any]) -> str:
