@@ -102,6 +102,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_EXCLUDE_USERINFO", True, c.boolean),
     Option("LINKAUDIT_EXCLUDE_DOUBLE_SLASH", True, c.boolean),
     Option("LINKAUDIT_PAGE_MAXSIZE", 5 * 1024 * 1024, c.number(_int, 1)),
+    # redirects in a row before a chain is broken ("Too many redirects"), as browsers
+    Option("REDIRECT_MAX_TIMES", 20, c.number(_int, 1)),
     Option("LINKAUDIT_RELEASE_BATCH", 2000, c.number(_int, 0)),
     # longer URLs are excluded: a sanity bound far above what browsers follow
     Option("URLLENGTH_LIMIT", 65536, c.number(_int, 1)),
