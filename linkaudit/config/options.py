@@ -87,6 +87,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_SOFT_404", "warn", c.choice("warn", "error", "off"), argument="soft_404"),
     Option("LINKAUDIT_SOFT_404_PROBES", False, c.boolean, argument="soft_404_probes"),
     Option("LINKAUDIT_SOFT_404_SIMILARITY", 0.9, c.number(_float, 0)),
+    # bytes of a sitemap read, and inflated (gzip file or Content-Encoding)
     Option("LINKAUDIT_SITEMAP_MAXSIZE", 50 * 1024 * 1024, c.number(_int, 1)),
     # a local build: the directory the first start URL serves (referrers name its files)
     Option("LINKAUDIT_LOCAL_DIR", "", c.local_directory, argument="local_dir", label="local_dir"),
@@ -123,6 +124,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("CLOSESPIDER_PAGECOUNT", 0, c.number(_int, 0), flag="--max-requests"),
     Option("CLOSESPIDER_TIMEOUT", 0, c.number(_float, 0), flag="--max-time"),
     Option("ROBOTSTXT_OBEY", True, c.boolean),
+    # bytes of a robots.txt read and inflated, near or far: the download stops
+    # there and what was read is parsed (RFC 9309 2.5: at least 500 KiB)
     Option("LINKAUDIT_ROBOTSTXT_MAXSIZE", 500 * 1024, c.number(_int, 1)),
     Option("LINKAUDIT_MAX_CRAWL_DELAY", 30.0, c.number(_float, 0)),
     Option("LINKAUDIT_DELAY_MARGIN", 0.1, c.number(_float, 0)),
