@@ -17,5 +17,8 @@ LOCATION = "la_location"  # a redirect's target, canonical
 LOCATION_ERROR = "la_location_error"  # why a redirect's Location is not a URL
 TRUNCATED = "la_truncated"  # the page was cut at LINKAUDIT_PAGE_MAXSIZE
 READ = "la_read"  # bytes of the body received so far
+# a request that is not a link check (robots.txt): read and inflate at most
+# this many bytes of its body, the rest ignored (see middlewares/robots.py)
+MAXSIZE = "la_maxsize"
 RETRY_AFTER_TRIES = "la_retry_after_tries"
 CACHED = "cached"  # response flag: answered from the audit database, not requested

@@ -124,3 +124,29 @@ def test_no_redirects_no_fix_list(tmp_path, server):
     server.add("/x", "x")
     run(tmp_path, f"{server.url}/", "--delay", "0")
     assert "redirect_fixes" not in json.loads((tmp_path / "linkaudit-report.json").read_text())
+
+
+def test_a_chain_past_the_browsers_limit_ends_broken():
+    """A chain still redirecting after MAX_HOPS (20) ends broken there, as
+    in a browser, whatever the crawl's REDIRECT_MAX_TIMES let through."""
+    from linkaudit.items import UrlResult
+    from linkaudit.output.redirects import MAX_HOPS, RedirectFixes
+    from linkaudit.state.base import Entry
+
+    url = "http://example.com/r/{}".format
+    entries = [
+        Entry(
+            url(n),
+            n + 1,
+            UrlResult(url(n), True, "redirect", n + 1, status=302, location=url(n + 1)),
+            1,
+            [("http://example.com/", 3)] if n == 0 else [(url(n - 1), None)],
+        )
+        for n in range(30)
+    ]
+    fixes = RedirectFixes()
+    for entry in entries:
+        fixes.see(entry)
+    (fix,) = fixes.fixes(lambda: entries)
+    assert (fix["to"], fix["final_outcome"], fix["final_status"]) == (url(MAX_HOPS), "broken", 302)
+    assert not fix["loop"]

@@ -73,3 +73,14 @@ def test_links_found_by_a_worker_that_died_before_queueing_them_are_placed_again
         assert other.discover_many([START + "more"], 2) == [False]
     finally:
         server.stop()
+
+
+def test_redirect_hops_are_shared_by_the_workers(tmp_path):
+    """A chain's hops counted by one worker are read by another, which may
+    check the next URL of the chain (spiders/discovery.py ``_redirect``)."""
+    with RedisServer(tmp_path / "redis") as server:
+        one = RedisState(connect(server.url), "hops", lease=30.0, batch=10)
+        other = RedisState(connect(server.url), "hops", lease=30.0, batch=10)
+        assert other.hops("http://a.test/r/7") == 0
+        one.set_hops("http://a.test/r/7", 7)
+        assert other.hops("http://a.test/r/7") == 7

@@ -89,6 +89,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_SOFT_404", "warn", c.choice("warn", "error", "off"), argument="soft_404"),
     Option("LINKAUDIT_SOFT_404_PROBES", False, c.boolean, argument="soft_404_probes"),
     Option("LINKAUDIT_SOFT_404_SIMILARITY", 0.9, c.number(_float, 0)),
+    # bytes of a sitemap read, and inflated (gzip file or Content-Encoding)
     Option("LINKAUDIT_SITEMAP_MAXSIZE", 50 * 1024 * 1024, c.number(_int, 1)),
     # sitemap nesting read: 1 the sitemaps given or named by robots.txt, 2 those
     # their index lists (all the protocol allows), 3 an index of indexes
@@ -112,6 +113,8 @@ OPTIONS: tuple[Option, ...] = (
     # links read per page (or stylesheet): far above real pages (a few
     # hundred; a 5 MB page of links holds about 100,000); the rest are counted
     Option("LINKAUDIT_PAGE_MAXLINKS", 20_000, c.number(_int, 1)),
+    # redirects in a row before a chain is broken ("Too many redirects"), as browsers
+    Option("REDIRECT_MAX_TIMES", 20, c.number(_int, 1)),
     Option("LINKAUDIT_RELEASE_BATCH", 2000, c.number(_int, 0)),
     # longer URLs are excluded: a sanity bound far above what browsers follow
     Option("URLLENGTH_LIMIT", 65536, c.number(_int, 1)),
@@ -131,6 +134,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("CLOSESPIDER_PAGECOUNT", 0, c.number(_int, 0), flag="--max-requests"),
     Option("CLOSESPIDER_TIMEOUT", 0, c.number(_float, 0), flag="--max-time"),
     Option("ROBOTSTXT_OBEY", True, c.boolean),
+    # bytes of a robots.txt read and inflated, near or far: the download stops
+    # there and what was read is parsed (RFC 9309 2.5: at least 500 KiB)
     Option("LINKAUDIT_ROBOTSTXT_MAXSIZE", 500 * 1024, c.number(_int, 1)),
     Option("LINKAUDIT_MAX_CRAWL_DELAY", 30.0, c.number(_float, 0)),
     Option("LINKAUDIT_DELAY_MARGIN", 0.1, c.number(_float, 0)),

@@ -1,18 +1,22 @@
-"""Decompression with a ceiling: a compressed page is expanded to at most
-``LINKAUDIT_PAGE_MAXSIZE`` bytes, never further.
+"""Decompression with a ceiling: a compressed body is expanded to at most
+its cap, never further: a page to ``LINKAUDIT_PAGE_MAXSIZE`` bytes, a
+sitemap's GET to ``LINKAUDIT_SITEMAP_MAXSIZE``, robots.txt to
+``LINKAUDIT_ROBOTSTXT_MAXSIZE`` (the cap its request carries in
+``la_maxsize``).  The decoding itself is ``linkaudit/rules/inflate.py``,
+linear in the body's bytes whatever a server sends.
 
 Scrapy's ``HttpCompressionMiddleware`` refuses a body that would expand past
 ``DOWNLOAD_MAXSIZE`` (``IgnoreRequest``, which a link checker would have to
-report as something).  A link checker wants the opposite: keep the first
-megabytes, scan them, and say the page was truncated, as it does for a
-plain page that is too long (the spider cuts those on ``bytes_received``).
-Requests that are not link checks (robots.txt) keep Scrapy's behaviour.
+report as something; and for robots.txt, 1 GiB of memory before it does).
+A link checker wants the opposite: keep the first megabytes, scan them, and
+say the page was truncated, as it does for a plain page that is too long
+(the spider cuts those on ``bytes_received``).  Requests that carry no cap
+(none of linkaudit's) keep Scrapy's behaviour.
 """
 
 from __future__ import annotations
 
 import logging
-import zlib
 
 from scrapy import Request
 from scrapy.crawler import Crawler
@@ -21,33 +25,10 @@ from scrapy.http import Response, TextResponse
 from scrapy.responsetypes import responsetypes
 
 from linkaudit.config import config_of
-from linkaudit.meta import CHECK_URL, TRUNCATED
-
-try:
-    import brotli
-except ImportError:  # pragma: no cover - Scrapy installs one of the two
-    import brotlicffi as brotli  # type: ignore[no-redef]
-
-try:
-    from backports import zstd
-except ImportError:  # pragma: no cover - Python 3.14 has it built in
-    from compression import zstd  # type: ignore[no-redef]
+from linkaudit.meta import CHECK_URL, MAXSIZE, PHASE, SITEMAP, TRUNCATED
+from linkaudit.rules.inflate import CorruptBody, inflate
 
 logger = logging.getLogger(__name__)
-
-
-class CorruptBody(ValueError):
-    """The body does not decode with its declared Content-Encoding."""
-
-
-def _zlib(data: bytes, wbits: int, cap: int) -> bytes:
-    out = bytearray()
-    while data and len(out) <= cap:
-        d = zlib.decompressobj(wbits)
-        out += d.decompress(data, cap + 1 - len(out))
-        # concatenated gzip members follow the end of the first one
-        data = d.unused_data if d.eof else b""
-    return bytes(out)
 
 
 def decode_capped(data: bytes, encoding: bytes, cap: int) -> tuple[bytes, bool]:
@@ -56,38 +37,35 @@ def decode_capped(data: bytes, encoding: bytes, cap: int) -> tuple[bytes, bool]:
     A stream that stops early (the download was cut at the cap) yields what
     it holds; a stream that is not what it claims raises :class:`CorruptBody`.
     """
-    try:
-        if encoding in (b"gzip", b"x-gzip"):
-            out = _zlib(data, 16 + zlib.MAX_WBITS, cap)
-        elif encoding == b"deflate":
-            try:
-                out = _zlib(data, zlib.MAX_WBITS, cap)
-            except zlib.error:  # raw deflate, as some servers send it
-                out = _zlib(data, -zlib.MAX_WBITS, cap)
-        elif encoding == b"br":
-            out = brotli.Decompressor().process(data, output_buffer_limit=cap + 1)
-        elif encoding == b"zstd":
-            out = zstd.ZstdDecompressor().decompress(data, max_length=cap + 1)
-        else:  # pragma: no cover - the caller only passes supported ones
-            return data, False
-    except (zlib.error, brotli.error, zstd.ZstdError) as exc:
-        raise CorruptBody(f"{encoding.decode()}: {exc}") from None
-    return out[:cap], len(out) > cap
+    body, cut, _complete = inflate(data, encoding, cap)
+    return body, cut is not None
 
 
 class CappedDecompressionMiddleware(HttpCompressionMiddleware):
     """Replaces Scrapy's ``HttpCompressionMiddleware`` (same order, 590).
-    Setting: ``LINKAUDIT_PAGE_MAXSIZE`` (default 5 MiB); ``COMPRESSION_ENABLED``
-    switches it off as it does Scrapy's."""
+    Settings: ``LINKAUDIT_PAGE_MAXSIZE`` (default 5 MiB),
+    ``LINKAUDIT_SITEMAP_MAXSIZE``; ``COMPRESSION_ENABLED`` switches it off as
+    it does Scrapy's."""
 
     def __init__(self, crawler: Crawler):
         super().__init__(crawler=crawler)
-        self.cap = config_of(crawler)["LINKAUDIT_PAGE_MAXSIZE"]
+        config = config_of(crawler)
+        self.page_cap = config["LINKAUDIT_PAGE_MAXSIZE"]
+        self.sitemap_cap = config["LINKAUDIT_SITEMAP_MAXSIZE"]
+
+    def _cap(self, request: Request) -> int | None:
+        meta = request.meta
+        if MAXSIZE in meta:
+            return int(meta[MAXSIZE])
+        if CHECK_URL not in meta:
+            return None
+        return self.sitemap_cap if meta.get(PHASE) == SITEMAP else self.page_cap
 
     def process_response(
         self, request: Request, response: Response, spider: object = None
     ) -> Request | Response:
-        if CHECK_URL not in request.meta:
+        cap = self._cap(request)
+        if cap is None:
             return super().process_response(request, response)
         if request.method == "HEAD":
             return response
@@ -98,7 +76,7 @@ class CappedDecompressionMiddleware(HttpCompressionMiddleware):
         body = response.body
         try:
             for encoding in to_decode:
-                body, cut = decode_capped(body, encoding, self.cap)
+                body, cut = decode_capped(body, encoding, cap)
                 if cut:
                     request.meta[TRUNCATED] = True
         except CorruptBody as exc:

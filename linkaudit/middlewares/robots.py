@@ -6,7 +6,10 @@ ERROR with a traceback.  This subclass keeps its fetching and caching and
 changes what an answer means:
 
 - 2xx: parsed (at most ``LINKAUDIT_ROBOTSTXT_MAXSIZE`` bytes, default 500 KiB,
-  the RFC's minimum a crawler must read);
+  the RFC's minimum a crawler must read; §2.5 lets it ignore the rest).  The
+  download stops there (a 1 GiB or endless robots.txt of a far host costs
+  500 KiB, not the process's memory), and a compressed one is inflated to
+  that size and no further; what was read is parsed, never an error;
 - 4xx: no rules, everything allowed;
 - 5xx (after any Retry-After waits): the host counts as disallowed for this
   run (RFC 9309), and each URL there is ``blocked`` with that reason;
@@ -18,10 +21,12 @@ changes what an answer means:
 from __future__ import annotations
 
 import logging
+from typing import Any
 
+from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
-from scrapy.exceptions import IgnoreRequest
+from scrapy.exceptions import IgnoreRequest, StopDownload
 from scrapy.http import Request, Response
 from scrapy.http.request import NO_CALLBACK
 from scrapy.robotstxt import RobotParser
@@ -30,6 +35,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
 from linkaudit.config import config_of
+from linkaudit.meta import MAXSIZE, TRUNCATED
 from linkaudit.network.failures import is_network_failure
 from linkaudit.rules.sitemap import robots_sitemaps
 from linkaudit.signals import robots_sitemaps as robots_sitemaps_found
@@ -37,6 +43,7 @@ from linkaudit.signals import robots_sitemaps as robots_sitemaps_found
 logger = logging.getLogger(__name__)
 
 DISALLOW_ALL = b"User-agent: *\nDisallow: /\n"
+_READ = "la_robots_read"  # bytes of a robots.txt body received so far
 
 
 class RobotsBlocked(IgnoreRequest):
@@ -48,6 +55,17 @@ class RobotsMiddleware(RobotsTxtMiddleware):
         super().__init__(crawler)
         self.maxsize = config_of(crawler)["LINKAUDIT_ROBOTSTXT_MAXSIZE"]
         self.reasons: dict[str, str] = {}  # netloc -> why everything is disallowed
+        crawler.signals.connect(self._on_bytes, signal=signals.bytes_received)
+
+    def _on_bytes(self, data: bytes, request: Request, spider: Any) -> None:
+        """Stop a robots.txt download once past its cap: the response keeps
+        what was read (``StopDownload(fail=False)``), which is parsed."""
+        meta = request.meta
+        if MAXSIZE in meta:
+            meta[_READ] = read = meta.get(_READ, 0) + len(data)
+            if read > meta[MAXSIZE]:
+                meta[TRUNCATED] = True
+                raise StopDownload(fail=False)
 
     async def robot_parser(self, request: Request) -> RobotParser | None:
         # The parent's method, but a fetch failure is one line, not a traceback.
@@ -57,7 +75,14 @@ class RobotsMiddleware(RobotsTxtMiddleware):
             robots = Request(
                 f"{urlparse_cached(request).scheme}://{netloc}/robots.txt",
                 priority=self.DOWNLOAD_PRIORITY,
-                meta={"dont_obey_robotstxt": True},
+                # Scrapy's size limits would cancel the download (and then
+                # allow everything): ours cut it and keep what was read
+                meta={
+                    "dont_obey_robotstxt": True,
+                    MAXSIZE: self.maxsize,
+                    "download_maxsize": 0,
+                    "download_warnsize": 0,
+                },
                 callback=NO_CALLBACK,
             )
             try:
@@ -103,7 +128,13 @@ class RobotsMiddleware(RobotsTxtMiddleware):
             response = response.replace(body=DISALLOW_ALL)
         elif status >= 400:
             response = response.replace(body=b"")
-        elif len(response.body) > self.maxsize:
+        elif len(response.body) > self.maxsize or response.meta.get(TRUNCATED):
+            logger.info(
+                "robots.txt of %s is larger than %d bytes (LINKAUDIT_ROBOTSTXT_MAXSIZE): "
+                "the rest was not read (RFC 9309, 2.5)",
+                netloc,
+                self.maxsize,
+            )
             response = response.replace(body=response.body[: self.maxsize])
         await super()._parse_robots(response, netloc, request)
         sitemaps = robots_sitemaps(response.body) if status < 300 else []

@@ -19,7 +19,11 @@ from urllib.parse import SplitResult, urlsplit
 from linkaudit.state.base import Entry
 
 PERMANENT = frozenset({301, 308})
-MAX_HOPS = 20  # longer chains are reported as they stand, cut here
+# A browser gives up after 20 redirects in a row, and so does the crawl
+# (REDIRECT_MAX_TIMES, default 20: the URL whose redirect would be the 21st is
+# broken, "Too many redirects").  A chain still redirecting here (the crawl's
+# limit raised, or chains that join) is cut and ends broken, as in a browser.
+MAX_HOPS = 20
 
 
 class RedirectFixes:
@@ -63,7 +67,12 @@ class RedirectFixes:
         for url, links in self.places.items():
             chain, loop = chains[url]
             statuses = [hops[u][0] for u in chain if u in hops]
-            end = ("redirect", None) if loop else ends.get(chain[-1], ("unchecked", None))
+            if loop:
+                end: tuple[str, int | None] = ("redirect", None)
+            elif chain[-1] in hops:  # cut at MAX_HOPS: too many redirects
+                end = ("broken", hops[chain[-1]][0])
+            else:
+                end = ends.get(chain[-1], ("unchecked", None))
             fix = {
                 "from": url,
                 "to": chain[-1],

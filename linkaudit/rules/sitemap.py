@@ -8,8 +8,10 @@ Decisions:
   ``maxsize`` bytes of output: past the cap nothing is parsed (kind
   "urlset", no entries, error "larger than N bytes once decompressed"), so a
   gzip bomb costs at most ``maxsize`` bytes.  Concatenated gzip members are
-  read; bytes after the last member that do not start one are ignored; a
-  corrupt or truncated stream is "not a valid gzip file".  ``maxsize`` must
+  read (up to rules/inflate.py's MAX_MEMBERS: past it, error "more than N
+  gzip members" and nothing parsed), in time linear in the body; bytes after
+  the last member that do not start one are ignored; a corrupt or truncated
+  stream is "not a valid gzip file".  ``maxsize`` must
   be positive (Scrapy's 0, "no limit", is the caller's to map to a cap).
 - The XML parser loads no DTD, touches no network, expands no entity but the
   five predefined ones and character references (an external or internal
@@ -34,13 +36,13 @@ Decisions:
 from __future__ import annotations
 
 import re
-import zlib
 from typing import NamedTuple
 
 from lxml import etree
 
+from linkaudit.rules.inflate import GZIP_MAGIC, CorruptBody, inflate
+
 NAMESPACE = "http://www.sitemaps.org/schemas/sitemap/0.9"
-_GZIP_MAGIC = b"\x1f\x8b"
 _XML_SPACE = " \t\r\n"
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _ENTRY = {"urlset": "url", "sitemapindex": "sitemap"}
@@ -70,7 +72,7 @@ def parse_sitemap(body: bytes, maxsize: int) -> Sitemap:
     if maxsize <= 0:
         raise ValueError(f"maxsize must be positive, not {maxsize}")
     try:
-        if body[:2] == _GZIP_MAGIC:
+        if body[:2] == GZIP_MAGIC:
             body = _gunzip(body, maxsize)
         return _parse(body)
     except _NotASitemap as e:
@@ -78,26 +80,17 @@ def parse_sitemap(body: bytes, maxsize: int) -> Sitemap:
 
 
 def _gunzip(body: bytes, maxsize: int) -> bytes:
-    """The decompressed ``body``, never more than ``maxsize`` bytes."""
-    out = bytearray()
-    data = body
-    while True:
-        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        try:
-            while not d.eof:
-                # max_length stays >= 1 (0 would mean "no limit")
-                chunk = d.decompress(data, maxsize + 1 - len(out))
-                out += chunk
-                if len(out) > maxsize:
-                    raise _NotASitemap(f"larger than {maxsize} bytes once decompressed")
-                data = d.unconsumed_tail
-                if not chunk and not data:
-                    raise _NotASitemap("not a valid gzip file")  # cut short
-        except zlib.error:
-            raise _NotASitemap("not a valid gzip file") from None
-        data = d.unused_data
-        if data[:2] != _GZIP_MAGIC:
-            return bytes(out)
+    """The decompressed ``body``, never more than ``maxsize`` bytes, in time
+    linear in its size (rules/inflate.py)."""
+    try:
+        body, cut, complete = inflate(body, b"gzip", maxsize)
+    except CorruptBody:
+        raise _NotASitemap("not a valid gzip file") from None
+    if cut:  # too large, or too many members: a part of a sitemap is not read
+        raise _NotASitemap(cut)
+    if not complete:
+        raise _NotASitemap("not a valid gzip file")
+    return body
 
 
 def _parse(body: bytes) -> Sitemap:

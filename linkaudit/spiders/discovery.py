@@ -244,22 +244,40 @@ class Discovery:
         )
 
     def _redirect(self: LinkAuditSpider, response: Response, url: str, depth: int) -> Iterator[Any]:
-        """A 3xx: its target is a link of the redirecting URL."""
+        """A 3xx: its target is a link of the redirecting URL.
+
+        Each hop of a chain is a URL of the audit, checked on its own, so
+        the chain is counted in the state (``hops``, shared by workers): a
+        URL whose redirect would be the chain's ``REDIRECT_MAX_TIMES + 1``-th
+        (browsers and Scrapy stop at 20) is broken, "Too many redirects",
+        and its target is not requested.  One far link can then cost at most
+        that many requests, not an endless audit."""
         meta = response.meta
         location = meta.get(LOCATION)
         if location is None:
             error = meta.get(LOCATION_ERROR) or f"{status_text(response.status)} without a Location"
             yield self._result(response, BROKEN, error=error)
             return
+        hops = self.state.hops(url) + 1  # this answer is the chain's hops-th redirect
+        limit = self.config["REDIRECT_MAX_TIMES"]
+        if hops > limit:
+            error = f"Too many redirects: {hops} in a row, more than {limit} (REDIRECT_MAX_TIMES)"
+            yield self._result(response, BROKEN, error=error, location=location)
+            return
         key, outcome, error = self.rules.judge(location)  # already canonical
         if self.check_fragments and self.state.marked(ANCHORS, url):
             self.state.mark(ANCHORS, [key])  # a browser keeps the fragment
         # the target is discovered before the redirect's result is recorded:
-        # a shared audit's level never closes with the target on its way.
-        # Its request comes from the page that linked to the redirect, as a
-        # browser's does (the report's referrer stays the redirecting URL)
+        # a shared audit's level never closes with the target on its way;
+        # its hops are noted before it is queued, where another worker may
+        # take it.  Its request comes from the page that linked to the
+        # redirect, as a browser's does (the report's referrer stays the
+        # redirecting URL)
         referrer = meta.get(REFERRER)
-        found = list(self._discover(key, depth + 1, referrer, outcome, error))
+        found = []
+        if self.state.discover(key, depth + 1):
+            self.state.set_hops(key, hops)
+            found = list(self._place(key, depth + 1, referrer, outcome, error, False))
         yield self._result(
             response,
             REDIRECT,

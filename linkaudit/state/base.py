@@ -180,5 +180,15 @@ class AuditState(ABC):
         marks = self.__dict__.setdefault("_marks_by_kind", {})
         return marks.setdefault(kind, set())
 
+    # -- redirect chains: each hop is a URL of its own --------------------------
+    def hops(self, url: str) -> int:
+        """How many redirects in a row led to ``url`` when it was discovered
+        (0: it was found as a link, not only as a redirect's target)."""
+        return self.__dict__.get("_hops", {}).get(url, 0)
+
+    def set_hops(self, url: str, hops: int) -> None:
+        """``url``, new, is the target of a chain of ``hops`` redirects."""
+        self.__dict__.setdefault("_hops", {})[url] = hops
+
     def close(self) -> None:  # noqa: B027 - optional hook, nothing to release in memory
         """Release resources (a database connection, say)."""

@@ -262,6 +262,13 @@ class RedisState(Calls, Election, Reading, AuditState):
     def marked(self, kind: str, url: str) -> bool:
         return bool(self._do(lambda: self.client.sismember(self.key("m:" + kind), url), False))
 
+    def hops(self, url: str) -> int:
+        """Redirect chains, for every worker (``hops``: a hash URL -> count)."""
+        return int(self._do(lambda: self.client.hget(self.key("hops"), url), None) or 0)
+
+    def set_hops(self, url: str, hops: int) -> None:
+        self._do(lambda: self.client.hset(self.key("hops"), url, hops), None)
+
     def record(self, result: UrlResult, now: float) -> float | None:
         """One round trip: the result settled, its page's links counted
         (once, however often the page is checked), the URLs it enqueued
