@@ -92,6 +92,12 @@ def test_header_values_from_the_file_and_scrapy_crawl(tmp_path, server):
         tmp_path, "-a", f"start={server.url}/", "-a", 'headers=["X-A: a\\r\\nX-Evil: 1"]'
     )
     refused(crawl, "headers: the value of 'X-A' holds a control character")
+    for setting, value in (
+        ("USER_AGENT", "bot\x01"),
+        ("DEFAULT_REQUEST_HEADERS", '{"X-A": "a\\nb"}'),
+    ):
+        crawl = run_crawl(tmp_path, "-a", f"start={server.url}/", settings={setting: value})
+        refused(crawl, f"{setting}: the value")
     assert server.log == []
 
 

@@ -45,6 +45,34 @@ def headers(settings: Any, name: str) -> tuple[tuple[str, str], ...]:
     return tuple(found)
 
 
+def header_value(settings: Any, name: str) -> str | None:
+    """One header's value (``USER_AGENT``): text HTTP can carry."""
+    value = settings.get(name)
+    if value is None or not isinstance(value, str):
+        return value
+    why = _unsendable(value)
+    if why:
+        raise ValueError(f"the value {why}")
+    return value
+
+
+def header_table(settings: Any, name: str) -> dict[str, Any] | None:
+    """Headers as a table, ``{"Name": "value"}`` (``DEFAULT_REQUEST_HEADERS``)."""
+    if settings.get(name) is None:
+        return None
+    try:
+        table = settings.getdict(name)
+    except ValueError:
+        raise ValueError("is not a JSON object") from None
+    for field, content in table.items():
+        if not _TOKEN.match(str(field)):
+            raise ValueError(f"{_shown(str(field))} is not a header name")
+        why = _unsendable(content) if isinstance(content, str) else None
+        if why:
+            raise ValueError(f"the value of {field!r} {why}")
+    return table
+
+
 def _unsendable(text: str) -> str | None:
     """Why ``text`` cannot be a header's value (RFC 9110: no control
     character but tab; Scrapy sends it as UTF-8), or None."""

@@ -95,6 +95,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_HEADERS", [], a.headers, argument="headers"),
     Option("LINKAUDIT_AUTH", "", a.credentials, argument="auth"),
     Option("LINKAUDIT_HEADER_HOSTS", [], c.text_list, argument="header_hosts"),
+    # Scrapy's headers, sent with every request: values HTTP can carry
+    Option("USER_AGENT", None, a.header_value),
+    Option("DEFAULT_REQUEST_HEADERS", None, a.header_table),
     Option("LINKAUDIT_NETRC", True, a.netrc_logins),
     Option("LINKAUDIT_COOKIE_JAR", "", a.cookie_file, argument="cookie_jar", label="cookie_jar"),
     Option("LINKAUDIT_MAX_PATH_SEGMENTS", 32, c.number(_int, 0)),
