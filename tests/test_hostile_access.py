@@ -6,6 +6,7 @@ journal, database, stdout, the log at -vv) ever holds a secret of the user's."""
 from __future__ import annotations
 
 import base64
+import json
 import subprocess
 from contextlib import ExitStack
 
@@ -148,3 +149,28 @@ def test_no_output_holds_a_secret_of_the_users(tmp_path):
     assert len(proc.stderr.splitlines()) > 20  # -vv logged every request
     leaks = [(name, s) for name, data in outputs.items() for s in secrets if s.encode() in data]
     assert leaks == []
+
+
+def test_a_password_in_a_pages_link_is_never_sent_nor_written(tmp_path, server, far_server):
+    """Such links are excluded (LINKAUDIT_EXCLUDE_USERINFO): reported with
+    the password masked (a private site's page may hold one), never requested."""
+    far = far_server.url.replace("://", f"://svc:{SECRET}@")
+    server.add(
+        "/",
+        f'<a href="{far}/x">x</a>\n<a href="{far_server.url.replace("://", "://T0K3N@")}/y">y</a>\n'
+        f'<a href="ftp://f:{SECRET}@ftp.example/">f</a>\n<a href="mailto:web@example.com">m</a>',
+    )
+    out = run(tmp_path, f"{server.url}/", "--delay", "0", "-v", "--format", "markdown")
+    assert out.returncode == 0, out.stdout + out.stderr
+    report = (tmp_path / "linkaudit-report.json").read_text()
+    for text in (report, out.stdout, out.stderr):
+        assert SECRET not in text and "T0K3N" not in text
+    urls = {u["url"]: u for u in json.loads(report)["urls"]}
+    masked = [
+        far_server.url.replace("://", "://svc:***@") + "/x",
+        far_server.url.replace("://", "://***@") + "/y",
+        "ftp://f:***@ftp.example/",
+    ]
+    assert {urls[u]["outcome"] for u in masked} == {"excluded"}
+    assert urls["mailto:web@example.com"]["outcome"] == "excluded"
+    assert far_server.log == []

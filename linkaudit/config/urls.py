@@ -10,10 +10,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from linkaudit.rules.urls import HTTP_SCHEMES, InvalidURL, canonicalize, scheme_of
+from linkaudit.rules.userinfo import masked
 
 _SPLIT = re.compile(r"[\s,]+")
-# scheme://, then the authority's userinfo: up to its last @ (as the URL Standard reads it)
-_USERINFO = re.compile(r"^(\s*[A-Za-z][A-Za-z0-9+.-]*:[/\\]*)([^/\\?#]*)@")
 
 
 def split_list(value: Any) -> list[str]:
@@ -73,14 +72,3 @@ def _http_url(raw: str, what: str) -> str:
             "(-a auth=USER:PASSWORD), which sends them to the site's own hosts only"
         )
     return url
-
-
-def masked(url: str) -> str:
-    """``http://u:secret@host/`` -> ``http://u:***@host/`` (a user alone,
-    often a token, is masked whole): a URL fit for an error line or a log."""
-
-    def mask(m: re.Match[str]) -> str:
-        user, colon, _password = m[2].partition(":")
-        return f"{m[1]}{user + ':' if colon else ''}***@"
-
-    return _USERINFO.sub(mask, url, count=1)
