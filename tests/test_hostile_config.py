@@ -8,6 +8,7 @@ bounded, far below the time it took to hang)."""
 from __future__ import annotations
 
 import os
+import resource
 import threading
 
 import pytest
@@ -15,8 +16,8 @@ from scrapy.settings import Settings
 
 from linkaudit.config import OPTIONS
 from linkaudit.config.file import ConfigFileError, find_config
-from tests.conftest import run_crawl
-from tests.test_cli import run
+from tests.conftest import run_crawl, run_process
+from tests.test_cli import LINKAUDIT, run
 
 BOUND = 30  # seconds: a run that hangs fails here, not at the suite's timeout
 
@@ -101,8 +102,18 @@ def test_numbers_from_scrapy_crawl(tmp_path, server, settings, args, words):
 
 
 # -- the configuration file ------------------------------------------------------------
+def bounded(tmp_path, *args):
+    """The command with its address space capped at 1 GiB (it needs ~70 MB
+    of memory): a reader without a bound fails fast, the machine unharmed."""
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))
+
+    return run_process([LINKAUDIT, *args], cwd=tmp_path, timeout=BOUND, preexec_fn=cap)
+
+
 def test_a_configuration_file_without_end_is_one_line(tmp_path, server):
-    out = run(tmp_path, f"{server.url}/", "--config", "/dev/zero", timeout=BOUND)
+    out = bounded(tmp_path, f"{server.url}/", "--config", "/dev/zero")
     refused(out, "linkaudit: error: /dev/zero: too large (more than 1 MiB)")
     assert server.log == []
 
@@ -123,7 +134,7 @@ def test_a_fifo_that_never_ends_is_read_up_to_the_cap(tmp_path, server):
     writer = threading.Thread(target=write_for_ever, daemon=True)
     writer.start()
     try:
-        out = run(tmp_path, f"{server.url}/", "--config", str(fifo), timeout=BOUND)
+        out = bounded(tmp_path, f"{server.url}/", "--config", str(fifo))
     finally:
         done.set()
         os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))  # a writer still opening
