@@ -14,6 +14,9 @@ nothing rather than failing an audit.
   queues, robots.txt ``Crawl-delay`` raises the delay; the delay new slots
   start with (``downloader._delay``, which AutoThrottle sets too) gets the
   pacing margin.
+- The scraper's ``_start_itemproc_nowait`` (what the engine does with an
+  item ``start()`` yields): a URL of the frontier settled without a request
+  (an altered state) is handed to the pipelines from the idle handler.
 - Twisted: ``twisted.internet.endpoints._idnaBytes`` is wrapped in a cache,
   and ``twisted.web.client.HostnameEndpoint`` is replaced by
   ``linkaudit.network.endpoint.HostnameEndpoint`` (which reads the endpoint's
@@ -90,3 +93,18 @@ def connect_single_addresses_directly() -> None:
 
     if client.HostnameEndpoint is endpoints.HostnameEndpoint:
         client.HostnameEndpoint = HostnameEndpoint
+
+
+def send_item(crawler: Crawler, item: Any) -> None:
+    """Hand ``item`` to the item pipelines from outside a callback (a
+    spider_idle handler).  Scrapy's engine does the same with the items a
+    spider's ``start()`` yields: the scraper counts the item at once, so the
+    spider is not idle (nor closed) before the pipelines have run it."""
+    scraper = crawler.engine.scraper
+    nowait = getattr(scraper, "_start_itemproc_nowait", None)
+    if nowait is not None:
+        nowait(item)
+    else:  # pragma: no cover - a Scrapy without it: the public coroutine
+        from scrapy.utils.defer import deferred_from_coro
+
+        deferred_from_coro(scraper.start_itemproc_async(item, response=None))

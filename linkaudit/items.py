@@ -47,8 +47,9 @@ class UrlResult:
     referrers: list[dict] = field(default_factory=list)
     links: list[tuple[str, int | None]] = field(default_factory=list)
     # Optional report fields, absent when unset (OPTIONAL_FIELDS):
-    # the page was cut at LINKAUDIT_PAGE_MAXSIZE and only what was read was
-    # scanned; a scanned page's statistics (see page_stats()).
+    # the page was cut at LINKAUDIT_PAGE_MAXSIZE (or had more links than
+    # LINKAUDIT_PAGE_MAXLINKS) and only what was read was scanned; a
+    # scanned page's statistics (see page_stats()).
     truncated: bool = False
     page: dict[str, Any] | None = None
     # With an audit database (linkaudit/sqlitestate.py): when the outcome
@@ -82,6 +83,10 @@ class UrlResult:
     # page's (or a probe's) fingerprint, compared when the report is written
     soft_404: bool = False
     fingerprint: list[int] | None = None
+    # Reported: links of the page past LINKAUDIT_PAGE_MAXLINKS, counted, not
+    # read (the page is truncated too).  Last: the compact form's one-letter
+    # keys follow the order of the fields (state/compact.py)
+    links_dropped: int = 0
 
     def optional_dict(self) -> dict[str, Any]:
         """The optional fields that are set."""
@@ -95,6 +100,7 @@ class UrlResult:
 
 OPTIONAL_FIELDS = (
     "truncated",
+    "links_dropped",
     "page",
     "checked_at",
     "from_cache",

@@ -10,6 +10,9 @@ PROBE = "probe"  # the phase of a soft-404 probe's GET (a URL that cannot exist)
 SITEMAP = "sitemap"  # the phase of a sitemap's GET (and the state's mark for sitemaps)
 FIRST = "la_first"  # the check's first request: look up its history
 HISTORY = "la_history"  # what the audit database knew of the URL
+# the page (or sitemap) the check comes from, in full: the Referer header
+# tells the server only what the referrer policy allows (rules/referrer.py)
+REFERRER = "la_referrer"
 LOCATION = "la_location"  # a redirect's target, canonical
 LOCATION_ERROR = "la_location_error"  # why a redirect's Location is not a URL
 TRUNCATED = "la_truncated"  # the page was cut at LINKAUDIT_PAGE_MAXSIZE

@@ -12,3 +12,9 @@ report_written = object()
 # A robots.txt was read and names sitemaps (its ``Sitemap:`` lines).
 # Arguments: url (the robots.txt), sitemaps ([(URL as written, line)]).
 robots_sitemaps = object()
+
+# A request is handed to the network (the download handler): from here on
+# a server may receive it, so this is when a request counts as sent (a
+# shared audit counts it in Redis now, before its bytes leave).
+# Argument: request.
+request_sent = object()

@@ -15,10 +15,43 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
+from hypothesis.database import DirectoryBasedExampleDatabase, ReadOnlyDatabase
 
 from tests.server import TestServer
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Property-based tests (README, "Fuzzing"): the default profile, ``ci``, is
+# deterministic: derandomized (each test's examples drawn from a seed that
+# is its own digest), after the saved examples of tests/data/hypothesis,
+# replayed and never written.  ``fuzz`` (``make fuzz``, HYPOTHESIS_PROFILE=fuzz
+# or --hypothesis-profile=fuzz) draws fresh examples, many of them, and saves
+# what fails there, to be committed.  A test's own @settings(max_examples=...)
+# overrides only the keys it sets.
+HYPOTHESIS_DB = ROOT / "tests" / "data" / "hypothesis"
+_hypothesis_common = {
+    "deadline": None,  # a crawl takes a second or two; machines differ
+    "print_blob": True,  # a failure says how to replay it (@reproduce_failure)
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
+}
+# settings(derandomize=True, database=...) is refused (a derandomized run
+# would write nothing worth keeping); a read-only database given to a child
+# of derandomized settings is replayed (tests/test_hypothesis_profiles.py)
+hypothesis_settings.register_profile(
+    "ci",
+    hypothesis_settings(derandomize=True, **_hypothesis_common),
+    database=ReadOnlyDatabase(DirectoryBasedExampleDatabase(HYPOTHESIS_DB)),
+)
+hypothesis_settings.register_profile(
+    "fuzz",
+    database=DirectoryBasedExampleDatabase(HYPOTHESIS_DB),
+    max_examples=int(os.environ.get("LINKAUDIT_FUZZ_EXAMPLES", "200")),
+    **_hypothesis_common,
+)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
 SCHEMA = json.loads((ROOT / "docs" / "report.schema.json").read_text())
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 CRAWL_TIMEOUT = 90  # seconds: every crawl in the suite is bounded

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
+from linkaudit.state.memory import MemoryState
+
 
 class BuggyDownloaderMiddleware:
     def process_request(self, request: Any) -> None:
@@ -47,3 +49,13 @@ class BuggyRobotParser:
         from scrapy.robotstxt import ProtegoRobotParser
 
         return ProtegoRobotParser.from_crawler(crawler, robotstxt_body)
+
+
+class BuggyState(MemoryState):
+    """The default state with a fault for one link: queueing a URL whose
+    path names it fails (LINKAUDIT_STATE), while its page is being scanned."""
+
+    def enqueue(self, url: str, depth: int, referer: str | None) -> None:
+        if "/bug-link" in url:
+            raise RuntimeError("injected bug while queueing a link")
+        super().enqueue(url, depth, referer)

@@ -183,7 +183,7 @@ def test_a_broken_link_fails_the_step_and_is_in_the_sarif(tmp_path, site):
     assert ran.json("linkaudit-report.json")["summary"]["broken"] == 1
     assert "linkaudit: 1 broken of 3 URLs (complete); exit 1 (broken links)" in ran.stderr
     assert ran.summary.startswith("### linkaudit: 1 broken link\n")
-    assert f"| {site.url}/gone | 404 Not Found | {site.url}/ line 2 |" in ran.summary
+    assert f"| `{site.url}/gone` | `404 Not Found` | `{site.url}/` line 2 |" in ran.summary
 
 
 def test_a_static_build_is_annotated_on_its_files(tmp_path):

@@ -69,7 +69,7 @@ def test_formats_for_ci(tmp_path, site):
 
     markdown = run(tmp_path, f"{site.url}/", "--delay", "0", "--format", "markdown").stdout
     assert markdown.startswith("### linkaudit: 1 broken link")
-    assert f"| {site.url}/gone | 404 Not Found | {site.url}/ line 2 |" in markdown
+    assert f"| `{site.url}/gone` | `404 Not Found` | `{site.url}/` line 2 |" in markdown
 
     as_json = json.loads(run(tmp_path, f"{site.url}/", "--delay", "0", "--format", "json").stdout)
     assert as_json == json.loads((tmp_path / "linkaudit-report.json").read_text()) | {

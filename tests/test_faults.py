@@ -103,6 +103,10 @@ def test_many_dead_hosts_cost_next_to_nothing(tmp_path, server):
     ports = bound_ports(stack, 100)
     links = [f'<a href="http://h{i}.invalid/x">d</a>' for i in range(100)]
     links += [f'<a href="http://127.0.0.1:{port}/x">r</a>' for port in ports]
+    # names DNS cannot carry: the system resolver refused them in a thread
+    # (a CRITICAL traceback) and each waited out the download timeout
+    long_names = ["a" * 64 + ".example", "b." * 127 + "example"]
+    links += [f'<a href="http://{name}/">n</a>' for name in long_names]
     server.add("/", "\n".join(links))
     started = time.monotonic()
     with stack:
@@ -112,4 +116,6 @@ def test_many_dead_hosts_cost_next_to_nothing(tmp_path, server):
         assert crawl.url(f"http://h{i}.invalid/x")["error"] == f"DNS lookup failed for h{i}.invalid"
     refused = [u for u in crawl.report["urls"] if u["error"] == "Connection refused"]
     assert len(refused) == 100
+    for name in long_names:
+        assert crawl.url(f"http://{name}/")["error"] == f"DNS lookup failed for {name}"
     assert elapsed < 10, elapsed  # generous: a loaded CI machine

@@ -98,7 +98,7 @@ def test_missing_fragments_near_far_redirected_and_every_format(tmp_path, site):
         "-q",
     )
     assert markdown.returncode == 0
-    assert f"| {near.url}/doc#missing | missing fragment" in markdown.stdout
+    assert f"| `{near.url}/doc#missing` | missing fragment" in markdown.stdout
 
 
 def test_fragments_are_not_checked_by_default(tmp_path, site):

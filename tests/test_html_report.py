@@ -461,6 +461,13 @@ def test_text_from_the_web_stays_text(browser, tmp_path):
     assert card.text == url  # shown as written
     assert browser.find_elements(By.CSS_SELECTOR, 'a[href^="javascript"]') == []
     assert {r[0] for r in table(browser)} == {url, "javascript:window.pwned=5"}
+    # what is not printable, as the static rows show it (html_parts.esc):
+    # escaped by the script too, never drawn raw
+    details = browser.execute_script(
+        "return [...document.querySelectorAll('#url-rows td.detail')].map(c => c.textContent)"
+    )
+    assert details and all("\\x00\\x85" in d for d in details), details
+    assert "\\x00\\x85" in css(browser, "#broken article.target p").text
     assert browser.execute_script(
         "return JSON.parse(document.getElementById('linkaudit-data').textContent).urls[0].url"
     ) in (url, "javascript:window.pwned=5")

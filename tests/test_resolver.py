@@ -18,6 +18,12 @@ from linkaudit.network.resolver import never_resolves
         ("invalid.example.com", False),
         ("localhost", False),
         ("127.0.0.1", False),
+        # names DNS cannot carry (RFC 1035): no lookup, no thread's traceback
+        ("a" * 64 + ".example", True),
+        ("a" * 63 + ".example", False),
+        ("a..example", True),
+        ("a." * 126 + "example", True),
+        ("a." * 120 + "example.", False),
     ],
 )
 def test_special_use_names(name, never):

@@ -142,5 +142,7 @@ def test_resume_after_kill_9(tmp_path, server):
     second = run_crawl(tmp_path, *args, settings=settings)
     assert second.report["complete"] is True
     assert comparable(second.report) == expected
+    # pages scanned before the kill count, once
+    assert second.report["summary"]["pages"] == PAGES + 1
     again = {path for _method, path in checks(server.log)} & done
     assert not again, f"requested again after being committed: {sorted(again)}"

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from linkaudit.rules.urls import InvalidURL, canonicalize, is_near
+from linkaudit.rules.urls import InvalidURL, _why, canonicalize, is_near
+from tests.corpus import CORPUS, SURROGATES, UNICODE_DIGIT_PORTS
 
 BASE = "http://example.org/foo/bar"
 
@@ -183,3 +184,53 @@ def test_fuzz_canonical_is_idempotent(prefix, tail):
     except InvalidURL:
         return
     assert canonicalize(url) == url
+
+
+# -- odd and hostile hrefs (tests/corpus.py): a URL or InvalidURL, nothing else
+
+
+@pytest.mark.parametrize("base", [None, BASE, "https://example.com/", "http://[::1]:8080/a"])
+def test_every_corpus_href_is_a_url_or_invalid(base):
+    """Never another exception: one would cost the page its other links."""
+    for href in [*CORPUS, *SURROGATES]:
+        try:
+            url = canonicalize(href, base)
+        except InvalidURL as exc:
+            assert str(exc), href
+            continue
+        assert isinstance(url, str)
+        if url.startswith(("http://", "https://")):
+            assert canonicalize(url) == url, href
+
+
+@pytest.mark.parametrize("href", [h for h in UNICODE_DIGIT_PORTS if not h.startswith("//")])
+def test_a_port_is_ascii_digits(href):
+    """The Standard's port is ASCII digits: "¹" and "٣" pass str.isdigit()
+    (int() refuses the first and reads the second as 3), so the words must
+    not be taken from it."""
+    with pytest.raises(InvalidURL, match="bad port"):
+        canonicalize(href, BASE)
+
+
+def test_a_relative_unicode_port_is_a_bad_port():
+    with pytest.raises(InvalidURL, match="bad port '⁹⁹'"):
+        canonicalize("//host:⁹⁹/", BASE)
+
+
+_any_text = st.text(st.characters(), max_size=60)  # surrogates and controls included
+_pieces = st.sampled_from([":", "//", "[", "]", "@", "¹", "٣", "0", "65536", "\\", "%", "/", "?"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(["http://", "https://", "HTTP://", "//", "", "ftp://"]),
+    st.lists(st.one_of(_pieces, _any_text), max_size=8).map("".join),
+    st.sampled_from([None, BASE, "https://example.com/", "about:blank"]),
+)
+def test_fuzz_explaining_never_raises(prefix, tail, base):
+    """``_why`` only explains; ``canonicalize`` is a URL or InvalidURL."""
+    assert isinstance(_why(prefix + tail, base), str)
+    try:
+        canonicalize(prefix + tail, base)
+    except InvalidURL:
+        pass

@@ -15,7 +15,7 @@ FAIL_ON = ("broken", "new", "none")
 # options passed on as the spider argument of that name: (dest, argument)
 ARGUMENTS = (
     "depth contact pagedir db baseline journal redis audit accept auth cookie_jar root_url "
-    "local_dir html redirect_fixes soft_404"
+    "local_dir html redirect_fixes soft_404 max_urls"
 ).split()
 # repeatable options, passed on as lists (a regex or a header may hold a comma)
 LISTS = {
@@ -85,6 +85,13 @@ _VALUED = (
     ),
     ("--max-requests", None, False, "stop after this many responses; default: no limit"),
     ("--max-time", None, False, "stop after this many seconds; default: no limit"),
+    (
+        "--max-urls",
+        None,
+        False,
+        "record at most this many URLs: links to further new URLs are counted, not "
+        "checked (the audit is then incomplete); default: no limit",
+    ),
     ("--contact", "EMAIL", False, "sent as the From header"),
     ("--exclude", "REGEX", True, "URLs matching it are reported excluded, never requested"),
     ("--include", "REGEX", True, "check only URLs matching it; it wins over --exclude"),

@@ -39,6 +39,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_START", "", c.start_urls, argument="start", label="start"),
     Option("LINKAUDIT_NEAR", "", c.url_prefixes, argument="near", label="near"),
     Option("LINKAUDIT_DEPTH", None, c.number(_int, 0, optional=True), argument="depth"),
+    # the most URLs one audit records (0: no bound); found past it: counted only
+    Option("LINKAUDIT_MAX_URLS", 0, c.number(_int, 0), argument="max_urls"),
     Option("LINKAUDIT_CONTACT", "", c.email, argument="contact"),
     # -- where the results go
     Option("LINKAUDIT_REPORT", REPORT, c.report_path, argument="report", label="report"),
@@ -88,6 +90,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_SOFT_404_PROBES", False, c.boolean, argument="soft_404_probes"),
     Option("LINKAUDIT_SOFT_404_SIMILARITY", 0.9, c.number(_float, 0, maximum=1)),
     Option("LINKAUDIT_SITEMAP_MAXSIZE", 50 * 1024 * 1024, c.number(_int, 1, maximum=c.SIZE)),
+    # sitemap nesting read: 1 the sitemaps given or named by robots.txt, 2 those
+    # their index lists (all the protocol allows), 3 an index of indexes
+    Option("LINKAUDIT_SITEMAP_MAXDEPTH", 3, c.number(_int, 1)),
+    # sitemaps read per audit: at 50,000 URLs each, 1,000 list 50 million URLs
+    Option("LINKAUDIT_SITEMAP_MAXCOUNT", 1000, c.number(_int, 1)),
     # a local build: the directory the first start URL serves (referrers name its files)
     Option("LINKAUDIT_LOCAL_DIR", "", c.local_directory, argument="local_dir", label="local_dir"),
     Option("LINKAUDIT_ROOT_URL", "", c.optional_url, argument="root_url", label="root_url"),
@@ -105,6 +112,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_EXCLUDE_USERINFO", True, c.boolean),
     Option("LINKAUDIT_EXCLUDE_DOUBLE_SLASH", True, c.boolean),
     Option("LINKAUDIT_PAGE_MAXSIZE", 5 * 1024 * 1024, c.number(_int, 1, maximum=c.SIZE)),
+    # links read per page (or stylesheet): far above real pages (a few
+    # hundred; a 5 MB page of links holds about 100,000); the rest are counted
+    Option("LINKAUDIT_PAGE_MAXLINKS", 20_000, c.number(_int, 1)),
     Option("LINKAUDIT_RELEASE_BATCH", 2000, c.number(_int, 0)),
     # longer URLs are excluded: a sanity bound far above what browsers follow
     Option("URLLENGTH_LIMIT", 65536, c.number(_int, 1, maximum=c.SIZE)),

@@ -78,7 +78,6 @@ class DirectorySite(LocalSite):
     def __init__(self, root: str, base_path: str = "/") -> None:
         folder = Path(root)
         base_path = base_path if base_path.endswith("/") else base_path + "/"
-        not_found_page = folder / "404.html"
 
         class Handler(FileHandler):
             def _answer(self, body: bool) -> None:
@@ -91,12 +90,21 @@ class DirectorySite(LocalSite):
                         moved = base_path + moved.lstrip("/")
                 if moved is not None:
                     self._send(301, b"", "text/html", body, {"Location": moved})
-                elif found is None:
-                    # the site's own 404 page, as static hosts serve it
-                    data = not_found_page.read_bytes() if not_found_page.is_file() else b""
-                    self._send(404, data or b"<h1>Not Found</h1>", "text/html", body)
+                elif found is not None:
+                    self._send_file(200, found, content_type(found.name), body)
+                elif (page := not_found_page()) is not None:
+                    self._send_file(404, page, "text/html", body)  # the site's own, as hosts do
                 else:
-                    self._send(200, found.read_bytes(), content_type(found.name), body)
+                    self._send(404, b"<h1>Not Found</h1>", "text/html", body)
+
+        def not_found_page() -> Path | None:
+            """``404.html`` when it is a non-empty file inside the directory
+            (a symbolic link out of it is never read)."""
+            found, _ = file_for(folder, "/404.html")
+            try:
+                return found if found is not None and found.stat().st_size else None
+            except OSError:
+                return None
 
         self._serve(Handler, base_path)
         self.files = LocalFiles(os.path.normpath(root), self.url)

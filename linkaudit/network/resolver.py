@@ -4,7 +4,12 @@ IPv6), plus what a link checker meets more than a crawler does, dead hosts.
 - Names that cannot exist are answered at once, without a query: the
   ``invalid`` top-level domain (RFC 6761, section 6.4: "name resolution APIs
   and libraries SHOULD ... always return immediate negative responses") and
-  ``onion`` (RFC 7686: not resolvable through DNS).
+  ``onion`` (RFC 7686: not resolvable through DNS), and names DNS cannot
+  carry (a label over 63 octets or empty, a name over 253: RFC 1035
+  section 2.3.4).  The URL Standard lets such hosts through (browsers fail
+  them at lookup); the system's resolver refuses them with a UnicodeError
+  in a worker thread, which Twisted logs as a CRITICAL traceback while the
+  request waits out its whole timeout.
 - A name whose lookup found nothing is remembered for the run, so no other
   request (robots.txt, HEAD, the GET fallback) waits for the same answer
   again.  The host failure cache (``linkaudit/middlewares/hostfailures.py``)
@@ -32,12 +37,17 @@ from zope.interface import implementer, provider
 
 # Special-use domain names that never resolve (RFC 6761, RFC 7686)
 NEVER_RESOLVED = ("invalid", "onion")
+MAX_NAME, MAX_LABEL = 253, 63  # RFC 1035 2.3.4, written without the final dot
 
 
 def never_resolves(name: str) -> bool:
-    """``name`` is in a special-use domain that has no addresses."""
-    label = name.rstrip(".").rpartition(".")[2].lower()
-    return label in NEVER_RESOLVED
+    """``name`` is in a special-use domain that has no addresses, or is a
+    name DNS cannot carry."""
+    name = name.rstrip(".")
+    labels = name.split(".")
+    if len(name) > MAX_NAME or any(not 0 < len(label) <= MAX_LABEL for label in labels):
+        return True
+    return labels[-1].lower() in NEVER_RESOLVED
 
 
 @provider(IResolutionReceiver)

@@ -15,6 +15,7 @@ def needed_in_summary(entry: dict[str, Any]) -> bool:
         or bool(entry.get("warning"))
         or bool(entry.get("new"))
         or bool(entry.get("missing_fragments"))
+        or bool(entry.get("links_dropped"))
     )
 
 

@@ -144,7 +144,7 @@ def _file_lines(path: str) -> tuple[str, ...] | None:
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             return tuple(fh)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL or a lone surrogate in the path
         return None
 
 

@@ -3,7 +3,6 @@ state, written atomically, and summarised for a person."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -13,6 +12,7 @@ from typing import Any
 
 from linkaudit.output.fragments import fragment_key, missing_fragments
 from linkaudit.output.groups import Groups
+from linkaudit.output.jsontext import json_text
 from linkaudit.output.reading import needed_in_summary, read_report
 from linkaudit.output.redirects import RedirectFixes
 from linkaudit.output.sitemap import sitemap_section
@@ -127,6 +127,8 @@ def report_entries(
                 _add_files(gap["referrers"], files)
         if groups is not None:
             groups.see(item)
+        if item.get("links_dropped"):
+            summary["links_dropped"] = summary.get("links_dropped", 0) + item["links_dropped"]
         summary["urls"] += 1
         summary[item["outcome"]] += 1
         if item["outcome"] == "unchecked" and is_internal_error(item):
@@ -143,6 +145,9 @@ def report_entries(
         sitemap = sitemap_section(state.entries(), start_urls, near)
     if internal:  # URLs whose check a bug of ours stopped (all unchecked)
         summary["internal_errors"] = internal
+    dropped = state.urls_dropped()  # new URLs past LINKAUDIT_MAX_URLS: never checked
+    if dropped:
+        summary["urls_dropped"] = dropped
     changes: dict[str, Any] = {}
     if baseline is not None:
         changes = {"baseline": baseline_source, "fixed": sorted(baseline - broken_now)}
@@ -154,7 +159,9 @@ def report_entries(
             "started_at": started_at,
             "finished_at": finished_at,
             "finish_reason": finish_reason,
-            "complete": finish_reason == "finished" and summary["unchecked"] == 0,
+            "complete": finish_reason == "finished"
+            and summary["unchecked"] == 0
+            and not dropped,
             "summary": summary,
             **changes,
             **({"sitemap": sitemap} if sitemap else {}),
@@ -215,14 +222,14 @@ def write_report(path: str, state: AuditState, **facts: Any) -> dict[str, Any]:
     with tempfile.TemporaryFile("w+", encoding="utf-8", dir=_directory(path)) as spool:
         first = True
         for part in report_entries(state, report, **facts):
-            spool.write(("  " if first else ",\n  ") + json.dumps(part, ensure_ascii=False))
+            spool.write(("  " if first else ",\n  ") + json_text(part))
             first = False
             if needed_in_summary(part):
                 kept.append(part)
         spool.seek(0)
 
         def write(fh: Any) -> None:
-            head = json.dumps(report, ensure_ascii=False, indent=1)
+            head = json_text(report, indent=1)
             if first:  # no entry
                 fh.write(f'{head[:-2]},\n "urls": []\n}}\n')
                 return
@@ -255,10 +262,10 @@ def dumps_report(report: dict[str, Any]) -> str:
     and joined, which also keeps a report greppable (one URL, one line).
     """
     head = {k: v for k, v in report.items() if k != "urls"}
-    text = json.dumps(head, ensure_ascii=False, indent=1)
+    text = json_text(head, indent=1)
     if "urls" not in report:
         return text
-    entries = ",\n  ".join(json.dumps(e, ensure_ascii=False) for e in report["urls"])
+    entries = ",\n  ".join(json_text(e) for e in report["urls"])
     body = f'"urls": [\n  {entries}\n ]' if entries else '"urls": []'
     return f"{text[:-2]},\n {body}\n}}" if head else f"{{\n {body}\n}}"
 

@@ -16,6 +16,9 @@ from typing import Any
 from linkaudit.rules.urls import is_near
 from linkaudit.state.base import Entry
 
+# in the error of a sitemap an index lists and a bound kept from being read
+SKIPPED_MARK = "(LINKAUDIT_SITEMAP_MAX"
+
 
 def sitemap_section(
     entries: Iterable[Entry], start_urls: Iterable[str], near: tuple[str, ...]
@@ -26,10 +29,13 @@ def sitemap_section(
     outcome: dict[str, str] = {}
     counts: dict[str, int] = {}
     pages: list[str] = []
+    skipped: list[str] = []  # past LINKAUDIT_SITEMAP_MAXDEPTH or _MAXCOUNT: never requested
     for entry in entries:
         result = entry.result
         if result is None:
             continue
+        if result.outcome == "unchecked" and SKIPPED_MARK in (result.error or ""):
+            skipped.append(entry.url)
         outcome[entry.url] = result.outcome
         counts[entry.url] = entry.referrer_count
         if result.sitemap is not None:
@@ -53,4 +59,5 @@ def sitemap_section(
             if u not in starts and is_near(u, near) and counts.get(u, 0) <= listed[u]
         ),
         "missing": sorted(set(pages) - set(listed)),
+        **({"skipped": sorted(skipped)} if skipped else {}),
     }

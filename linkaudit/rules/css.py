@@ -33,6 +33,7 @@ Decisions where the tokenizer leaves a choice:
 from __future__ import annotations
 
 import re
+import sys
 from typing import NamedTuple
 
 
@@ -103,7 +104,17 @@ def _unescape(m: re.Match[str]) -> str:
     return "\ufffd" if cp == 0 or 0xD800 <= cp <= 0xDFFF or cp > 0x10FFFF else chr(cp)
 
 
-def _scan(text: str, first_line: int, scanner: re.Pattern[str]) -> list[CssLink]:
+class CappedLinks(NamedTuple):
+    """A stylesheet's first links, and how many more it holds."""
+
+    links: list[CssLink]
+    dropped: int
+
+
+def _scan(
+    text: str, first_line: int, scanner: re.Pattern[str], limit: int = sys.maxsize
+) -> CappedLinks:
+    """The links of ``text``: the first ``limit`` kept, the rest counted."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "\f" in text:
@@ -113,6 +124,7 @@ def _scan(text: str, first_line: int, scanner: re.Pattern[str]) -> list[CssLink]
     count = text.count
     counted = 0
     line = first_line
+    dropped = 0
     for m in scanner.finditer(text):
         last = m.lastindex
         if last is None:  # a comment, a string, a name, a bad url
@@ -125,21 +137,30 @@ def _scan(text: str, first_line: int, scanner: re.Pattern[str]) -> list[CssLink]
         if not clean:
             value = _REPLACED.sub("\ufffd", value)
         if value.strip(_C0_SPACE):
+            if len(links) >= limit:
+                dropped += 1
+                continue
             start = m.start()
             line += count("\n", counted, start)
             counted = start
             links.append(CssLink(value, line, "url" if last < 6 else "import"))
-    return links
+    return CappedLinks(links, dropped)
 
 
 def css_links(text: str, first_line: int = 1) -> list[CssLink]:
     """Every URL a stylesheet points at: url(...) tokens (unquoted, "double"
     or 'single' quoted, including url("...") which CSS Syntax tokenizes as a
     function) and @import "string" / @import url(...)."""
+    return capped_css_links(text, first_line).links
+
+
+def capped_css_links(text: str, first_line: int = 1, limit: int = sys.maxsize) -> CappedLinks:
+    """``css_links``, keeping the first ``limit`` (LINKAUDIT_PAGE_MAXLINKS):
+    the others are counted, never held (a stylesheet of 300,000 ``url()``)."""
     lowered = text.lower()
     if "url(" not in lowered and "@import" not in lowered:
-        return []
-    return _scan(text, first_line, _SCAN_SHEET)
+        return CappedLinks([], 0)
+    return _scan(text, first_line, _SCAN_SHEET, limit)
 
 
 def style_attribute_links(value: str, line: int) -> list[CssLink]:
@@ -147,4 +168,4 @@ def style_attribute_links(value: str, line: int) -> list[CssLink]:
     link gets the given line (the line of the element's start tag)."""
     if "url(" not in value.lower():
         return []
-    return [link._replace(line=line) for link in _scan(value, line, _SCAN_DECLARATIONS)]
+    return [link._replace(line=line) for link in _scan(value, line, _SCAN_DECLARATIONS).links]

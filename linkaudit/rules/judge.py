@@ -19,6 +19,7 @@ from linkaudit.rules.userinfo import masked, masked_link
 
 DATA_URL_KEEP = 100  # data: URLs are reported by their first characters only
 _HTTP_PREFIXES = ("http://", "https://")  # canonical URLs spell the scheme in lower case
+NOT_CANONICAL = "Excluded: not a URL linkaudit stored (the state was altered): not requested"
 
 
 class Verdict(NamedTuple):
@@ -91,3 +92,20 @@ class LinkRules:
         if reason:
             return Verdict(self._unsent(url), "excluded", reason)
         return Verdict(url, None, None)
+
+    def judge_stored(self, url: str) -> Verdict:
+        """A URL read back from a state (a resumed frontier, a shared
+        queue): data, never an instruction.  It is judged again, as a link
+        is, before anything requests it: a URL that does not parse is
+        ``broken`` as an invalid link is; one that is not in the canonical
+        form linkaudit stores never came from linkaudit (an altered
+        database or Redis record): ``excluded``, never requested as written
+        (``/../``, a scheme in capitals, a port of Unicode digits); other
+        schemes, the length bound and the guards as for any link."""
+        try:
+            canonical = canonicalize(url)
+        except InvalidURL as exc:
+            return Verdict(url, BROKEN, f"Invalid URL: {exc}")
+        if canonical != url:
+            return Verdict(url, "excluded", NOT_CANONICAL)
+        return self.judge(url)

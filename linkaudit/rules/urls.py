@@ -38,6 +38,7 @@ C0_SPACE = "".join(map(chr, range(0x21)))
 _TAB_NEWLINE = re.compile(r"[\t\n\r]")
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
 _PORT = re.compile(r":[0-9]*$")
+_ASCII_DIGITS = re.compile(r"[0-9]+")
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
@@ -129,9 +130,18 @@ def canonicalize(url: str, base: str | None = None) -> str:
 def _why(value: str, base: str | None) -> str:
     """Words for a URL the Standard rejects (ada only says "invalid").
 
-    The reference is read the way the parser reads it (backslashes as
-    slashes) to find the part that fails; the first failing rule is named.
+    It only explains: whatever the value, it returns words and never raises
+    (a slip here would turn one odd link into the loss of its page).
     """
+    try:
+        return _explain(value, base)
+    except Exception:  # noqa: BLE001 - the link is invalid either way
+        return "not a valid URL"
+
+
+def _explain(value: str, base: str | None) -> str:
+    """The reference is read the way the parser reads it (backslashes as
+    slashes) to find the part that fails; the first failing rule is named."""
     text = value.replace("\\", "/")
     if not _SCHEME.match(text):
         if base is None or not base.startswith(("http://", "https://")):
@@ -157,8 +167,12 @@ def _why(value: str, base: str | None) -> str:
         host, _, port = hostport.partition(":")
         if not host:
             return "no host"
-    if port and (not port.isdigit() or int(port) > 65535):
-        return f"bad port {port!r}" if not port.isdigit() else f"port {port} out of range"
+    if port and not _ASCII_DIGITS.fullmatch(port):
+        # the Standard's port is ASCII digits: str.isdigit() also takes "¹"
+        # and "٣", which int() refuses or reads as 3
+        return f"bad port {port!r}"
+    if port and int(port) > 65535:
+        return f"port {port} out of range"
     if host and not host.startswith("[") and _looks_ipv4(host):
         return f"bad IPv4 address {host!r}"
     if any(c in host for c in " <>^|%\x7f") or any(ord(c) < 0x20 for c in host):

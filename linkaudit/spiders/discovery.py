@@ -1,5 +1,11 @@
 """Discovery: the links of a scanned page, and what becomes of each URL the
-first time the audit meets it (settled now, or queued to be checked)."""
+first time the audit meets it (settled now, or queued to be checked).
+
+One link never costs its page: an exception of ours while reading or
+placing one link value is an internal error of that link alone (its entry
+``unchecked``, ``Internal error: ...``, an ERROR with the traceback in the
+log, once per URL), and the page's other links are checked as usual.
+"""
 
 from __future__ import annotations
 
@@ -10,15 +16,22 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from scrapy.http import Response, TextResponse
 
 from linkaudit.items import UrlResult
-from linkaudit.meta import ANCHORS, LOCATION, LOCATION_ERROR
-from linkaudit.rules.css import css_links
+from linkaudit.meta import ANCHORS, LOCATION, LOCATION_ERROR, REFERRER
+from linkaudit.rules.css import capped_css_links
 from linkaudit.rules.fragments import fragment_of
-from linkaudit.rules.html import RawLink, extract_links
+from linkaudit.rules.html import RawLink, capped_links
 from linkaudit.rules.html.landmarks import landmarks
 from linkaudit.rules.judge import Verdict
-from linkaudit.rules.statuses import BROKEN, REDIRECT, media_type, status_text
+from linkaudit.rules.statuses import (
+    BROKEN,
+    REDIRECT,
+    UNCHECKED,
+    internal_error,
+    media_type,
+    status_text,
+)
 from linkaudit.rules.templates import page_blocks
-from linkaudit.rules.urls import InvalidURL, canonicalize
+from linkaudit.rules.urls import InvalidURL, canonicalize, clean
 
 if TYPE_CHECKING:
     from linkaudit.spiders.linkaudit import LinkAuditSpider
@@ -26,6 +39,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 Links = list[tuple[str, int | None]]
+SHOWN = 200  # characters of a link value quoted in the log (they reach 100 KB)
 
 
 class Scanned(NamedTuple):
@@ -35,6 +49,18 @@ class Scanned(NamedTuple):
     anchors: list[str] | None  # with --check-fragments, an HTML page's
     fragments: list[list[Any]] | None  # [target, fragment, line]
     blocks: list[list[Any]] | None  # where its links sit (rules/templates.py)
+    dropped: int = 0  # links past LINKAUDIT_PAGE_MAXLINKS, not read
+
+
+def unrecorded_out(
+    links: Links, fragments: list[list[Any]] | None, unrecorded: set[str]
+) -> tuple[Links, list[list[Any]] | None]:
+    """A page's links without those to URLs the audit did not record
+    (LINKAUDIT_MAX_URLS): no referrer is kept for a URL it does not know."""
+    links = [link for link in links if link[0] not in unrecorded]
+    if fragments:
+        fragments = [f for f in fragments if f[0] not in unrecorded]
+    return links, fragments
 
 
 class Discovery:
@@ -96,12 +122,7 @@ class Discovery:
             text = text[:maxsize]
         fragments: list[list[Any]] | None = [] if self.check_fragments else None
         stylesheet = media_type(response.headers.get(b"Content-Type")) in self.css_types
-        if stylesheet:
-            raw_links, base, images, anchors = [RawLink(*c) for c in css_links(text)], None, 0, None
-        else:
-            raw_links, base, images, anchors = extract_links(
-                text, css=self.css, anchors=self.check_fragments
-            )
+        raw_links, base, images, anchors, dropped = self._read_links(text, stylesheet, url)
         base_url = url
         if base is not None:
             try:
@@ -111,11 +132,10 @@ class Discovery:
         links: Links = []
         found: list[UrlResult] = []
         resolved: dict[str, Verdict] = {}
-        resolve = self.rules.resolve
         for value, line, _tag in raw_links:
             verdict = resolved.get(value)
             if verdict is None:
-                verdict = resolved[value] = resolve(value, base_url)
+                verdict = resolved[value] = self._resolve_link(value, base_url, url, line)
             links.append((verdict[0], line))
             if fragments is not None and "#" in value and verdict[1] is None:
                 fragment = fragment_of(value)
@@ -124,10 +144,14 @@ class Discovery:
         # each URL once, in the order found; the state is asked once per page
         verdicts = {verdict[0]: verdict for verdict in resolved.values()}
         keys = list(verdicts)
+        unrecorded: set[str] = set()  # past --max-urls
         for key, new in zip(keys, self.state.discover_many(keys, depth + 1), strict=True):
             if new:
-                _key, outcome, error = verdicts[key]
-                found.extend(self._place(key, depth + 1, url, outcome, error, outcome is None))
+                found.extend(self._place_link(key, depth + 1, url, verdicts[key]))
+            elif new is None:
+                unrecorded.add(key)
+        if unrecorded:
+            links, fragments = unrecorded_out(links, fragments, unrecorded)
         if fragments:
             self.state.mark(ANCHORS, list(dict.fromkeys(f[0] for f in fragments)))
         blocks = None
@@ -143,6 +167,80 @@ class Discovery:
             sorted(anchors) if anchors is not None else None,
             fragments or None,
             blocks,
+            dropped,
+        )
+
+    def _read_links(
+        self: LinkAuditSpider, text: str, stylesheet: bool, url: str
+    ) -> tuple[list[RawLink], str | None, int, set[str] | None, int]:
+        """A page's (or a stylesheet's) links as written, its base, images
+        and anchors, and how many links past LINKAUDIT_PAGE_MAXLINKS were
+        counted and not kept (the reader never holds them)."""
+        limit = self.config["LINKAUDIT_PAGE_MAXLINKS"]
+        if stylesheet:
+            sheet = capped_css_links(text, limit=limit)
+            raw_links, base, images, anchors, dropped = (
+                [RawLink(*c) for c in sheet.links],
+                None,
+                0,
+                None,
+                sheet.dropped,
+            )
+        else:
+            page, dropped = capped_links(
+                text, css=self.css, anchors=self.check_fragments, limit=limit
+            )
+            raw_links, base, images, anchors = page
+        if dropped:
+            self.crawler.stats.inc_value("linkaudit/links_dropped", dropped)
+            logger.info(
+                "%s has more than %d links: %d more were not read (LINKAUDIT_PAGE_MAXLINKS)",
+                url,
+                limit,
+                dropped,
+            )
+        return raw_links, base, images, anchors, dropped
+
+    def _resolve_link(
+        self: LinkAuditSpider, value: str, base: str, page: str, line: int | None
+    ) -> Verdict:
+        """A link value's verdict (``LinkRules.resolve``); an exception of
+        ours makes it an internal error of this link, keyed as written."""
+        try:
+            return self.rules.resolve(value, base)
+        except Exception as exc:
+            key = clean(value)
+            self._link_fault(key, f"reading the link {value[:SHOWN]!r} on {page} line {line}")
+            return Verdict(key, UNCHECKED, internal_error(exc))
+
+    def _place_link(
+        self: LinkAuditSpider, key: str, depth: int, page: str, verdict: Verdict
+    ) -> list[UrlResult]:
+        """:meth:`_place` for a new link of a page, an exception of ours an
+        internal error of that link (not of the page, not of the crawl)."""
+        _key, outcome, error = verdict
+        try:
+            return list(self._place(key, depth, page, outcome, error, outcome is None))
+        except Exception as exc:
+            self._link_fault(key, f"judging the link {key[:SHOWN]!r} found on {page}")
+            error = internal_error(exc)
+            return [
+                UrlResult(
+                    url=key, near=self.is_near(key), outcome=UNCHECKED, depth=depth, error=error
+                )
+            ]
+
+    def _link_fault(self: LinkAuditSpider, key: str, what: str) -> None:
+        """The ERROR and its traceback (called in an ``except``), once per
+        URL: a faulty link in every page's footer is one report, not one per page."""
+        if key in self.link_faults:
+            return
+        self.link_faults.add(key)
+        self.crawler.stats.inc_value("linkaudit/internal_errors")
+        logger.error(
+            "Internal error while %s (a bug in linkaudit: please report it with this log)",
+            what,
+            exc_info=True,
         )
 
     def _redirect(self: LinkAuditSpider, response: Response, url: str, depth: int) -> Iterator[Any]:
@@ -157,8 +255,11 @@ class Discovery:
         if self.check_fragments and self.state.marked(ANCHORS, url):
             self.state.mark(ANCHORS, [key])  # a browser keeps the fragment
         # the target is discovered before the redirect's result is recorded:
-        # a shared audit's level never closes with the target on its way
-        found = list(self._discover(key, depth + 1, url, outcome, error))
+        # a shared audit's level never closes with the target on its way.
+        # Its request comes from the page that linked to the redirect, as a
+        # browser's does (the report's referrer stays the redirecting URL)
+        referrer = meta.get(REFERRER)
+        found = list(self._discover(key, depth + 1, referrer, outcome, error))
         yield self._result(
             response,
             REDIRECT,

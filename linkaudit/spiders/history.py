@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 from scrapy.http import Response
 
 from linkaudit.items import UrlResult
-from linkaudit.meta import ANCHORS, CACHED
-from linkaudit.rules.statuses import BROKEN
+from linkaudit.meta import ANCHORS, CACHED, REFERRER
+from linkaudit.rules.statuses import BROKEN, REDIRECT
 from linkaudit.rules.urls import InvalidURL, canonicalize
 from linkaudit.state.recheck import History, iso
 
@@ -56,7 +56,9 @@ class Replay:
         if result.fragments:  # its links to fragments: those far pages are read
             self.state.mark(ANCHORS, list(dict.fromkeys(f[0] for f in result.fragments)))
         yield result
-        yield from self._follow_stored(result.links, url, depth)
+        # a redirect's target is requested from the redirect's own referrer
+        referrer = response.meta.get(REFERRER) if result.outcome == REDIRECT else url
+        yield from self._follow_stored(result.links, referrer, depth)
 
     def _maybe_ghost(
         self: LinkAuditSpider, result: UrlResult, history: History | None
@@ -80,9 +82,13 @@ class Replay:
         yield from self._follow_stored(links, result.url, result.depth)
 
     def _follow_stored(
-        self: LinkAuditSpider, links: Iterable[tuple[str, int | None]], url: str, depth: int
+        self: LinkAuditSpider,
+        links: Iterable[tuple[str, int | None]],
+        referrer: str | None,
+        depth: int,
     ) -> Iterator[UrlResult]:
-        """Discover stored link targets, as _scan() does with a page's links.
+        """Discover stored link targets, as _scan() does with a page's links
+        (their requests come from ``referrer``: the page, or a redirect's own).
         Targets are stored canonical, so they are only judged again (the
         rules may have changed since), except a link that never was a URL:
         it is broken again, with the words it had."""
@@ -97,4 +103,4 @@ class Replay:
                 before = self.state.history(key)
                 outcome, judge = BROKEN, False
                 error = before.result.error if before else "Invalid URL"
-            yield from self._discover(key, depth + 1, url, outcome, error, judge)
+            yield from self._discover(key, depth + 1, referrer, outcome, error, judge)

@@ -36,10 +36,12 @@ from linkaudit.meta import (
     HISTORY,
     PHASE,
     PROBE,
+    REFERRER,
     SITEMAP,
     TRUNCATED,
 )
 from linkaudit.rules.judge import LinkRules
+from linkaudit.rules.referrer import referrer_header
 from linkaudit.rules.soft404 import is_probe
 from linkaudit.rules.statuses import (
     BROKEN,
@@ -56,6 +58,7 @@ from linkaudit.signals import page_scanned, robots_sitemaps
 from linkaudit.spiders.discovery import Discovery
 from linkaudit.spiders.downloads import Downloads
 from linkaudit.spiders.failures import Failures
+from linkaudit.spiders.frontier import Frontier
 from linkaudit.spiders.history import Replay
 from linkaudit.spiders.probes import Probes
 from linkaudit.spiders.sharing import Sharing
@@ -67,7 +70,7 @@ logger = logging.getLogger(__name__)
 
 
 class LinkAuditSpider(
-    Discovery, Downloads, Sitemaps, Probes, Replay, Failures, Sharing, scrapy.Spider
+    Discovery, Downloads, Sitemaps, Probes, Replay, Failures, Frontier, Sharing, scrapy.Spider
 ):
     name = "linkaudit"
 
@@ -120,6 +123,8 @@ class LinkAuditSpider(
         self.soft_404_probes = self.soft_404 != "off" and config["LINKAUDIT_SOFT_404_PROBES"]
         self.release_batch = config["LINKAUDIT_RELEASE_BATCH"] or None
         self.state = state
+        state.max_urls = config["LINKAUDIT_MAX_URLS"]
+        self.link_faults: set[str] = set()  # links an exception of ours hit (logged once)
         self.run = NEW_RUN  # until start() opens the audit
         crawler.signals.connect(self._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(self._on_headers, signal=signals.headers_received)
@@ -146,8 +151,8 @@ class LinkAuditSpider(
                 yield thing
         for thing in self._given_sitemaps():
             yield thing
-        for pending in self.state.next_level(self._batch()):
-            yield self._first_request(pending)
+        for thing in self._release(self.state.next_level(self._batch())):
+            yield thing
         if self.state.shared:
             self._start_feeding()
 
@@ -184,10 +189,15 @@ class LinkAuditSpider(
         }
         if history is not None:
             meta[HISTORY] = history
+        if referer:
+            meta[REFERRER] = referer
+        # what a browser would tell: the full URL to the same origin, only
+        # the origin to another, nothing from https to http
+        sent = referrer_header(referer, url)
         return Request(
             url,
             method="HEAD" if phase == "head" else "GET",
-            headers={"Referer": referer} if referer else None,
+            headers={"Referer": sent} if sent else None,
             meta=meta,
             callback=self.on_response,
             errback=self.on_error,
@@ -200,9 +210,7 @@ class LinkAuditSpider(
         meta = request.meta
         url = meta[CHECK_URL]
         self.state.owe(url, phase)
-        return self._request(
-            url, meta[DEPTH], request.headers.get("Referer"), phase, meta.get(HISTORY)
-        )
+        return self._request(url, meta[DEPTH], meta.get(REFERRER), phase, meta.get(HISTORY))
 
     def _on_idle(self) -> None:
         """Release the next level of the frontier, breadth-first, at most
@@ -213,8 +221,7 @@ class LinkAuditSpider(
         level = self.state.next_level(self._batch())
         if level:
             logger.debug("Releasing %d URLs at depth %d", len(level), level[0].depth)
-            for pending in level:
-                self.crawler.engine.crawl(self._first_request(pending))
+            self._crawl(level)
             raise DontCloseSpider
         if self.state.shared:
             self._idle_while_shared()
@@ -279,7 +286,7 @@ class LinkAuditSpider(
         """A near HTML page: scanned, its result with its links, then the
         results of the new links settled on sight."""
         truncated = bool(response.meta.get(TRUNCATED))
-        links, images, found, anchors, fragments, blocks = self._scan(
+        links, images, found, anchors, fragments, blocks, dropped = self._scan(
             response, url, depth, truncated
         )
         stats = None
@@ -294,7 +301,8 @@ class LinkAuditSpider(
             response,
             OK,
             links=links,
-            truncated=truncated,
+            truncated=truncated or bool(dropped),
+            links_dropped=dropped,
             page=stats,
             etag=etag.decode("latin-1") if etag else None,
             anchors=anchors,

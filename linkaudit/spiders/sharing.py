@@ -54,8 +54,7 @@ class Sharing:
         size = self.claim_size
         if internals.scheduler_size(crawler) + internals.in_flight(crawler) >= size // 2:
             return
-        for pending in self.state.next_level(size):
-            crawler.engine.crawl(self._first_request(pending))
+        self._crawl(self.state.next_level(size))
 
     def _idle_while_shared(self: LinkAuditSpider) -> None:
         """Nothing to claim: wait while the audit goes on elsewhere."""

@@ -6,6 +6,14 @@ any URL, and when it answers it is downloaded (near or far, capped at
 LINKAUDIT_SITEMAP_MAXSIZE, gzip or not) and its ``<loc>`` URLs are links of
 the sitemap, with their lines, one hop further; a sitemap index's sitemaps
 are read in turn.  Robots.txt is the referrer of the sitemaps it names.
+
+Sitemaps are bounded (a chain of distinct indexes would run for ever): an
+index's sitemaps are read down to LINKAUDIT_SITEMAP_MAXDEPTH levels (the
+given ones are level 1; the protocol lets only them be indexes, so 3 leaves
+room for one more), at most LINKAUDIT_SITEMAP_MAXCOUNT per audit (per
+worker of a shared audit).  An index's sitemap past either bound is never
+requested: it is ``unchecked``, its error naming the setting.  A sitemap
+that robots.txt names past the count is checked as a link, not read.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from scrapy.http import Response
 from linkaudit.meta import SITEMAP
 from linkaudit.rules.judge import Verdict
 from linkaudit.rules.sitemap import parse_sitemap
+from linkaudit.spiders.discovery import unrecorded_out
 
 if TYPE_CHECKING:
     from linkaudit.spiders.linkaudit import LinkAuditSpider
@@ -50,7 +59,7 @@ class Sitemaps:
     def _given_sitemaps(self: LinkAuditSpider) -> Iterator[Any]:
         """``--sitemap`` URLs, discovered with the start URLs."""
         urls = list(self.config["LINKAUDIT_SITEMAPS"])
-        self.state.mark(SITEMAP, urls)
+        self.state.mark(SITEMAP, self._admit_sitemaps(urls, 1)[0])
         for url in urls:
             yield from self._discover(url, SITEMAP_DEPTH, None, judge=True)
 
@@ -68,10 +77,43 @@ class Sitemaps:
                 self.state.add_referrer(key, url, line)
             else:
                 logger.info("robots.txt %s line %d: sitemap %r not read", url, line, value)
-        self.state.mark(SITEMAP, list(keys))
+        admitted, reason = self._admit_sitemaps(list(keys), 1)
+        if reason:
+            logger.info("robots.txt %s: sitemaps past the first not read: %s", url, reason)
+        self.state.mark(SITEMAP, admitted)
         for key, new in zip(keys, self.state.discover_many(list(keys), SITEMAP_DEPTH), strict=True):
             if new:
                 self.state.enqueue(key, SITEMAP_DEPTH, url)
+
+    @property
+    def _sitemap_levels(self: LinkAuditSpider) -> dict[str, int]:
+        """The sitemaps this process admitted, by nesting level (1: given or
+        named by robots.txt); a sitemap another worker admitted has its
+        depth as level (never less)."""
+        return self.__dict__.setdefault("_admitted_sitemaps", {})
+
+    def _admit_sitemaps(
+        self: LinkAuditSpider, urls: list[str], level: int
+    ) -> tuple[list[str], str | None]:
+        """Which of ``urls``, sitemaps at nesting ``level``, are read; and
+        why the others are not (None: all are)."""
+        maxdepth = self.config["LINKAUDIT_SITEMAP_MAXDEPTH"]
+        if level > maxdepth:
+            return [], (
+                f"Not checked: sitemap index nested deeper than {maxdepth} "
+                "(LINKAUDIT_SITEMAP_MAXDEPTH)"
+            )
+        levels = self._sitemap_levels
+        maxcount = self.config["LINKAUDIT_SITEMAP_MAXCOUNT"]
+        admitted = []
+        for url in urls:
+            if url in levels or len(levels) < maxcount:
+                levels.setdefault(url, level)
+                admitted.append(url)
+        if len(admitted) == len(urls):
+            return admitted, None
+        self.crawler.stats.inc_value("linkaudit/sitemaps_skipped", len(urls) - len(admitted))
+        return admitted, f"Not checked: more than {maxcount} sitemaps (LINKAUDIT_SITEMAP_MAXCOUNT)"
 
     def _sitemap(self: LinkAuditSpider, response: Response, url: str, depth: int) -> Iterator[Any]:
         """A sitemap downloaded: its URLs are discovered, its result has them
@@ -82,17 +124,33 @@ class Sitemaps:
         links: list[tuple[str, int | None]] = []
         verdicts: dict[str, Verdict] = {}
         for loc, line in parsed.entries:
-            verdict = self.rules.resolve(loc, url)
+            verdict = self._resolve_link(loc, url, url, line)  # one bad <loc> costs only itself
             verdicts.setdefault(verdict.key, verdict)
             links.append((verdict.key, line))
         if parsed.kind == "sitemapindex":
-            self.state.mark(SITEMAP, [k for k, v in verdicts.items() if v.outcome is None])
+            wanted = [k for k, v in verdicts.items() if v.outcome is None]
+            level = self._sitemap_levels.get(url, depth) + 1
+            admitted, reason = self._admit_sitemaps(wanted, level)
+            self.state.mark(SITEMAP, admitted)
+            if reason:  # never requested: unchecked, the reason said
+                logger.info(
+                    "Sitemap index %s: %d sitemaps not read: %s",
+                    url,
+                    len(wanted) - len(admitted),
+                    reason,
+                )
+                for key in set(wanted).difference(admitted):
+                    verdicts[key] = Verdict(key, "unchecked", reason)
         found = []
         news = self.state.discover_many(list(verdicts), depth + 1)
+        unrecorded: set[str] = set()  # past --max-urls
         for key, new in zip(verdicts, news, strict=True):
             if new:
-                _key, outcome, error = verdicts[key]
-                found.extend(self._place(key, depth + 1, url, outcome, error, outcome is None))
+                found.extend(self._place_link(key, depth + 1, url, verdicts[key]))
+            elif new is None:
+                unrecorded.add(key)
+        if unrecorded:
+            links, _ = unrecorded_out(links, None, unrecorded)
         # every listing, repeats included: the report counts them against referrers
         urls = [key for key, _line in links if verdicts[key].outcome is None]
         listed = {"kind": parsed.kind, "urls": urls}

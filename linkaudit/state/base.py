@@ -43,6 +43,13 @@ class Run(NamedTuple):
 NEW_RUN = Run(resumed=False, checked=0, pages=0, baseline=None, baseline_source=None)
 
 
+def scanned_page(result: UrlResult) -> bool:
+    """The result is an HTML page scanned in this audit (``summary.pages``):
+    it has page statistics, and its links were read now, not carried over
+    from an earlier audit (a cached or 304 page)."""
+    return result.page is not None and not (result.stored_links or result.from_cache)
+
+
 class Entry(NamedTuple):
     """Everything the report says about one URL."""
 
@@ -65,6 +72,10 @@ class AuditState(ABC):
     # here while other workers still produce work (``over()`` tells when the
     # audit ends), one worker writes the report (``report_reason``).
     shared = False
+    # LINKAUDIT_MAX_URLS (set by the spider; 0: no bound): once the audit
+    # knows that many URLs, a new one is not recorded (memory stays
+    # bounded), only counted: ``discover`` says None, ``urls_dropped`` counts
+    max_urls = 0
     note: str | None = None  # why this process wrote no report
     verdict: dict | None = None  # the report another process wrote, for the exit code
 
@@ -86,8 +97,9 @@ class AuditState(ABC):
 
     # -- the spider's side ------------------------------------------------
     @abstractmethod
-    def discover(self, url: str, depth: int) -> bool:
-        """Note ``url`` at ``depth``; True only the first time it is seen."""
+    def discover(self, url: str, depth: int) -> bool | None:
+        """Note ``url`` at ``depth``; True only the first time it is seen;
+        None: new, but past ``max_urls``, so not recorded (counted)."""
 
     @abstractmethod
     def enqueue(self, url: str, depth: int, referer: str | None) -> None:
@@ -102,9 +114,13 @@ class AuditState(ABC):
     def waiting(self) -> int:
         """How many URLs the frontier holds (for progress reports)."""
 
-    def discover_many(self, urls: list[str], depth: int) -> list[bool]:
+    def discover_many(self, urls: list[str], depth: int) -> list[bool | None]:
         """``discover`` for each URL (a shared state asks once)."""
         return [self.discover(url, depth) for url in urls]
+
+    def urls_dropped(self) -> int:
+        """New URLs not recorded because the audit knew ``max_urls``."""
+        return 0
 
     def over(self) -> str | None:
         """Why the audit is over for every process (a shared state); None:

@@ -10,6 +10,13 @@ from dataclasses import MISSING, fields
 from linkaudit.items import UrlResult
 
 SCHEMA_VERSION = 1
+# ``PRAGMA application_id`` of an audit database: "LnkA" in ASCII, the
+# 32-bit number SQLite keeps in the file header (offset 68) for the
+# application that owns a file, as ``file(1)`` reads it.
+APPLICATION_ID = int.from_bytes(b"LnkA", "big")  # 0x4C6E6B41
+# The tables of a database written before the id was set: such a file is
+# linkaudit's (its ``meta`` names the schema) and is marked on opening.
+_TABLES = frozenset({"meta", "runs", "urls", "links"})
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS runs (
@@ -55,6 +62,11 @@ def open_database(path: str) -> sqlite3.Connection:
     """Open (or create) an audit database, checking that it is one."""
     try:
         conn = sqlite3.connect(path, isolation_level=None)  # transactions by hand
+        try:
+            marked = _check_owner(conn, path)
+        except BaseException:
+            conn.close()
+            raise
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")  # WAL: durable at checkpoints, never corrupt
         conn.executescript(_SCHEMA)
@@ -65,9 +77,35 @@ def open_database(path: str) -> sqlite3.Connection:
             raise DatabaseError(
                 f"{path}: audit database version {row[0]}, expected {SCHEMA_VERSION}"
             )
+        if not marked:  # new, or written before the id existed: upgraded in place
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     except sqlite3.DatabaseError as exc:
         raise DatabaseError(f"{path}: not a usable audit database ({exc})") from None
     return conn
+
+
+def _check_owner(conn: sqlite3.Connection, path: str) -> bool:
+    """Refuse a database that is not linkaudit's before writing anything
+    to it (no table, no journal mode: the file stays byte for byte as it
+    was).  Only reads: linkaudit's application id (True: marked already),
+    an empty file (a new database), or the tables of a database written
+    before the id existed."""
+    (app_id,) = conn.execute("PRAGMA application_id").fetchone()
+    if app_id == APPLICATION_ID:
+        return True
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if app_id == 0 and not names:
+        return False
+    if app_id == 0 and _TABLES <= names:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        if row is not None:
+            return False
+    shown = ", ".join(repr(name) for name in sorted(names)[:5])  # repr: no control characters
+    more = ", ..." if len(names) > 5 else ""
+    owner = f"application id {app_id:#010x}" if app_id else f"its tables: {shown}{more}"
+    raise DatabaseError(
+        f"{path}: not a linkaudit database ({owner}); give the audit a file of its own"
+    )
 
 
 def dump_result(result: UrlResult) -> str:

@@ -25,16 +25,23 @@ class MemoryState(AuditState):
         self._ok: set[str] = set()
         self._counts: dict[str, int] = {}
         self._refs: dict[str, list[tuple[str, int | None]]] = {}
+        self._dropped = 0  # new URLs past max_urls
 
     @classmethod
     def from_crawler(cls, crawler: object) -> MemoryState:
         return cls()
 
-    def discover(self, url: str, depth: int) -> bool:
+    def discover(self, url: str, depth: int) -> bool | None:
         if url in self._depth:
             return False
+        if self.max_urls and len(self._depth) >= self.max_urls:
+            self._dropped += 1
+            return None
         self._depth[url] = depth
         return True
+
+    def urls_dropped(self) -> int:
+        return self._dropped
 
     def enqueue(self, url: str, depth: int, referer: str | None) -> None:
         self._frontier.setdefault(depth, []).append(Pending(url, depth, referer))

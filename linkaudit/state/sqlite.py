@@ -41,7 +41,7 @@ from twisted.internet import task
 
 from linkaudit.config import config_of
 from linkaudit.items import UrlResult
-from linkaudit.state.base import Run
+from linkaudit.state.base import Run, scanned_page
 from linkaudit.state.database import dump_result, load_result, open_database
 from linkaudit.state.memory import MemoryState
 from linkaudit.state.recheck import History, iso
@@ -108,7 +108,7 @@ class SQLiteState(MemoryState):
             if base
             else None
         )
-        pages = sum(1 for r in self.results() if r.page and not (r.stored_links or r.from_cache))
+        pages = sum(1 for r in self.results() if scanned_page(r))
         return Run(resumed, len(self._results), pages, baseline, source)
 
     def _load_run(self) -> None:
@@ -117,6 +117,8 @@ class SQLiteState(MemoryState):
         q = self.conn.execute
         for url, depth in q("SELECT url, depth FROM urls WHERE run = ?", (run,)):
             self._depth[url] = depth
+        for (dropped,) in q("SELECT value FROM meta WHERE key = ?", (f"urls_dropped:{run}",)):
+            self._dropped = int(dropped)
         for text, cached, failed_at in q(
             "SELECT result, cached, first_failed_at FROM urls WHERE checked_run = ?", (run,)
         ):
@@ -165,11 +167,11 @@ class SQLiteState(MemoryState):
         return History(result, row[1], row[2], row[3], row[4], row[5], row[6], links)
 
     # -- writes, buffered --------------------------------------------------------
-    def discover(self, url: str, depth: int) -> bool:
-        if not super().discover(url, depth):
-            return False
-        self._urls[url] = (depth, 0, None)
-        return True
+    def discover(self, url: str, depth: int) -> bool | None:
+        new = super().discover(url, depth)
+        if new:
+            self._urls[url] = (depth, 0, None)
+        return new
 
     def enqueue(self, url: str, depth: int, referer: str | None) -> None:
         super().enqueue(url, depth, referer)
@@ -259,6 +261,11 @@ class SQLiteState(MemoryState):
                 conn.executemany(
                     "INSERT INTO links (page, line, target) VALUES (?, ?, ?)",
                     ((page, line, target) for target, line in links),
+                )
+            if self._dropped:  # --max-urls: a resumed audit still counts them
+                conn.execute(
+                    "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                    (f"urls_dropped:{run}", str(self._dropped)),
                 )
             conn.execute("COMMIT")
         except BaseException:

@@ -1,13 +1,35 @@
-"""What the formats share."""
+"""What the formats share: the report's parts in words, and :func:`shown`,
+how every value that came from a page or a server is written for a reader."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from linkaudit.output.groups import group_text
 
 Report = dict[str, Any]
+
+
+def shown(value: Any) -> str:
+    """A value from a page or a server as a reader may see it: every
+    character that is not printable written as Python's ``repr`` writes it
+    (``\\x1b``, ``\\u202e``, ``\\n``, ``\\ud800``): control characters (C0, DEL,
+    C1), bidi controls and other invisible format characters, line and
+    paragraph separators, spaces other than the space, lone surrogates,
+    unassigned code points.
+
+    An href holding ESC sequences would otherwise drive the reader's
+    terminal (colours, a fake hyperlink, a cleared screen), a bidi override
+    would show ``exe.png`` for ``gnp.exe``, a newline would forge a line of
+    the report, and a lone surrogate cannot be encoded at all.  What is left
+    is printable, so also legal in XML 1.0 and encodable in UTF-8.
+    Backslashes are kept as they are (a Windows path stays readable): this
+    is for reading, not for reading back."""
+    text = "" if value is None else str(value)
+    if text.isprintable():  # nearly always: one pass in C
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def broken_urls(report: Report) -> list[dict[str, Any]]:
@@ -42,17 +64,22 @@ def groups_by_target(report: Report) -> dict[str, list[dict[str, Any]]]:
 
 
 def place_lines(
-    entry: dict[str, Any], groups: dict[str, list[dict[str, Any]]], indent: str = ""
+    entry: dict[str, Any],
+    groups: dict[str, list[dict[str, Any]]],
+    indent: str = "",
+    say: Callable[[dict[str, Any]], str] = where,
+    say_group: Callable[[dict[str, Any]], str] = group_text,
 ) -> list[str]:
     """Where a broken URL is linked: a template group as one line, the
-    links in pages' own content one by one."""
+    links in pages' own content one by one (``say`` and ``say_group`` put
+    them in words: markdown has its own)."""
     mine = groups.get(entry["url"])
     if not mine:
-        return all_where(entry["referrers"], indent)
+        return [indent + say(r) for r in entry["referrers"]]
     lines = []
     for group in mine:
         if group["kind"] == "template":
-            lines.append(indent + group_text(group))
+            lines.append(indent + say_group(group))
         else:
-            lines.extend(all_where(group["referrers"], indent))
+            lines.extend(indent + say(r) for r in group["referrers"])
     return lines

@@ -11,7 +11,6 @@ so a report of 15,000 URLs opens about as fast as one of 100."""
 from __future__ import annotations
 
 import json
-import re
 from datetime import datetime
 from functools import cache
 from importlib.resources import files
@@ -25,9 +24,9 @@ from linkaudit.output.formats.html_lists import (
     unchecked_section,
 )
 from linkaudit.output.formats.html_parts import badge, count, esc, link, outcome_badge, section
+from linkaudit.output.jsontext import json_escape
 from linkaudit.output.report import OUTCOMES
 
-_UNSAFE_IN_SCRIPT = re.compile("[<\x7f-\x9f]")
 PAGE_SIZE = 100  # table rows drawn at a time (the script reads it from the data)
 # The table's default order: problems first; the script sorts the same way.
 SEVERITY = ("broken", "unchecked", "blocked", "redirect", "excluded", "ok")
@@ -60,6 +59,8 @@ TOTALS = (
     ("missing_fragments", "missing fragments"),
     ("soft_404", "soft 404s"),
     ("internal_errors", "internal errors"),
+    ("urls_dropped", "URLs found past --max-urls, not checked"),
+    ("links_dropped", "links not read (pages over LINKAUDIT_PAGE_MAXLINKS)"),
 )
 
 
@@ -220,6 +221,19 @@ def _head(key: str, words: str) -> str:
     return f'<th scope="col" data-sort="{key}" aria-sort="{order}">{words}</th>'
 
 
+def _script_json(data: Any) -> str:
+    """``data`` as JSON to put in a <script> element: "<" as \\u003c, so
+    neither "</script>" nor "<!--" in a URL can end the element or change
+    how the parser reads it; and what is not printable as its \\u escape
+    too: the control characters HTML forbids, bidi controls (the page's
+    source reads as it is), lone surrogates UTF-8 cannot write.  JSON has
+    no character outside its strings that either could be."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    if text.isprintable():  # nearly always: one pass in C
+        return text
+    return "".join(c if c.isprintable() else json_escape(c) for c in text)
+
+
 def _urls_section(report: Report) -> str:
     """Every URL: the controls (shown by the script), the first page of
     rows as HTML, and every row as JSON for the script."""
@@ -258,11 +272,7 @@ def _urls_section(report: Report) -> str:
         '<button type="button" id="next">Next →</button></nav>'
     )
     data = {"page_size": PAGE_SIZE, "severity": SEVERITY, "urls": rows}
-    # "<" as \u003c (valid JSON): neither "</script>" nor "<!--" in a URL can
-    # end the element or change how the parser reads it; so are the control
-    # characters HTML forbids (json escapes those below U+0020 itself)
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    text = _UNSAFE_IN_SCRIPT.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+    text = _script_json(data)
     body = (
         f'{controls}{status}{note}<div class="wide"><table id="url-table"><thead><tr>{heads}'
         f'</tr></thead><tbody id="url-rows">{static}</tbody></table></div>{pager}'

@@ -13,6 +13,8 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
+from linkaudit.output.formats.common import shown
+
 SHOWN_REFERRERS = 5  # a target's first pages in view; the rest behind <details>
 # Items a static list holds: past this, a list points at the all-URLs table,
 # which pages through any number.  Measured on a 15,000-URL report with 3,000
@@ -22,21 +24,24 @@ _WEB = re.compile(r"https?://", re.IGNORECASE)
 # What a URL may hold unencoded (RFC 3986): the rest (a quote, a space, <, >)
 # is percent-encoded in an href, as the browser would do when following it.
 _URL_SAFE = "!#$%&'()*+,-./:;=?@[]_~"
-_CONTROLS = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 
 
 def esc(value: Any) -> str:
-    """Text for HTML: markup escaped, and the control characters HTML
-    forbids (a NUL in an error text) shown as U+FFFD."""
-    return _CONTROLS.sub("\ufffd", escape("" if value is None else str(value), quote=True))
+    """Text for HTML: markup escaped, and what is not printable written as
+    an escape (:func:`shown`): the control characters HTML forbids (a NUL
+    in an error text), bidi overrides that would show ``exe.png`` for
+    ``gnp.exe``, lone surrogates that UTF-8 cannot encode."""
+    return escape(shown(value), quote=True)
 
 
 def link(url: str, text: str | None = None) -> str:
     """``url`` as a link when it is http(s), else as text."""
-    shown = esc(url if text is None else text)
+    words = esc(url if text is None else text)
     if _WEB.match(url):
-        return f'<a class="url" href="{esc(quote(url, safe=_URL_SAFE))}">{shown}</a>'
-    return f'<span class="url">{shown}</span>'
+        # surrogatepass: a lone surrogate (from a state) cannot be UTF-8
+        href = quote(url, safe=_URL_SAFE, errors="surrogatepass")
+        return f'<a class="url" href="{esc(href)}">{words}</a>'
+    return f'<span class="url">{words}</span>'
 
 
 def count(key: str, n: int) -> str:

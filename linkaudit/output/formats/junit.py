@@ -1,10 +1,14 @@
-"""The report as JUnit XML, for CI dashboards."""
+"""The report as JUnit XML, for CI dashboards.
+
+Every value from a page or a server goes through :func:`shown`: XML 1.0 has
+no way to write most control characters or a lone surrogate (not even as a
+character reference), and a dashboard shows a bidi override as it would act."""
 
 from __future__ import annotations
 
 from xml.etree import ElementTree as ET
 
-from linkaudit.output.formats.common import Report, where
+from linkaudit.output.formats.common import Report, shown, where
 
 
 def as_junit(report: Report) -> str:
@@ -25,21 +29,28 @@ def as_junit(report: Report) -> str:
     )
     for u in report["urls"]:
         case = ET.SubElement(
-            suite, "testcase", classname="near" if u["near"] else "far", name=u["url"]
+            suite, "testcase", classname="near" if u["near"] else "far", name=shown(u["url"])
         )
         if u["outcome"] == "broken":
-            linked = "\n".join(where(r) for r in u["referrers"])
-            failure = ET.SubElement(case, "failure", message=u["error"] or "broken")
-            failure.text = f"{u['url']}: {u['error']}\nlinked from:\n{linked}"
+            lines = [f"{u['url']}: {u['error']}", "linked from:"]
+            lines += [where(r) for r in u["referrers"]]
+            failure = ET.SubElement(case, "failure", message=shown(u["error"] or "broken"))
+            failure.text = _text(lines)
         elif u.get("missing_fragments"):  # the page is there, some anchors are not
             gaps = u["missing_fragments"]
             failure = ET.SubElement(case, "failure", message=f"{len(gaps)} missing fragment(s)")
-            failure.text = "\n".join(
-                f"#{g['fragment']}: no such anchor, linked from:\n"
-                + "\n".join(where(r) for r in g["referrers"])
-                for g in gaps
-            )
+            lines = []
+            for g in gaps:
+                lines.append(f"#{g['fragment']}: no such anchor, linked from:")
+                lines.extend(where(r) for r in g["referrers"])
+            failure.text = _text(lines)
         elif u["outcome"] in ("unchecked", "blocked", "excluded"):
-            ET.SubElement(case, "skipped", message=u["error"] or u["outcome"])
+            ET.SubElement(case, "skipped", message=shown(u["error"] or u["outcome"]))
     ET.indent(suite)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode")
+
+
+def _text(lines: list[str]) -> str:
+    """Lines of our words and values: each escaped whole (our words are
+    printable, so only the values change)."""
+    return "\n".join(shown(line) for line in lines)

@@ -1,6 +1,19 @@
-"""The report as a markdown table, for a pull-request comment."""
+"""The report as markdown, for a pull-request comment and the GitHub
+Action's job summary.
+
+Every value that came from a page or a server (a URL, an error, a fragment,
+a template block, a page's file) is a code span: GitHub renders it as text,
+never as markup, an image, a link, a heading, a table cell or an @mention
+(an href may well be ``<img src=...>`` or ``@org/team``: invalid and
+non-http hrefs are reported as written, and GitHub autolinks bare URLs and
+mentions even in plain text, never in code).  Its invisible characters are
+escaped first (:func:`shown`), so a newline cannot end a table row or a
+list item either."""
 
 from __future__ import annotations
+
+import re
+from typing import Any
 
 from linkaudit.output.formats.common import (
     Report,
@@ -8,13 +21,58 @@ from linkaudit.output.formats.common import (
     groups_by_target,
     missing_fragments,
     place_lines,
-    where,
+    shown,
 )
+from linkaudit.output.groups import block_name
 from linkaudit.output.report import OUTCOMES
+from linkaudit.rules.templates import RUN
+
+_TICKS = re.compile("`+")
+# A template block as rules/html/landmarks.py names it (``footer``,
+# ``div#menu``, ``div[role=navigation]``): plain words; anything else (a
+# report from elsewhere) is a value like the others.
+_SIGNATURE = re.compile(r"[a-z][a-z0-9-]*(?:[#.][a-z]+|\[role=[a-z]+\])?")
 
 
-def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def code(value: Any) -> str:
+    """``value`` as an inline code span, whatever it holds: its fence is
+    one backtick longer than its longest run of backticks (so none of them
+    closes it), with a space inside each end when it starts or ends with a
+    backtick or a space (CommonMark strips one space from each end)."""
+    text = shown(value)
+    if not text.strip(" "):
+        return f"`{text or ' '}`"  # spaces only: kept as they are
+    fence = "`" * (max(map(len, _TICKS.findall(text)), default=0) + 1)
+    pad = " " if text[0] in "` " or text[-1] in "` " else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def cell(markdown: str) -> str:
+    """Markdown for a table cell: GFM splits a row at every unescaped ``|``
+    before it reads code spans, and unescapes ``\\|`` in them."""
+    return markdown.replace("|", "\\|")
+
+
+def where(referrer: dict[str, Any]) -> str:
+    """common.where in markdown: ``page`` line 12, a local build's file first."""
+    line = referrer["line"]
+    at = f" line {line}" if line is not None else " (redirect)"
+    if referrer.get("file"):
+        return f"{code(referrer['file'])}{at} ({code(referrer['url'])})"
+    return code(referrer["url"]) + at
+
+
+def group_words(group: dict[str, Any], first: int = 3) -> str:
+    """groups.group_text in markdown."""
+    pages = list(dict.fromkeys(r["url"] for r in group["referrers"]))
+    block = group.get("block") or ""
+    plain = block.startswith(RUN) or _SIGNATURE.fullmatch(block)
+    name = block_name(block) if plain else code(block)
+    more = ", ..." if len(pages) > first else ""
+    return (
+        f"in the site template ({name}), on {group['pages']} pages "
+        f"(first: {', '.join(code(p) for p in pages[:first])}{more})"
+    )
 
 
 def as_markdown(report: Report) -> str:
@@ -23,7 +81,7 @@ def as_markdown(report: Report) -> str:
     lines = [
         f"### linkaudit: {s['broken']} broken link{'s' if s['broken'] != 1 else ''}",
         "",
-        f"{s['urls']} URLs checked from {', '.join(report['start_urls'])}: {state}.",
+        f"{s['urls']} URLs checked from {', '.join(map(code, report['start_urls']))}: {state}.",
         "",
         "| " + " | ".join(OUTCOMES) + " |",
         "|" + " --- |" * len(OUTCOMES),
@@ -40,16 +98,29 @@ def as_markdown(report: Report) -> str:
             f"{len(sitemap['redirects'])} redirecting, {len(sitemap['orphans'])} linked from "
             f"no page, {len(sitemap['missing'])} site pages not in it."
         )
+        if sitemap.get("skipped"):
+            lines[2] += f" Sitemaps not read (a bound of sitemaps): {len(sitemap['skipped'])}."
+    if s.get("urls_dropped"):
+        lines[2] += f" URLs not checked past --max-urls: {s['urls_dropped']}."
+    if s.get("links_dropped"):
+        lines[2] += f" Links not read on pages over LINKAUDIT_PAGE_MAXLINKS: {s['links_dropped']}."
     if s.get("soft_404"):
         lines[2] += f" Soft 404s (pages that answer 200 but are error pages): {s['soft_404']}."
     if broken or gaps:
         lines += ["", "| broken URL | error | linked from |", "| --- | --- | --- |"]
         by_target = groups_by_target(report)
         for u in broken:
-            linked = "<br>".join(_md(line) for line in place_lines(u, by_target))
-            lines.append(f"| {_md(u['url'])} | {_md(u['error'] or '')} | {linked} |")
+            places = place_lines(u, by_target, say=where, say_group=group_words)
+            error = code(u["error"]) if u["error"] else ""
+            lines.append(f"| {cell(code(u['url']))} | {cell(error)} | {_linked(places)} |")
         for u, gap in gaps:
-            linked = "<br>".join(_md(where(r)) for r in gap["referrers"])
-            target = _md(f"{u['url']}#{gap['fragment']}")
-            lines.append(f"| {target} | missing fragment: no such anchor on the page | {linked} |")
+            places = [where(r) for r in gap["referrers"]]
+            target = cell(code(f"{u['url']}#{gap['fragment']}"))
+            lines.append(
+                f"| {target} | missing fragment: no such anchor on the page | {_linked(places)} |"
+            )
     return "\n".join(lines)
+
+
+def _linked(places: list[str]) -> str:
+    return "<br>".join(cell(place) for place in places)

@@ -1,10 +1,17 @@
 """The report as SARIF 2.1.0, for code-scanning tools: each broken link
-located at its page and line."""
+located at its page and line.
+
+Messages are plain text (``message.text``, never ``markdown``), in which
+SARIF reads ``[text](target)`` as a link and ``{0}`` as a placeholder
+(section 3.11.5-6): a message quoting a page's href ``[click](https://...)``
+would become a link in GitHub code scanning.  So every message goes through
+:func:`_message`: its values shown (:func:`shown`), then ``\\``, ``[`` and
+``]`` escaped with a backslash and braces doubled, as the spec says."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
+from urllib.parse import quote
 
 from linkaudit import PROJECT_URL, __version__
 from linkaudit.output.formats.common import (
@@ -12,8 +19,10 @@ from linkaudit.output.formats.common import (
     broken_urls,
     groups_by_target,
     missing_fragments,
+    shown,
 )
 from linkaudit.output.groups import group_text
+from linkaudit.output.jsontext import json_text
 from linkaudit.output.redirects import fix_text, written_edit
 
 
@@ -76,7 +85,27 @@ def as_sarif(report: Report) -> str:
             }
         ],
     }
-    return json.dumps(sarif, ensure_ascii=False, indent=1)
+    return json_text(sarif, indent=1)
+
+
+_SARIF_ESCAPES = str.maketrans({"\\": "\\\\", "[": "\\[", "]": "\\]", "{": "{{", "}": "}}"})
+
+
+def _message(text: str) -> dict[str, str]:
+    """A message object for ``text`` (our words, which hold none of the
+    characters escaped here, and values from pages and servers)."""
+    return {"text": shown(text).translate(_SARIF_ESCAPES)}
+
+
+def _uri(value: str) -> str:
+    """A page or file as a URI reference: what is not printable (never in
+    a URL that was fetched, but a state or a build's file name may hold
+    it) percent-encoded, the rest as it is (an IRI GitHub reads)."""
+    if value.isprintable():
+        return value
+    return "".join(
+        c if c.isprintable() else quote(c, safe="", errors="surrogatepass") for c in value
+    )
 
 
 def _add(
@@ -99,7 +128,7 @@ def _add(
             {
                 "ruleId": rule,
                 "level": "error",
-                "message": {"text": text},
+                "message": _message(text),
                 "locations": [{"physicalLocation": location}],
             }
         )
@@ -108,9 +137,8 @@ def _add(
 def _location(referrer: dict[str, Any]) -> dict[str, Any]:
     """A page as SARIF locates it: a local build's file (relative: code
     scanning annotates it), else the page's URL; the line when known."""
-    location: dict[str, Any] = {
-        "artifactLocation": {"uri": referrer.get("file") or referrer["url"]}
-    }
+    uri = _uri(referrer.get("file") or referrer["url"])
+    location: dict[str, Any] = {"artifactLocation": {"uri": uri}}
     if referrer["line"] is not None:
         location["region"] = {"startLine": referrer["line"]}
     return location
@@ -124,7 +152,7 @@ def _template_result(group: dict[str, Any], text: str) -> dict[str, Any]:
     return {
         "ruleId": "broken-link",
         "level": "error",
-        "message": {"text": text},
+        "message": _message(text),
         "locations": places[:1],
         "relatedLocations": related,
     }
@@ -141,13 +169,13 @@ def _fix_result(fix: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": "redirected-link",
         "level": "warning" if ends_well else "error",
-        "message": {"text": fix_text(fix)},
+        "message": _message(fix_text(fix)),
         "locations": [{"physicalLocation": location}],
     }
     if ends_well:
         result["fixes"] = [
             {
-                "description": {"text": f"Replace {fix['from']} with {fix['to']}"},
+                "description": _message(f"Replace {fix['from']} with {fix['to']}"),
                 "artifactChanges": [
                     {
                         "artifactLocation": location["artifactLocation"],

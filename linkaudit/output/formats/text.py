@@ -11,6 +11,7 @@ from linkaudit.output.formats.common import (
     groups_by_target,
     missing_fragments,
     place_lines,
+    shown,
 )
 from linkaudit.output.redirects import fix_text
 from linkaudit.output.report import OUTCOMES, is_internal_error
@@ -71,15 +72,36 @@ def summary_text(report: dict[str, Any]) -> str:
         for u in soft:
             lines.append(f"  {u['url']}  [{u['warning']}]")
             lines.extend(all_where(u["referrers"], "    "))
+    lines.extend(_limit_lines(report))
     warned = [u for u in report["urls"] if u.get("warning") and not u.get("soft_404")]
     if warned:
         lines.append(f"Failing, not reported broken yet ({len(warned)}):")
         lines.extend(f"  {u['url']}  [{u['warning']}]" for u in warned)
-    return "\n".join(lines)
+    # Each line holds values from pages and servers among our own words,
+    # which are all printable: escaping the whole line escapes exactly the
+    # values, whichever helper (where, group_text, fix_text) put them there.
+    return "\n".join(shown(line) for line in lines)
 
 
 def as_text(report: dict[str, Any]) -> str:
     return summary_text(report)
+
+
+def _limit_lines(report: dict[str, Any]) -> list[str]:
+    """What a bound of the audit left unread: URLs past --max-urls, links
+    past LINKAUDIT_PAGE_MAXLINKS on a page."""
+    lines = []
+    dropped = report["summary"].get("urls_dropped")
+    if dropped:
+        lines.append(
+            f"Not checked: {dropped} URLs found after the audit reached --max-urls "
+            "(LINKAUDIT_MAX_URLS), never recorded"
+        )
+    cut = [u for u in report["urls"] if u.get("links_dropped")]
+    if cut:
+        lines.append(f"Pages with more links than LINKAUDIT_PAGE_MAXLINKS ({len(cut)}):")
+        lines.extend(f"  {u['url']}  [{u['links_dropped']} more links not read]" for u in cut)
+    return lines
 
 
 def _sitemap_lines(section: dict[str, Any] | None) -> list[str]:
@@ -97,8 +119,9 @@ def _sitemap_lines(section: dict[str, Any] | None) -> list[str]:
         ("redirects", "listed, redirecting"),
         ("orphans", "listed, linked from no page"),
         ("missing", "site pages the sitemap leaves out"),
+        ("skipped", "sitemaps not read (LINKAUDIT_SITEMAP_MAXDEPTH, LINKAUDIT_SITEMAP_MAXCOUNT)"),
     ):
-        if section[key]:
+        if section.get(key):
             lines.append(f"  {words} ({len(section[key])}):")
             lines.extend(f"    {url}" for url in section[key])
     return lines

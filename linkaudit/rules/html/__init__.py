@@ -31,14 +31,23 @@ scripts, or a crawler, follows its links).
 """
 
 from linkaudit.rules.html.charrefs import decode_attribute
-from linkaudit.rules.html.links import Extracted, RawLink, extract_links, links_in_tag
+from linkaudit.rules.html.links import (
+    CappedExtracted,
+    Extracted,
+    RawLink,
+    capped_links,
+    extract_links,
+    links_in_tag,
+)
 from linkaudit.rules.html.microsyntax import parse_meta_refresh, parse_srcset
 from linkaudit.rules.html.tokenizer import Tag, start_tags
 
 __all__ = [
+    "CappedExtracted",
     "Extracted",
     "RawLink",
     "Tag",
+    "capped_links",
     "decode_attribute",
     "extract_links",
     "links_in_tag",

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+import sys
 from typing import NamedTuple
 
-from linkaudit.rules.css import css_links, style_attribute_links
+from linkaudit.rules.css import capped_css_links, style_attribute_links
 from linkaudit.rules.html.elements import LINK_ATTRIBUTES, LINK_RELS_SKIPPED, SVG_LINKS
 from linkaudit.rules.html.microsyntax import parse_meta_refresh, parse_srcset
 from linkaudit.rules.html.tokenizer import STYLE_TEXT, Tag, start_tags
@@ -29,6 +30,13 @@ class Extracted(NamedTuple):
     base: str | None
     images: int
     anchors: set[str] | None = None
+
+
+class CappedExtracted(NamedTuple):
+    """What a page holds, its links cut at a limit, and how many more it has."""
+
+    extracted: Extracted
+    dropped: int
 
 
 def links_in_tag(tag: Tag) -> list[str]:
@@ -87,6 +95,13 @@ def _style_attribute_url(text: str) -> bool:
 
 
 def extract_links(text: str, *, css: bool = False, anchors: bool = False) -> Extracted:
+    """Every link of ``text``: :func:`capped_links` without a limit."""
+    return capped_links(text, css=css, anchors=anchors).extracted
+
+
+def capped_links(
+    text: str, *, css: bool = False, anchors: bool = False, limit: int = sys.maxsize
+) -> CappedExtracted:
     """All link values in ``text``, the first ``<base href>`` if any, and
     the number of images; with ``css``, the URLs of ``<style>`` elements and
     ``style`` attributes too (tag ``style``, at their lines); with
@@ -97,14 +112,19 @@ def extract_links(text: str, *, css: bool = False, anchors: bool = False) -> Ext
     the URL parser strips what it strips.  Values that are empty once
     stripped (a link to the page itself) are skipped.  Lines are 1-based
     and name the line of the start tag's ``<``.
+
+    ``limit``: at most that many links are kept; the rest of the page is
+    still read (its images, anchors and base) and its further links only
+    counted (``dropped``), so a page of 300,000 links costs no more memory
+    than one of ``limit`` (LINKAUDIT_PAGE_MAXLINKS) would.
     """
     if css and _STYLED.search(text) is None:
         css = False  # no <style>, no url( in a style attribute: nothing more to see
     if css or anchors:
-        return _extract_more(text, css, anchors)
+        return _extract_more(text, css, anchors, limit)
     links: list[RawLink] = []
     base: str | None = None
-    images = 0
+    images = dropped = 0
     append = links.append
     simple_attribute = _SIMPLE.get
     for name, attrs, line, namespace in start_tags(text):
@@ -113,14 +133,27 @@ def extract_links(text: str, *, css: bool = False, anchors: bool = False) -> Ext
             if simple is not None:  # a href, script src...: the common case
                 value = attrs.get(simple)
                 if value is not None and value.strip(C0_SPACE):
-                    append(RawLink(value, line, name))
+                    if len(links) < limit:
+                        append(RawLink(value, line, name))
+                    else:
+                        dropped += 1
                 continue
             if name == "base":
                 if base is None and "href" in attrs:
                     base = attrs["href"]
                 continue
         images += _tag_links(links, name, attrs, line, namespace)
-    return Extracted(links, base, images)
+        if len(links) > limit:
+            dropped += _cut(links, limit)
+    return CappedExtracted(Extracted(links, base, images), dropped)
+
+
+def _cut(links: list[RawLink], limit: int) -> int:
+    """Links past ``limit`` (one tag's srcset or style may hold many): the
+    list is cut back, and how many went is returned."""
+    over = len(links) - limit
+    del links[limit:]
+    return over
 
 
 def _tag_links(
@@ -135,10 +168,13 @@ def _tag_links(
     return int(name == "img" and namespace == "html" and len(links) > found)
 
 
-def _extract_more(text: str, css: bool, anchors: bool) -> Extracted:
+def _extract_more(text: str, css: bool, anchors: bool, cap: int) -> CappedExtracted:
     """``extract_links`` with CSS links or anchors: every tag with a
-    ``style`` or ``id`` attribute is read too (a slower pass)."""
+    ``style`` or ``id`` attribute is read too (a slower pass).  Past
+    ``cap``, a tag's links are added, then cut back and counted: never
+    more than one tag's links over it."""
     links: list[RawLink] = []
+    dropped = 0
     names: set[str] | None = set() if anchors else None
     base: str | None = None
     images = 0
@@ -154,10 +190,15 @@ def _extract_more(text: str, css: bool, anchors: bool) -> Extracted:
         ):
             value = attrs.get(simple)
             if value is not None and value.strip(C0_SPACE):
-                links.append(RawLink(value, line, name))
+                if len(links) < cap:
+                    links.append(RawLink(value, line, name))
+                else:
+                    dropped += 1
             continue
         if name == STYLE_TEXT:
-            links.extend(RawLink(v, n, "style") for v, n, _ in css_links(attrs["text"], line))
+            sheet = capped_css_links(attrs["text"], line, max(cap - len(links), 0))
+            links.extend(RawLink(v, n, "style") for v, n, _ in sheet.links)
+            dropped += sheet.dropped
             continue
         if names is not None:
             if "id" in attrs:
@@ -173,4 +214,6 @@ def _extract_more(text: str, css: bool, anchors: bool) -> Extracted:
             links.extend(
                 RawLink(v, n, "style") for v, n, _ in style_attribute_links(attrs["style"], line)
             )
-    return Extracted(links, base, images, names)
+        if len(links) > cap:
+            dropped += _cut(links, cap)
+    return CappedExtracted(Extracted(links, base, images, names), dropped)

@@ -72,12 +72,14 @@ class Reading:
                 yield Entry(url, depth, result, int(count or 0), refs, failing)
 
     def totals(self: RedisState) -> tuple[int, int, str]:
-        """The whole audit: pages scanned, requests sent, when it started."""
-        work = self._do(lambda: self.client.hgetall(self.key("work")), {})
-        pages = sum(int(v) for k, v in work.items() if k.endswith(":pages"))
-        requests = sum(int(v) for k, v in work.items() if k.endswith(":requests"))
-        started = float(self.meta("started_at")[0] or time.time())
-        return pages, requests, datetime.fromtimestamp(started, UTC).isoformat(timespec="seconds")
+        """The whole audit: pages scanned, requests sent, when it started.
+        Both are counts of the shared state, not sums of the workers' own
+        (a killed worker's would miss its last second): the URLs whose
+        result is a scanned page (the settling script counts them), and
+        the requests as they were sent (counting.py)."""
+        pages, requests, started = self.meta("pages", "requests", "started_at")
+        when = datetime.fromtimestamp(float(started or time.time()), UTC)
+        return int(pages or 0), int(requests or 0), when.isoformat(timespec="seconds")
 
 
 def parse_referrer(text: str) -> tuple[str, int | None]:

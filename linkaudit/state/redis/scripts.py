@@ -7,10 +7,11 @@ build key names from it, so they run on a standalone Redis or Valkey.
 - ``u:<b>``    hash, URL id -> its state: ``d<depth>@<worker>`` discovered
                (by that worker; not to be checked, or not queued yet),
                ``q<depth>`` queued or being checked, ``o<depth>`` checked ok,
-               ``x<depth>`` checked, not ok.  A URL's id is 19 hex digits
-               of its SHA-1: ``<b>`` (3, one of 4,096 hashes, each
-               small enough for Redis's compact listpack encoding up to about
-               500,000 URLs) and ``<f>`` (16, the field).
+               ``x<depth>`` checked, not ok (``@p`` after the depth: a
+               scanned page).  A URL's id is 19 hex digits of its SHA-1:
+               ``<b>`` (3, one of 4,096 hashes, each small enough for
+               Redis's compact listpack encoding up to about 500,000 URLs)
+               and ``<f>`` (16, the field).
 - ``n``        list of every URL, in the order discovered: the only copy of
                a URL's text.
 - ``v``        list of ``<b><f>|<result>`` (codec.py), in the order settled (a
@@ -22,7 +23,9 @@ build key names from it, so they run on a standalone Redis or Valkey.
 - ``h:<d>``    set of hosts with URLs waiting at depth d.
 - ``meta``     hash: ``status`` (starting, running, stopping, finished),
                ``reason``, ``level``, ``out:<d>`` (URLs of depth d queued and
-               not settled: the level barrier), counters, report facts.
+               not settled: the level barrier), counters (``pages``: URLs
+               whose result is a scanned page; ``requests``: counting.py),
+               report facts.
 - ``lease:<host>``  the worker that owns a host (politeness), with a TTL.
 - ``nb:<host>``     a host handed back: nobody takes it before this expires.
 - ``m:<kind>`` set of URLs marked ``anchors`` (a link points at one of their
@@ -76,7 +79,9 @@ local function advance(d)
 end
 """
 
-# ARGV: prefix, worker, depth, url...  ->  for each URL: 1 new to the audit,
+# ARGV: prefix, worker, depth, max URLs (0: no bound), url...  ->  for each
+# URL: 3 new but past the audit's bound (LINKAUDIT_MAX_URLS: not recorded,
+# counted in meta's urls_dropped); 1 new to the audit,
 # or discovered by a worker that died before it queued or settled it (the
 # page is checked again and its links must be placed again: ENQUEUE is
 # idempotent); 2 discovered by another live worker, not queued yet; 0
@@ -86,13 +91,21 @@ DISCOVER = (
     + r"""
 local new, urls = {}, {}
 local me, fresh = ARGV[2], 'd' .. ARGV[3]
-for i = 4, #ARGV do
+local cap, dropped = tonumber(ARGV[4]), 0
+local room = cap > 0 and cap - redis.call('LLEN', P .. 'n') or nil  -- nil: no bound
+for i = 5, #ARGV do
   local b, f = bucket(ARGV[i])
   local key = P .. 'u:' .. b
-  local n = redis.call('HSETNX', key, f, fresh .. '@' .. me)
+  local n
+  if room and room <= 0 and redis.call('HEXISTS', key, f) == 0 then
+    n, dropped = 3, dropped + 1
+  else
+    n = redis.call('HSETNX', key, f, fresh .. '@' .. me)
+  end
   if n == 1 then
     urls[#urls + 1] = ARGV[i]
-  else
+    if room then room = room - 1 end
+  elseif n == 0 then
     local now = redis.call('HGET', key, f)
     local by = string.match(now, '^' .. fresh .. '@(.+)$')
     if by and by ~= me then
@@ -107,6 +120,7 @@ for i = 4, #ARGV do
   new[#new + 1] = n
 end
 if #urls > 0 then redis.call('RPUSH', P .. 'n', unpack(urls)) end
+if dropped > 0 then redis.call('HINCRBY', P .. 'meta', 'urls_dropped', dropped) end
 return new
 """
 )
@@ -132,7 +146,7 @@ return 1
 """
 )
 
-# ARGV: prefix, worker, url, state ('o' or 'x' + depth), result, broken
+# ARGV: prefix, worker, url, state ('o' or 'x' + depth, '@p' for a page), result, broken
 # (0/1), then its links: (target, line) two by two  ->  {settled for the
 # first time (0/1), link occurrences, referrers...}: the URL's referrers so
 # far, read before its own links are counted.  Settling twice (a URL
@@ -153,6 +167,11 @@ redis.call('HSET', key, f, state)
 redis.call('RPUSH', P .. 'v', b .. f .. '|' .. ARGV[5])
 redis.call('HDEL', P .. 'fl:' .. ARGV[2], url)
 local kind = old and string.sub(old, 1, 1) or 'd'
+-- summary.pages: the URLs whose last result is a scanned page, whoever
+-- checked them and however often
+local was = (kind == 'o' or kind == 'x') and string.sub(old, -2) == '@p'
+local is = string.sub(state, -2) == '@p'
+if was ~= is then redis.call('HINCRBY', P .. 'meta', 'pages', is and 1 or -1) end
 if kind == 'o' or kind == 'x' then return reply end
 reply[1] = 1
 -- the URL's links (a page's, a redirect's), counted with its first result

@@ -30,7 +30,8 @@ from twisted.internet import task
 
 from linkaudit.config import ConfigError, config_of
 from linkaudit.items import UrlResult
-from linkaudit.state.base import NEW_RUN, AuditState, Pending, Run
+from linkaudit.signals import request_sent
+from linkaudit.state.base import NEW_RUN, AuditState, Pending, Run, scanned_page
 from linkaudit.state.compact import encode_result
 from linkaudit.state.redis.calls import CHUNK, Calls
 from linkaudit.state.redis.codec import decode_pending
@@ -40,6 +41,7 @@ from linkaudit.state.redis.connection import (
     delete_audit,
     prefix,
 )
+from linkaudit.state.redis.counting import RequestCounter
 from linkaudit.state.redis.election import Election
 from linkaudit.state.redis.reading import Reading, parse_referrer
 
@@ -73,6 +75,8 @@ class RedisState(Calls, Election, Reading, AuditState):
         self._links: dict[str, list[tuple[str, int | None]]] = {}  # page -> links
         self._loop: task.LoopingCall | None = None
         self._local: Callable[[], tuple[int, int, int]] = lambda: (0, 0, 0)
+        # summary.requests: every worker's, counted as they leave (counting.py)
+        self.counter = RequestCounter(client, self.key("meta"))
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisState:
@@ -103,6 +107,8 @@ class RedisState(Calls, Election, Reading, AuditState):
             crawler.stats.get_value("response_received_count", 0),
         )
         crawler.signals.connect(state._start_heartbeat, signal=signals.engine_started)
+        state.counter.open()
+        crawler.signals.connect(state.counter.count, signal=request_sent)
         return state
 
     # -- calling Redis: calls.py ---------------------------------------------
@@ -158,6 +164,7 @@ class RedisState(Calls, Election, Reading, AuditState):
         """Alive, leases renewed, counts sent; the audit's limits checked:
         ``--max-requests`` and ``--max-time`` are the audit's, not a worker's."""
         counts = self._local()
+        self._do(self.counter.flush, None)
         reply = self._run("HEARTBEAT", [self.worker, self.lease_ms, *counts], None)
         if reply:
             self.status, self.reason = reply
@@ -192,23 +199,29 @@ class RedisState(Calls, Election, Reading, AuditState):
     def discover(self, url: str, depth: int) -> bool:
         return self.discover_many([url], depth)[0]
 
-    def discover_many(self, urls: list[str], depth: int) -> list[bool]:
+    def discover_many(self, urls: list[str], depth: int) -> list[bool | None]:
         """Which URLs are new.  URLs known for good are remembered here, not
         asked again; one another live worker discovered and has not queued
         yet is asked again next time (that worker may die before it does)."""
         known = self._known
         ask = [u for u in urls if u not in known]
-        new: dict[str, bool] = {}
+        new: dict[str, bool | None] = {}
         for i in range(0, len(ask), CHUNK):
             chunk = ask[i : i + CHUNK]
-            flags = self._run("DISCOVER", [self.worker, depth, *chunk], [2] * len(chunk))
+            args = [self.worker, depth, self.max_urls, *chunk]
+            flags = self._run("DISCOVER", args, [2] * len(chunk))
             for url, flag in zip(chunk, flags, strict=True):
-                new[url] = flag == 1
-                if flag != 2:
+                new[url] = None if flag == 3 else flag == 1
+                if flag in (0, 1):
                     known.add(url)
         if len(known) > _KNOWN_MAX:
             known.clear()
         return [new.get(u, False) for u in urls]
+
+    def urls_dropped(self) -> int:
+        """Every worker's (the script counts them in the audit's meta)."""
+        value = self._do(lambda: self.client.hget(self.key("meta"), "urls_dropped"), None)
+        return int(value or 0)
 
     def enqueue(self, url: str, depth: int, referer: str | None) -> None:
         self._queue += (url, depth, urlsplit(url).hostname or "", referer or "")
@@ -255,7 +268,9 @@ class RedisState(Calls, Election, Reading, AuditState):
         sent before it (a level never closes while a page's links are still
         on their way), and the referrers known so far read into ``result``."""
         failing = now if result.outcome == "broken" else None
-        state = f"{'o' if result.outcome == 'ok' else 'x'}{result.depth}"
+        # "@p": a scanned page, counted in summary.pages by the script
+        page = "@p" if scanned_page(result) else ""
+        state = f"{'o' if result.outcome == 'ok' else 'x'}{result.depth}{page}"
         links = self._links.pop(result.url, ())
         args = [a for target, line in links for a in (target, "" if line is None else line)]
         broken = int(result.outcome == "broken")
@@ -277,9 +292,11 @@ class RedisState(Calls, Election, Reading, AuditState):
         """Hand back what this worker claimed and did not settle; its hosts
         wait ``not_before`` seconds before another worker sends to them."""
         self.heartbeat()  # the last counts (and what was waiting to be sent)
+        self._do(self.counter.sync, None)  # every request counted, before the report
         return self._run("LEAVE", [self.worker, int(not_before * 1000)], 0)
 
     def close(self) -> None:
         if self._loop is not None and self._loop.running:
             self._loop.stop()
+        self.counter.close()
         self.client.close()

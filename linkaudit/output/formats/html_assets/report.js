@@ -13,12 +13,27 @@
   const state = { outcome: "", near: "", onlyNew: false, q: "", key: "outcome", dir: 1, page: 0 };
   let view = rows;
 
+  // What is not printable in a text (control characters, bidi overrides and
+  // other invisible format characters, separators, lone surrogates) is
+  // written as an escape, \x1b or \u202e, as the static rows have it
+  // (common.shown, Python's repr): our own words are all printable.
+  const hidden = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]|[^\P{Zs} ]/gu;
+  const named = { "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+  function shown(text) {
+    return String(text).replace(hidden, (c) => {
+      if (named[c]) return named[c];
+      const cp = c.codePointAt(0);
+      const [prefix, width] = cp < 0x100 ? ["\\x", 2] : cp < 0x10000 ? ["\\u", 4] : ["\\U", 8];
+      return prefix + cp.toString(16).padStart(width, "0");
+    });
+  }
+
   // Every text goes in as text (textContent), never as markup: URLs and
   // errors come from the web.  Only http(s) URLs become links.
   function el(tag, cls, text) {
     const node = document.createElement(tag);
     if (cls) node.className = cls;
-    if (text !== undefined && text !== null) node.textContent = String(text);
+    if (text !== undefined && text !== null) node.textContent = shown(text);
     return node;
   }
 
@@ -33,7 +48,7 @@
   function drawRow(r) {
     const tr = el("tr");
     const near = r.near ? "near" : "far";
-    tr.dataset.url = r.url;
+    tr.dataset.url = shown(r.url);
     tr.dataset.outcome = r.outcome;
     tr.dataset.near = near;
     if (r.new) tr.dataset.new = "";
@@ -45,7 +60,7 @@
     outcome.append(el("span", "badge o-" + r.outcome, r.outcome));
     const detail = el("td", "detail");
     const parts = [];
-    if (r.error) parts.push(document.createTextNode(r.error));
+    if (r.error) parts.push(document.createTextNode(shown(r.error)));
     if (r.location) {
       const to = el("span", "", "→ ");
       to.append(link(r.location));

@@ -1,0 +1,143 @@
+"""The server of ``linkaudit DIR`` under hostile builds: a symbolic link
+out of the directory is never read as content (its own 404 page
+included), and a huge file costs no memory (a HEAD is answered from the
+file's size, a GET streamed)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from linkaudit.demo.directory import DirectorySite
+from tests.conftest import ROOT, run_process
+from tests.test_cli import LINKAUDIT
+
+GIB = 1024**3
+SECRET = "linkaudit-outside-7d1e"  # in a file outside the build: never served
+
+
+def request(url: str, method: str = "GET", read: int | None = None) -> tuple[int, dict, bytes]:
+    """One request; at most ``read`` bytes of the body are read."""
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    try:
+        conn.request(method, parts.path)
+        answer = conn.getresponse()
+        body = answer.read(read) if read is not None else answer.read()
+        return answer.status, dict(answer.getheaders()), body
+    finally:
+        conn.close()
+
+
+def test_symbolic_links_out_of_the_build_are_never_served(tmp_path):
+    outside = tmp_path / "outside.html"
+    outside.write_text(f"<h1>{SECRET}</h1>")
+    build = tmp_path / "public"
+    build.mkdir()
+    (build / "index.html").write_text('<a href="nowhere.html">x</a>')
+    (build / "404.html").symlink_to(outside)
+    (build / "leak.html").symlink_to(outside)
+    (build / "dangling.html").symlink_to(build / "gone.html")
+    with DirectorySite(str(build)) as site:
+        for path in ("nowhere.html", "leak.html", "dangling.html", "404.html"):
+            status, _headers, body = request(site.url + path)
+            assert (status, body) == (404, b"<h1>Not Found</h1>"), path
+        assert request(site.url + "leak.html", "HEAD")[0] == 404
+        (build / "404.html").unlink()  # a 404 page inside the build is still the site's own
+        (build / "404.html").symlink_to(build / "index.html")
+        status, _headers, body = request(site.url + "nowhere.html")
+        assert (status, body) == (404, b'<a href="nowhere.html">x</a>')
+
+
+def sparse(path: Path, size: int) -> Path:
+    """A file of ``size`` zero bytes that takes no disk space."""
+    with open(path, "wb") as file:
+        os.truncate(file.fileno(), size)
+    return path
+
+
+def peak_rss_kib(cmd: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess, int]:
+    """Run ``cmd`` (bounded); its own peak RSS in KiB, from GNU time or, without
+    it, /proc's VmHWM polled until it exits."""
+    time_bin = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
+    if time_bin:
+        out = cwd / "maxrss.txt"
+        proc = run_process([time_bin, "-f", "%M", "-o", str(out), *cmd], cwd=cwd)
+        return proc, int(out.read_text().split()[-1])
+    child = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak, deadline = 0, time.monotonic() + 90
+    while child.poll() is None and time.monotonic() < deadline:
+        peak = max(peak, vm_hwm_kib(child.pid))
+        time.sleep(0.01)
+    out, err = child.communicate(timeout=30)
+    return subprocess.CompletedProcess(cmd, child.returncode, out, err), peak
+
+
+def vm_hwm_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def test_a_huge_file_in_a_build_costs_no_memory(tmp_path):
+    """A 1 GiB file, HEADed (a binary) and GETed (an HTML page, read up to
+    the page cap): the audit's process, which serves the build, stays small."""
+    build = tmp_path / "public"
+    build.mkdir()
+    (build / "index.html").write_text('<a href="big.bin">bin</a>\n<a href="big.html">page</a>')
+    sparse(build / "big.bin", GIB)
+    sparse(build / "big.html", GIB)
+    proc, peak = peak_rss_kib([LINKAUDIT, "public"], tmp_path)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    report = json.loads((tmp_path / "linkaudit-report.json").read_text())
+    by_path = {urlsplit(u["url"]).path: u for u in report["urls"]}
+    assert (by_path["/big.bin"]["outcome"], by_path["/big.bin"]["method"]) == ("ok", "HEAD")
+    assert (by_path["/big.html"]["outcome"], by_path["/big.html"]["method"]) == ("ok", "GET")
+    assert by_path["/big.html"]["truncated"] is True
+    assert peak < 300 * 1024, f"peak RSS {peak} KiB"
+
+
+SERVE = """
+import sys, time
+from linkaudit.demo.directory import DirectorySite
+with DirectorySite(sys.argv[1]) as site:
+    print(site.url, flush=True)
+    time.sleep(120)
+"""
+
+
+def test_a_get_of_a_huge_file_is_streamed(tmp_path):
+    """The server alone: a client that reads 8 MiB of a 1 GiB file and
+    hangs up; the server's process never held the file."""
+    build = tmp_path / "public"
+    build.mkdir()
+    sparse(build / "big.bin", GIB)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVE, str(build)], stdout=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        url = server.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:"), url
+        status, headers, _ = request(url + "big.bin", "HEAD")
+        assert (status, headers["Content-Length"]) == (200, str(GIB))
+        status, headers, body = request(url + "big.bin", read=8 * 1024 * 1024)
+        assert (status, headers["Content-Length"], len(body)) == (200, str(GIB), 8 * 1024 * 1024)
+        time.sleep(0.2)  # the server's thread notices the hang-up
+        assert request(url + "big.bin", "HEAD")[0] == 200  # and still serves
+        peak = vm_hwm_kib(server.pid)
+        assert 0 < peak < 300 * 1024, f"peak RSS {peak} KiB"
+    finally:
+        server.kill()
+        server.wait(timeout=10)
