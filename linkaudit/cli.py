@@ -32,6 +32,7 @@ from scrapy.settings import Settings
 
 from linkaudit.command.parser import blame_file, build_parser, spider_arguments
 from linkaudit.config import OPTIONS, Config, ConfigError
+from linkaudit.config.checks import writable_file
 from linkaudit.config.file import (
     ConfigFileError,
     apply_config,
@@ -64,8 +65,12 @@ def _settings(ns: argparse.Namespace) -> Settings:
         chosen["CLOSESPIDER_PAGECOUNT"] = ns.max_requests
     if ns.max_time is not None:
         chosen["CLOSESPIDER_TIMEOUT"] = ns.max_time
-    if ns.jsonl:
-        chosen["FEEDS"] = {os.path.abspath(ns.jsonl): {"format": "jsonlines", "overwrite": True}}
+    if ns.jsonl:  # checked as the report is (Scrapy would create a missing directory)
+        try:
+            jsonl = writable_file(ns.jsonl, regular=False)
+        except ValueError as exc:
+            raise ConfigError(f"--jsonl: {exc}") from None
+        chosen["FEEDS"] = {jsonl: {"format": "jsonlines", "overwrite": True}}
     settings.setdict(chosen, priority="cmdline")
     for name, value in ns.settings:  # -s wins over the options, as in Scrapy
         try:

@@ -118,7 +118,7 @@ def test_cookie_jar_sends_the_session_cookie_where_its_domain_says(tmp_path, hos
     ("options", "words"),
     [
         (("--auth", "nopassword"), "auth: is not user:password"),
-        (("--header", "no colon"), "headers: 'no colon' is not a header (Name: Value)"),
+        (("--header", "no colon"), "headers: header 1 has no colon: give Name: Value"),
         (("--cookie-jar", "missing.txt"), "cookie_jar: 'missing.txt' is not a readable"),
     ],
 )

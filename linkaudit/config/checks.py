@@ -9,41 +9,30 @@ are read the way Scrapy's own getters read them.
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 import tempfile
 from collections.abc import Callable
 from typing import Any
 
-from linkaudit.rules.urls import HTTP_SCHEMES, InvalidURL, canonicalize, scheme_of
+# the readers of numbers and URLs live beside: the table reads them here (c.number)
+from linkaudit.config.numbers import COUNT as COUNT
+from linkaudit.config.numbers import DAY as DAY
+from linkaudit.config.numbers import HOUR as HOUR
+from linkaudit.config.numbers import MINUTE as MINUTE
+from linkaudit.config.numbers import SIZE as SIZE
+from linkaudit.config.numbers import YEAR as YEAR
+from linkaudit.config.numbers import number as number
+from linkaudit.config.urls import masked as masked
+from linkaudit.config.urls import optional_url as optional_url
+from linkaudit.config.urls import split_list as split_list
+from linkaudit.config.urls import start_urls as start_urls
+from linkaudit.config.urls import url_list as url_list
+from linkaudit.config.urls import url_prefixes as url_prefixes
 
 Reader = Callable[[Any, str], Any]
-_SPLIT = re.compile(r"[\s,]+")
 _EMAIL = re.compile(r"^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$")
-
-
-def number(kind: type, minimum: float, optional: bool = False) -> Reader:
-    """A whole number or a number, at least ``minimum`` (None allowed when
-    ``optional``: "no limit")."""
-
-    def read(settings: Any, name: str) -> Any:
-        value = settings.get(name)
-        if value is None or value == "":
-            if optional:
-                return None
-            raise ValueError("is missing")
-        try:
-            parsed = kind(value)
-        except (TypeError, ValueError):
-            word = "a whole number" if kind is int else "a number"
-            raise ValueError(f"{value!r} is not {word}") from None
-        if parsed != parsed or parsed < minimum:  # NaN too
-            if parsed < 0:
-                raise ValueError(f"{value!r} is negative")
-            raise ValueError(f"{value!r} is too small (at least {minimum:g})")
-        return parsed
-
-    return read
 
 
 def boolean(settings: Any, name: str) -> bool:
@@ -89,58 +78,11 @@ def email(settings: Any, name: str) -> str | None:
     value = (settings.get(name) or "").strip()
     if not value:
         return None
-    if not _EMAIL.match(value):
+    # sent as the From header: a control character or a byte that is not
+    # text (a lone surrogate) would fail every request
+    if not _EMAIL.match(value) or not value.isprintable():
         raise ValueError(f"{value!r} is not an e-mail address")
     return value
-
-
-def split_list(value: Any) -> list[str]:
-    """``"a b,c"`` -> ``["a", "b", "c"]``: whitespace or commas separate."""
-    if isinstance(value, (list, tuple)):
-        return [str(v) for v in value if str(v).strip()]
-    return [v for v in _SPLIT.split(str(value or "").strip()) if v]
-
-
-def start_urls(settings: Any, name: str) -> tuple[str, ...]:
-    raws = split_list(settings.get(name))
-    if not raws:
-        raise ValueError("give at least one URL, e.g. -a start=https://example.com/")
-    urls: list[str] = []
-    for raw in raws:
-        url = _http_url(raw, "URL")
-        if url not in urls:
-            urls.append(url)
-    return tuple(urls)
-
-
-def url_prefixes(settings: Any, name: str) -> tuple[str, ...] | None:
-    """Near prefixes; None: not given (the start URLs are the site)."""
-    value = settings.get(name)
-    if value is None or value == "" or value == []:
-        return None
-    prefixes = tuple(_http_url(raw, "URL prefix") for raw in split_list(value))
-    if not prefixes:
-        raise ValueError("give at least one URL prefix")
-    return prefixes
-
-
-def url_list(settings: Any, name: str) -> tuple[str, ...]:
-    """http(s) URLs (sitemaps), each once."""
-    return tuple(dict.fromkeys(_http_url(raw, "URL") for raw in split_list(settings.get(name))))
-
-
-def optional_url(settings: Any, name: str) -> str | None:
-    value = str(settings.get(name) or "").strip()
-    return _http_url(value, "URL") if value else None
-
-
-def _http_url(raw: str, what: str) -> str:
-    if scheme_of(raw) not in HTTP_SCHEMES:
-        raise ValueError(f"{raw!r} is not an http(s) {what}")
-    try:
-        return canonicalize(raw)
-    except InvalidURL as exc:
-        raise ValueError(f"{raw!r} is not a valid {what} ({exc})") from None
 
 
 def component(settings: Any, name: str) -> Any:
@@ -149,6 +91,34 @@ def component(settings: Any, name: str) -> Any:
     if path is None or not isinstance(path, str):
         return path
     _load(path)
+    return path
+
+
+# states that read a setting of their own: (class, setting, the option that sets it)
+_STATE_NEEDS = (
+    ("linkaudit.state.sqlite.SQLiteState", "LINKAUDIT_DB", "--db PATH"),
+    ("linkaudit.state.redis.RedisState", "LINKAUDIT_REDIS", "--redis URL"),
+)
+
+
+def state_class(settings: Any, name: str) -> str:
+    """The path of the audit's state: a class of the state interface (the
+    spider builds what it names: ``os.system`` would be called)."""
+    from scrapy.utils.misc import load_object
+
+    from linkaudit.state.base import AuditState
+
+    path = settings.get(name)
+    _load(path)
+    loaded = path if not isinstance(path, str) else load_object(path)
+    shown = path if isinstance(path, str) else getattr(path, "__qualname__", repr(path))
+    if not (isinstance(loaded, type) and issubclass(loaded, AuditState)):
+        raise ValueError(f"{shown!r} is not a state class (a subclass of AuditState)")
+    if inspect.isabstract(loaded):
+        raise ValueError(f"{shown!r} is abstract: name a state class that implements it")
+    for needed, setting, option in _STATE_NEEDS:  # their own options choose them
+        if loaded is load_object(needed) and not settings.get(setting):
+            raise ValueError(f"{shown!r} needs {option} (which chooses it)")
     return path
 
 
@@ -181,15 +151,29 @@ def _load(path: Any) -> None:
 
 
 # -- files and directories -------------------------------------------------------------
-def writable_file(path: str) -> str:
-    """A file that can be written now: better to fail before the crawl."""
+def writable_file(path: str, regular: bool = True) -> str:
+    """A file that can be written now: better to fail before the crawl.
+
+    The directory is tried by creating (and removing) a file in it, as the
+    report is written: ``os.access`` says yes for root in ``/proc``.  An
+    existing file must be a regular one when ``regular`` (the report is
+    replaced by a rename: ``/dev/null`` would be replaced, for root); an
+    export may go to a device or a pipe (``--jsonl /dev/stdout``)."""
     path = os.path.abspath(os.path.expanduser(path))
     if os.path.isdir(path):
         raise ValueError(f"{path} is a directory")
     parent = os.path.dirname(path)
     if not os.path.isdir(parent):
         raise ValueError(f"directory {parent} does not exist")
-    if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+    if regular and os.path.exists(path) and not os.path.isfile(path):
+        raise ValueError(f"{path} is not a regular file")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".linkaudit-", suffix=".tmp", dir=parent)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise ValueError(f"{path} is not writable ({exc.strerror or exc})") from None
+    if os.path.exists(path) and not os.access(path, os.W_OK):
         raise ValueError(f"{path} is not writable")
     return path
 
@@ -288,7 +272,8 @@ def redis_url(settings: Any, name: str) -> str | None:
     if not value:
         return None
     if not value.startswith(SCHEMES):
-        raise ValueError(f"{value!r} is not a Redis URL (redis://HOST:PORT/DB, rediss://, unix://)")
+        shown = masked(value)
+        raise ValueError(f"{shown!r} is not a Redis URL (redis://HOST:PORT/DB, rediss://, unix://)")
     return value
 
 

@@ -25,6 +25,8 @@ SETTINGS = "set"  # a table NAME = value, given to the option as "NAME=VALUE"
 HEADERS, HEADER = "headers", "header"  # a table Name = value, or a list, for --header
 _FLAGS = (argparse._StoreConstAction, argparse.BooleanOptionalAction)  # store_true too
 Parser = argparse.ArgumentParser
+# a configuration file is a few lines: past a MiB it is the wrong file (/dev/zero)
+MAX_SIZE = 1024 * 1024
 
 
 class ConfigFileError(ValueError):
@@ -54,12 +56,18 @@ def find_config(explicit: str | None, cwd: Path) -> tuple[Path, dict[str, Any]] 
 
 def _load(path: Path, cwd: Path) -> dict[str, Any]:
     try:
-        text = (cwd / path).read_text(encoding="utf-8-sig")
+        with open(cwd / path, "rb") as file:  # a FIFO or /dev/zero too: never read() whole
+            data = file.read(MAX_SIZE + 1)
+        if len(data) > MAX_SIZE:
+            raise ConfigFileError(f"{path}: too large (more than {MAX_SIZE / 2**20:g} MiB)")
+        text = data.decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         why = getattr(exc, "strerror", None) or exc  # "No such file or directory"
         raise ConfigFileError(f"{path}: cannot read it: {why}") from None
     try:
         return tomllib.loads(text)
+    except (RecursionError, MemoryError):  # tomllib recurses once per level
+        raise ConfigFileError(f"{path}: too deeply nested") from None
     except tomllib.TOMLDecodeError as exc:  # "Invalid value (at line 3, column 7)"
         message = str(exc)
         at = re.search(r" \(at line (\d+), column (\d+)\)$", message)

@@ -49,7 +49,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_JOURNAL_ENABLED", True, c.boolean),
     Option("LINKAUDIT_PAGEDIR", "", c.optional_directory, argument="pagedir", label="pagedir"),
     Option("LINKAUDIT_DB", "", c.database_path, argument="db", label="db"),
-    Option("LINKAUDIT_DB_COMMIT_INTERVAL", 1.0, c.number(_float, 0.01)),
+    Option("LINKAUDIT_DB_COMMIT_INTERVAL", 1.0, c.number(_float, 0.01, maximum=c.DAY)),
     Option("LINKAUDIT_HTML", "", c.optional_file, argument="html", flag="--html", label="html"),
     Option(
         "LINKAUDIT_REDIRECT_FIXES",
@@ -60,16 +60,16 @@ OPTIONS: tuple[Option, ...] = (
         label="redirect_fixes",
     ),
     Option("LINKAUDIT_BASELINE", "", c.baseline_report, argument="baseline", label="baseline"),
-    Option("LINKAUDIT_STATE", "linkaudit.state.memory.MemoryState", c.component),
+    Option("LINKAUDIT_STATE", "linkaudit.state.memory.MemoryState", c.state_class),
     # -- one audit over many workers (Redis)
     Option("LINKAUDIT_REDIS", "", c.redis_url, argument="redis", flag="--redis", label="redis"),
     Option("LINKAUDIT_AUDIT", "", c.audit_name, argument="audit", flag="--audit", label="audit"),
     Option("LINKAUDIT_REDIS_RESTART", False, c.boolean, argument="restart", flag="--restart"),
-    Option("LINKAUDIT_REDIS_LEASE", 30.0, c.number(_float, 0.5)),
-    Option("LINKAUDIT_REDIS_POLL", 0.5, c.number(_float, 0.01)),
-    Option("LINKAUDIT_REDIS_EXPIRE", 86400.0, c.number(_float, 0)),
+    Option("LINKAUDIT_REDIS_LEASE", 30.0, c.number(_float, 0.5, maximum=c.DAY)),
+    Option("LINKAUDIT_REDIS_POLL", 0.5, c.number(_float, 0.01, maximum=c.HOUR)),
+    Option("LINKAUDIT_REDIS_EXPIRE", 86400.0, c.number(_float, 0, maximum=10 * c.YEAR)),
     Option("LINKAUDIT_PROGRESS", False, c.boolean),
-    Option("LINKAUDIT_PROGRESS_INTERVAL", 0.25, c.number(_float, 0.01)),
+    Option("LINKAUDIT_PROGRESS_INTERVAL", 0.25, c.number(_float, 0.01, maximum=c.HOUR)),
     # -- what is checked, and how
     Option("LINKAUDIT_HEAD_FIRST", True, c.boolean),
     Option("LINKAUDIT_ACCEPT_STATUS", [], c.statuses, argument="accept"),
@@ -88,9 +88,9 @@ OPTIONS: tuple[Option, ...] = (
     # pages that answer 200 but are error pages: a warning, broken, or not looked for
     Option("LINKAUDIT_SOFT_404", "warn", c.choice("warn", "error", "off"), argument="soft_404"),
     Option("LINKAUDIT_SOFT_404_PROBES", False, c.boolean, argument="soft_404_probes"),
-    Option("LINKAUDIT_SOFT_404_SIMILARITY", 0.9, c.number(_float, 0)),
+    Option("LINKAUDIT_SOFT_404_SIMILARITY", 0.9, c.number(_float, 0, maximum=1)),
     # bytes of a sitemap read, and inflated (gzip file or Content-Encoding)
-    Option("LINKAUDIT_SITEMAP_MAXSIZE", 50 * 1024 * 1024, c.number(_int, 1)),
+    Option("LINKAUDIT_SITEMAP_MAXSIZE", 50 * 1024 * 1024, c.number(_int, 1, maximum=c.SIZE)),
     # sitemap nesting read: 1 the sitemaps given or named by robots.txt, 2 those
     # their index lists (all the protocol allows), 3 an index of indexes
     Option("LINKAUDIT_SITEMAP_MAXDEPTH", 3, c.number(_int, 1)),
@@ -103,13 +103,16 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_HEADERS", [], a.headers, argument="headers"),
     Option("LINKAUDIT_AUTH", "", a.credentials, argument="auth"),
     Option("LINKAUDIT_HEADER_HOSTS", [], c.text_list, argument="header_hosts"),
+    # Scrapy's headers, sent with every request: values HTTP can carry
+    Option("USER_AGENT", None, a.header_value),
+    Option("DEFAULT_REQUEST_HEADERS", None, a.header_table),
     Option("LINKAUDIT_NETRC", True, a.netrc_logins),
     Option("LINKAUDIT_COOKIE_JAR", "", a.cookie_file, argument="cookie_jar", label="cookie_jar"),
     Option("LINKAUDIT_MAX_PATH_SEGMENTS", 32, c.number(_int, 0)),
     Option("LINKAUDIT_MAX_SEGMENT_REPEAT", 3, c.number(_int, 0)),
     Option("LINKAUDIT_EXCLUDE_USERINFO", True, c.boolean),
     Option("LINKAUDIT_EXCLUDE_DOUBLE_SLASH", True, c.boolean),
-    Option("LINKAUDIT_PAGE_MAXSIZE", 5 * 1024 * 1024, c.number(_int, 1)),
+    Option("LINKAUDIT_PAGE_MAXSIZE", 5 * 1024 * 1024, c.number(_int, 1, maximum=c.SIZE)),
     # links read per page (or stylesheet): far above real pages (a few
     # hundred; a 5 MB page of links holds about 100,000); the rest are counted
     Option("LINKAUDIT_PAGE_MAXLINKS", 20_000, c.number(_int, 1)),
@@ -117,35 +120,35 @@ OPTIONS: tuple[Option, ...] = (
     Option("REDIRECT_MAX_TIMES", 20, c.number(_int, 1)),
     Option("LINKAUDIT_RELEASE_BATCH", 2000, c.number(_int, 0)),
     # longer URLs are excluded: a sanity bound far above what browsers follow
-    Option("URLLENGTH_LIMIT", 65536, c.number(_int, 1)),
-    Option("DOWNLOAD_TIMEOUT", 15, c.number(_float, 0.001)),
+    Option("URLLENGTH_LIMIT", 65536, c.number(_int, 1, maximum=c.SIZE)),
+    Option("DOWNLOAD_TIMEOUT", 15, c.number(_float, 0.001, maximum=c.DAY)),
     # a bad certificate is a broken link (Scrapy's default is not to verify)
     Option("DOWNLOAD_VERIFY_CERTIFICATES", True, c.boolean),
     # -- incremental audits (the audit database)
-    Option("LINKAUDIT_RECHECK_AFTER", 0, c.number(_float, 0)),
-    Option("LINKAUDIT_RECHECK_GOOD_AFTER", 0, c.number(_float, 0)),
-    Option("LINKAUDIT_FOLLOW_GHOST", 0, c.number(_float, 0)),
-    Option("LINKAUDIT_REPORT_AFTER", 0, c.number(_float, 0)),
+    Option("LINKAUDIT_RECHECK_AFTER", 0, c.number(_float, 0, maximum=10 * c.YEAR)),
+    Option("LINKAUDIT_RECHECK_GOOD_AFTER", 0, c.number(_float, 0, maximum=10 * c.YEAR)),
+    Option("LINKAUDIT_FOLLOW_GHOST", 0, c.number(_float, 0, maximum=10 * c.YEAR)),
+    Option("LINKAUDIT_REPORT_AFTER", 0, c.number(_float, 0, maximum=10 * c.YEAR)),
     # -- politeness
     # seconds between two requests to one host (at least one by default)
-    Option("DOWNLOAD_DELAY", 1.0, c.number(_float, 0), flag="--delay"),
+    Option("DOWNLOAD_DELAY", 1.0, c.number(_float, 0, maximum=c.DAY), flag="--delay"),
     Option("CONCURRENT_REQUESTS", 16, c.number(_int, 1)),
     Option("CONCURRENT_REQUESTS_PER_DOMAIN", 2, c.number(_int, 1)),
     Option("CLOSESPIDER_PAGECOUNT", 0, c.number(_int, 0), flag="--max-requests"),
-    Option("CLOSESPIDER_TIMEOUT", 0, c.number(_float, 0), flag="--max-time"),
+    Option("CLOSESPIDER_TIMEOUT", 0, c.number(_float, 0, maximum=c.YEAR), flag="--max-time"),
     Option("ROBOTSTXT_OBEY", True, c.boolean),
     # bytes of a robots.txt read and inflated, near or far: the download stops
     # there and what was read is parsed (RFC 9309 2.5: at least 500 KiB)
-    Option("LINKAUDIT_ROBOTSTXT_MAXSIZE", 500 * 1024, c.number(_int, 1)),
-    Option("LINKAUDIT_MAX_CRAWL_DELAY", 30.0, c.number(_float, 0)),
-    Option("LINKAUDIT_DELAY_MARGIN", 0.1, c.number(_float, 0)),
+    Option("LINKAUDIT_ROBOTSTXT_MAXSIZE", 500 * 1024, c.number(_int, 1, maximum=c.SIZE)),
+    Option("LINKAUDIT_MAX_CRAWL_DELAY", 30.0, c.number(_float, 0, maximum=c.DAY)),
+    Option("LINKAUDIT_DELAY_MARGIN", 0.1, c.number(_float, 0, maximum=c.HOUR)),
     Option("LINKAUDIT_RETRY_AFTER_CODES", [429, 503], c.statuses),
     Option("LINKAUDIT_RETRY_AFTER_TIMES", 2, c.number(_int, 0)),
-    Option("LINKAUDIT_RETRY_AFTER_MAX", 30.0, c.number(_float, 0)),
-    Option("LINKAUDIT_RETRY_AFTER_DEFAULT", 5.0, c.number(_float, 0)),
+    Option("LINKAUDIT_RETRY_AFTER_MAX", 30.0, c.number(_float, 0, maximum=c.DAY)),
+    Option("LINKAUDIT_RETRY_AFTER_DEFAULT", 5.0, c.number(_float, 0, maximum=c.DAY)),
     Option("LINKAUDIT_HOST_FAILURE_CACHE", True, c.boolean),
     Option("LINKAUDIT_DRAIN_ON_CLOSE", True, c.boolean),
-    Option("LINKAUDIT_DRAIN_INTERVAL", 0.1, c.number(_float, 0.01)),
+    Option("LINKAUDIT_DRAIN_INTERVAL", 0.1, c.number(_float, 0.01, maximum=c.HOUR)),
     # -- Scrapy settings that name components: each path must load
     Option("DOWNLOADER_MIDDLEWARES", None, c.components(keys=True)),
     Option("SPIDER_MIDDLEWARES", None, c.components(keys=True)),

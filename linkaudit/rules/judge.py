@@ -10,10 +10,12 @@ Pure rules (no Scrapy): other schemes are ``excluded``, an invalid URL is
 from __future__ import annotations
 
 from typing import NamedTuple
+from urllib.parse import urlsplit
 
 from linkaudit.rules.guards import TrapGuards
 from linkaudit.rules.statuses import BROKEN
 from linkaudit.rules.urls import HTTP_SCHEMES, InvalidURL, canonicalize, clean, is_near, scheme_of
+from linkaudit.rules.userinfo import masked, masked_link
 
 DATA_URL_KEEP = 100  # data: URLs are reported by their first characters only
 _HTTP_PREFIXES = ("http://", "https://")  # canonical URLs spell the scheme in lower case
@@ -63,13 +65,22 @@ class LinkRules:
                 url = root[1] + url[len(root[0]) :]
             elif root is not None and url + "/" == root[0]:  # the root without its slash
                 url = root[1]
-            return Verdict(url, None, None)
+            return Verdict(self._unsent(url), None, None)
         return self.judge(url)
+
+    def _unsent(self, url: str) -> str:
+        """An http(s) URL's key: a password in it is masked when such URLs
+        are excluded (never requested), so that no output repeats it (a
+        private page's link may hold one)."""
+        if "@" in url and self.guards.exclude_userinfo and "@" in urlsplit(url).netloc:
+            return masked(url)
+        return url
 
     def judge(self, url: str) -> Verdict:
         """A canonical URL: settled now, or to be checked."""
         scheme = scheme_of(url)
         if scheme not in HTTP_SCHEMES:
+            url = masked_link(url)  # never requested: ftp://user:password@ shown masked
             if scheme == "data" and len(url) > DATA_URL_KEEP:
                 url = url[:DATA_URL_KEEP] + "..."
             return Verdict(url, "excluded", f"Excluded: {scheme}: link")
@@ -79,7 +90,7 @@ class LinkRules:
             return Verdict(url, "excluded", self.too_long)
         reason = self.guards.reason(url, self.is_near(url))
         if reason:
-            return Verdict(url, "excluded", reason)
+            return Verdict(self._unsent(url), "excluded", reason)
         return Verdict(url, None, None)
 
     def judge_stored(self, url: str) -> Verdict:
