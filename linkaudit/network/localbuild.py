@@ -29,7 +29,7 @@ import logging
 import os
 from pathlib import Path
 from typing import NamedTuple
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from scrapy import Request, signals
 from scrapy.crawler import Crawler
@@ -63,7 +63,7 @@ class LocalBuildHandler(HttpDownloadHandler):
     def __init__(self, crawler: Crawler):
         super().__init__(crawler)
         self._build: _Build | None | bool = False  # False: not looked up yet
-        self._maxsize = crawler.settings.getint("DOWNLOAD_MAXSIZE")
+        self._file_maxsize = crawler.settings.getint("DOWNLOAD_MAXSIZE")
 
     def _local(self) -> _Build | None:
         """The build, from the audit's configuration (known once the spider
@@ -74,7 +74,7 @@ class LocalBuildHandler(HttpDownloadHandler):
             if not (root and config["LINKAUDIT_LOCAL_READ"] and config.start_urls):
                 self._build = None
             else:
-                start = urlparse_cached(Request(config.start_urls[0]))
+                start = urlsplit(config.start_urls[0])
                 path = start.path[: start.path.rfind("/") + 1] or "/"
                 self._build = _Build(start.netloc, root, path)
         return self._build or None
@@ -129,7 +129,7 @@ class LocalBuildHandler(HttpDownloadHandler):
             )
             if stop is not None or request.method == "HEAD" or size == 0:
                 return make_response(url, status, headers, stop_download=stop)
-            maxsize = request.meta.get("download_maxsize", self._maxsize)
+            maxsize = request.meta.get("download_maxsize", self._file_maxsize)
             if maxsize and size > maxsize:
                 message = get_maxsize_msg(size, maxsize, request, expected=True)
                 logger.warning(message)
