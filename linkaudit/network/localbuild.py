@@ -35,12 +35,12 @@ from scrapy import Request, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DownloadCancelledError
 from scrapy.http import Headers, Response
-from scrapy.utils._download_handlers import check_stop_download, get_maxsize_msg, make_response
 from scrapy.utils.httpobj import urlparse_cached
 
 from linkaudit.config import config_of
 from linkaudit.demo.server import content_type
 from linkaudit.demo.static import OUTSIDE_HEADER, answer
+from linkaudit.internals import check_stop_download, get_maxsize_msg, make_response
 from linkaudit.network.handler import HttpDownloadHandler
 from linkaudit.signals import request_sent
 
