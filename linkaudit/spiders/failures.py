@@ -6,14 +6,16 @@ A timeout is a verdict only the second time.  The download timeout is a
 timer on the event loop, and our own work runs on that loop: while a large
 page is scanned for seconds, the answers of the other requests in flight
 sit unread in their sockets and their timers run out as soon as the loop is
-free, though the server sent everything in time.  So a check that times
-out is asked once more, at once (ahead of the level still queued), with a
-full timeout of its own; only its second timeout is ``Timed out after N s``
-(stat ``linkaudit/timeouts_retried``).  A HEAD that times out is asked again
-with GET, and that GET is the retry: a URL waits out at most two timeouts,
-whichever way it is asked.  A host that never answered anything and timed
-out is condemned by the host failure cache (middlewares/hostfailures.py):
-its retry fails at once with the same words.
+free, though the server sent everything in time.  The download handler's
+timer does not count those seconds (``linkaudit/network/looplag.py``); and
+whatever the cause (a server's hiccup, a loaded machine, a connect timer),
+a check that times out is asked once more, at once (ahead of the level
+still queued), with a full timeout of its own: only its second timeout is
+``Timed out after N s`` (stat ``linkaudit/timeouts_retried``).  A HEAD that
+times out is asked again with GET, and that GET is the retry: a URL waits
+out at most two timeouts, whichever way it is asked.  A host that never
+answered anything and timed out is condemned by the host failure cache
+(middlewares/hostfailures.py): its retry fails at once with the same words.
 """
 
 from __future__ import annotations
