@@ -17,16 +17,16 @@ nothing rather than failing an audit.
 - The scraper's ``_start_itemproc_nowait`` (what the engine does with an
   item ``start()`` yields): a URL of the frontier settled without a request
   (an altered state) is handed to the pipelines from the idle handler.
-- Twisted: ``twisted.internet.endpoints._idnaBytes`` is wrapped in a cache,
-  and ``twisted.web.client.HostnameEndpoint`` is replaced by
-  ``linkaudit.network.endpoint.HostnameEndpoint`` (which reads the endpoint's
-  private ``_reactor``, ``_hostText``, ``_port``, ``_timeout``,
-  ``_bindAddress``, ``_badHostname`` and ``_getNameResolverAndMaybeWarn``).
 - Scrapy's HTTP/1.1 handler builds its download agent from the module
   attribute ``http11._ScrapyAgent``, replaced by a subclass that swaps the
   agent's private download timer ``_timeout_cl`` (and reads its
   ``_connectTimeout`` and ``_crawler``) for one that does not count the
   seconds our own code held the event loop.
+- Twisted: ``twisted.internet.endpoints._idnaBytes`` is wrapped in a cache,
+  and ``twisted.web.client.HostnameEndpoint`` is replaced by
+  ``linkaudit.network.endpoint.HostnameEndpoint`` (which reads the endpoint's
+  private ``_reactor``, ``_hostText``, ``_port``, ``_timeout``,
+  ``_bindAddress``, ``_badHostname`` and ``_getNameResolverAndMaybeWarn``).
 """
 
 from __future__ import annotations
