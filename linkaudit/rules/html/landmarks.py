@@ -31,25 +31,31 @@ _CANDIDATE = re.compile(
     re.IGNORECASE,
 )
 _SPLIT = re.compile(r"[^a-z0-9]+")
-_ENDS: dict[str, re.Pattern[str]] = {}
 
 Block = tuple[str, int, int]  # signature (``footer``, ``div#menu``), first line, last line
 
 
 def landmarks(text: str) -> list[Block]:
-    """The page's template blocks, in document order."""
+    """The page's template blocks, in document order.
+
+    Linear in the page: the candidates' start tags in one pass, then one
+    pass over the start and end tags of their names that closes each at its
+    matching end tag (``_ends``), and line numbers counted once, in
+    position order (``_lines``)."""
     if "\r" in text:  # lines as the tokenizer counts them
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    blocks: list[Block] = []
+    found: list[tuple[str, str, int, int]] = []  # signature, name, tag start, match end
     for m in _CANDIDATE.finditer(text):
         name = (m.group(1) or m.group(2)).lower()
         signature = _signature(name, m.group(3), m.group(4))
-        if signature is None:
-            continue
-        end = _element_end(text, name, m.end())
-        first = text.count("\n", 0, m.start()) + 1
-        blocks.append((signature, first, first + text.count("\n", m.start(), end)))
-    return blocks
+        if signature is not None:
+            found.append((signature, name, m.start(), m.end()))
+    if not found:
+        return []
+    ends = _ends(text, found)
+    lines = _lines(text, [f[2] for f in found] + ends)
+    count = len(found)
+    return [(f[0], lines[i], lines[count + i]) for i, f in enumerate(found)]
 
 
 def _signature(name: str, attribute: str | None, value: str | None) -> str | None:
@@ -66,15 +72,51 @@ def _signature(name: str, attribute: str | None, value: str | None) -> str | Non
     return f"{name}{'#' if attribute == 'id' else '.'}{word}"
 
 
-def _element_end(text: str, name: str, pos: int) -> int:
-    """Where the element that opened before ``pos`` ends: its matching end
-    tag (elements of its name nest), else the end of the page."""
-    pattern = _ENDS.get(name)
-    if pattern is None:
-        pattern = _ENDS[name] = re.compile(rf"<(/?){re.escape(name)}(?=[\s/>])", re.IGNORECASE)
-    depth = 1
-    for m in pattern.finditer(text, pos):
-        depth += -1 if m.group(1) else 1
-        if depth == 0:
-            return m.start()
-    return len(text)
+def _ends(text: str, found: list[tuple[str, str, int, int]]) -> list[int]:
+    """Where each candidate's element ends: its matching end tag (elements
+    of its name nest), else the end of the page.
+
+    A candidate of name N opened at ``pos`` (its match's end) has depth 1
+    there, +1 for each later ``<N``, -1 for each later ``</N``: with
+    ``level[N]`` the count of N's start tags minus its end tags so far, it
+    ends at the first end tag after ``pos`` that brings ``level[N]`` to its
+    value at ``pos`` minus one.  So one pass over the tags of the
+    candidates' names, in order, each candidate waiting in ``waiting[N]``
+    under that level, closes them all."""
+    names = sorted({f[1] for f in found})
+    # one group per name: the group that matched names the tag, as the
+    # pattern of each name alone would (names ASCII case-insensitive, as
+    # HTML compares them: ``<ſection>`` does not close a ``section``)
+    tags = re.compile(
+        "<(/?)(?ai:" + "|".join(f"({re.escape(n)})" for n in names) + r")(?=[\s/>])"
+    )
+    level = dict.fromkeys(names, 0)
+    waiting: dict[str, dict[int, list[int]]] = {n: {} for n in names}
+    ends = [len(text)] * len(found)
+    following = 0  # the next candidate to open
+    for m in tags.finditer(text):
+        at = m.start()
+        while following < len(found) and found[following][3] <= at:
+            _s, name, _start, _pos = found[following]
+            waiting[name].setdefault(level[name] - 1, []).append(following)
+            following += 1
+        name = names[m.lastindex - 2]  # type: ignore[operator]
+        if m.group(1):
+            level[name] -= 1
+            for i in waiting[name].pop(level[name], ()):
+                ends[i] = at
+        else:
+            level[name] += 1
+    return ends
+
+
+def _lines(text: str, positions: list[int]) -> list[int]:
+    """The line of each position, newlines counted once from the top."""
+    lines = [0] * len(positions)
+    line, counted = 1, 0
+    for i in sorted(range(len(positions)), key=positions.__getitem__):
+        at = positions[i]
+        line += text.count("\n", counted, at)
+        counted = at
+        lines[i] = line
+    return lines
