@@ -43,7 +43,9 @@ def slow_landmarks(text: str) -> list[tuple[str, int, int]]:
         signature = _signature(name, m.group(3), m.group(4))
         if signature is None:
             continue
-        end_tag = re.compile(rf"<(/?){re.escape(name)}(?=[\s/>])", re.IGNORECASE)
+        # the one change: end tags' names compared ASCII case-insensitively,
+        # as HTML does (``</section>`` does not close a ``<ſection>``)
+        end_tag = re.compile(rf"<(/?)(?ai:{re.escape(name)})(?=[\s/>])")
         depth, end = 1, len(text)
         for e in end_tag.finditer(text, m.end()):
             depth += -1 if e.group(1) else 1
@@ -132,6 +134,23 @@ OPENERS = [
 ]
 
 
+TRICKS = [
+    "text words",
+    "<divx class=menu>",
+    "<p>",
+    "<!-- c -->",
+    '<a class="headerlink" href="#x">x</a>',  # a word inside a longer one
+    '<div class="x id=menu">',
+    '<p title="<nav>">',
+    "<div class=nav_bar>",
+    '<DIV CLASS="Side-Bar SIDEBAR">',
+    "<div\nclass='footer'\n>",
+    "<p>the navigation menu, header and footer</p>",
+    "<ul role=navigation class=x>",
+    "<ſection role=navigation>",  # a letter a case-blind regex takes for s
+]
+
+
 def random_page(rng: random.Random) -> str:
     """A page of nested blocks, links and text; some blocks never closed,
     some closed twice, newlines of every kind, lines holding several tags."""
@@ -149,7 +168,7 @@ def random_page(rng: random.Random) -> str:
         elif roll < 0.85:
             parts.append(f'<a href="/p{rng.randrange(12)}">x</a>')
         else:
-            parts.append(rng.choice(["text words", "<divx class=menu>", "<p>", "<!-- c -->"]))
+            parts.append(rng.choice(TRICKS))
         parts.append(rng.choice(["\n", "\n", "\r\n", "\r", " ", "\n\n"]))
     return "".join(parts)
 
