@@ -91,8 +91,11 @@ def _style_attribute_url(text: str) -> bool:
     once passed (looking back from each ``url(`` to its ``<`` scanned a
     stylesheet of many ``url(`` once per ``url(``)."""
     lowered = text.lower()  # then a plain search (a case-blind regex is 10x slower)
-    url = lt = -1
-    for m in _STYLE_ATTRIBUTE.finditer(text):
+    url = lowered.find("url(")
+    if url < 0:  # the common case: no url( at all, no style= looked for
+        return False
+    lt = -1
+    for m in _STYLE_ATTRIBUTE.finditer(text, lowered.rfind("<", 0, url) + 1):
         at = m.end()
         if url < at:
             url = lowered.find("url(", at)
