@@ -264,6 +264,12 @@ def _hostile_text(n: int) -> Callable[[], object]:
     return work
 
 
+def _foreign(n: int) -> Callable[[], object]:
+    """SVG nested ``n`` deep, then ``n`` end tags of elements not open."""
+    page = "<svg>" + "<g>" * n + "</x>" * n + '<a href="/after">x</a>'
+    return lambda: capped_links(page)
+
+
 def _stylesheet_in_page(n: int) -> Callable[[], object]:
     """A ``<style>`` of ``n`` ``url()``, no style attribute with one."""
     page = '<p style="color: red">\n<style>\n' + "a { background: url(x.png) }\n" * n + "</style>"
@@ -300,6 +306,7 @@ def _cpu(work: Callable[[], object], repeat: int = 5) -> float:
         ("page: links, landmarks, blocks, soft 404", _per_page, 150),
         ("starts without ends", _hostile_text, 2000),
         ("style element of url()", _stylesheet_in_page, 2000),
+        ("foreign content", _foreign, 2000),
         ("sitemaps", _sitemaps, 2000),
         ("stylesheet", _stylesheet, 2000),
     ],
