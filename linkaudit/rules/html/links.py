@@ -78,8 +78,16 @@ _SIMPLE = {
 }
 
 
-_STYLED = re.compile(r"<style|url\(", re.IGNORECASE)
 _STYLE_ATTRIBUTE = re.compile(r"""[\t\n\f\r /"']style[\t\n\f\r ]*=""", re.IGNORECASE)
+
+
+def _styled(text: str) -> bool:
+    """``<style`` or ``url(`` in the page, in any ASCII case (the tokenizer's
+    names are ASCII-case-insensitive).  A plain search in the lower-cased
+    page: a case-blind regex took 6 % of an audit's CPU on pages without
+    either (Doxygen's)."""
+    lowered = text.lower()
+    return "<style" in lowered or "url(" in lowered
 
 
 def _style_attribute_url(text: str) -> bool:
@@ -134,7 +142,7 @@ def capped_links(
     counted (``dropped``), so a page of 300,000 links costs no more memory
     than one of ``limit`` (LINKAUDIT_PAGE_MAXLINKS) would.
     """
-    if css and _STYLED.search(text) is None:
+    if css and not _styled(text):
         css = False  # no <style>, no url( in a style attribute: nothing more to see
     if css or anchors:
         return _extract_more(text, css, anchors, limit)
