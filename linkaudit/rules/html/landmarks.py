@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from linkaudit.rules.html.lowered import lowered as lower
+
 LANDMARK_TAGS = ("nav", "header", "footer", "aside")
 LANDMARK_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary"})
 # words in an id or class that name a template block
@@ -92,7 +94,7 @@ def _candidates(text: str) -> Iterator[re.Match[str]]:
 def _words_at(text: str) -> list[int]:
     """Where the words of ``_STARTS`` stand whole (as ``\\b`` sees words:
     not after or before a letter, digit or "_"), in order."""
-    lowered = text.lower()  # as long as text: no U+0130 (see _UNFOLDED)
+    lowered = lower(text)  # as long as text: no U+0130 (see _UNFOLDED)
     size = len(text)
     found = []
     for start, words in _STARTS.items():

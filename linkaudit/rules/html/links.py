@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from linkaudit.rules.css import capped_css_links, style_attribute_links
 from linkaudit.rules.html.elements import LINK_ATTRIBUTES, LINK_RELS_SKIPPED, SVG_LINKS
+from linkaudit.rules.html.lowered import lowered as lower
 from linkaudit.rules.html.microsyntax import parse_meta_refresh, parse_srcset
 from linkaudit.rules.html.tokenizer import STYLE_TEXT, Tag, start_tags
 from linkaudit.rules.urls import C0_SPACE
@@ -86,7 +87,7 @@ def _styled(text: str) -> bool:
     names are ASCII-case-insensitive).  A plain search in the lower-cased
     page: a case-blind regex took 6 % of an audit's CPU on pages without
     either (Doxygen's)."""
-    lowered = text.lower()
+    lowered = lower(text)
     return "<style" in lowered or "url(" in lowered
 
 
@@ -98,7 +99,7 @@ def _style_attribute_url(text: str) -> bool:
     ``<``, or not; the next ``url(`` and the next ``<`` are found again only
     once passed (looking back from each ``url(`` to its ``<`` scanned a
     stylesheet of many ``url(`` once per ``url(``)."""
-    lowered = text.lower()  # then a plain search (a case-blind regex is 10x slower)
+    lowered = lower(text)  # then a plain search (a case-blind regex is 10x slower)
     url = lowered.find("url(")
     if url < 0:  # the common case: no url( at all, no style= looked for
         return False
