@@ -85,6 +85,13 @@ def _add_run(blocks: list[list[Any]], run: list[tuple[str, int]]) -> None:
     run.clear()
 
 
+def _holds(hashes: Sequence[int], hashed: int) -> bool:
+    """``hashed in hashes``, by bisection: a block's hashes are sorted
+    (``page_blocks``), and a landmark may link hundreds of URLs."""
+    at = bisect_left(hashes, hashed)
+    return at < len(hashes) and hashes[at] == hashed
+
+
 def block_of(blocks: Sequence[Sequence[Any]], url: str, line: int | None) -> Sequence[Any] | None:
     """The block a link to ``url`` at ``line`` sits in: the narrowest
     landmark that links to ``url`` and spans the line, else the run that
@@ -104,6 +111,6 @@ def block_of(blocks: Sequence[Sequence[Any]], url: str, line: int | None) -> Seq
         if hashed is None:
             hashed = url_hash(url)
         narrower = found is None or found[3] is None or last - first < found[2] - found[1]
-        if hashed in hashes and narrower:
+        if narrower and _holds(hashes, hashed):
             found = block
     return found
