@@ -44,8 +44,11 @@ hypothesis_settings.register_profile(
     hypothesis_settings(derandomize=True, **_hypothesis_common),
     database=ReadOnlyDatabase(DirectoryBasedExampleDatabase(HYPOTHESIS_DB)),
 )
+# derandomize=False said, not inherited: under CI=true Hypothesis starts
+# from its own derandomized "ci" profile, and fuzzing would replay one seed
 hypothesis_settings.register_profile(
     "fuzz",
+    derandomize=False,
     database=DirectoryBasedExampleDatabase(HYPOTHESIS_DB),
     max_examples=int(os.environ.get("LINKAUDIT_FUZZ_EXAMPLES", "200")),
     **_hypothesis_common,
