@@ -1,5 +1,6 @@
 """``--cookie-jar FILE``: a session cookie for sites that need one, sent to
-and taken from the site's own origins only."""
+and taken from the site's own origins only.  Built by
+``linkaudit.middlewares.cookies.CookieFileMiddleware`` when it is used."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ scrapy_cookies._split_domain = TLDExtract(
 )
 
 
-class CookieFileMiddleware(CookiesMiddleware):
+class CookieJarMiddleware(CookiesMiddleware):
     """Scrapy's cookies middleware, its jar loaded from a Netscape
     cookies.txt file (``LINKAUDIT_COOKIE_JAR``; what browsers' export
     add-ons, curl ``-c`` and wget ``--save-cookies`` write).
@@ -62,7 +63,7 @@ class CookieFileMiddleware(CookiesMiddleware):
             jar.set_cookie(cookie)
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> CookieFileMiddleware:
+    def from_crawler(cls, crawler: Crawler) -> CookieJarMiddleware:
         config = config_of(crawler)
         path = config["LINKAUDIT_COOKIE_JAR"]
         if not path and not crawler.settings.getbool("COOKIES_ENABLED"):
