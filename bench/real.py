@@ -166,7 +166,8 @@ def _tools(ds: DocSet, url: str) -> dict:
     return tools
 
 
-def real(keys: list[str], rounds: int, skip: set[str]) -> None:
+def real(keys: list[str], rounds: int, skip: set[str], once: frozenset[str] = frozenset()) -> None:
+    """``once``: runs (lower case) made in the first round only."""
     sets = {k: SETS[k] for k in keys}
     missing = [s.package for s in sets.values() if not s.root.is_dir()]
     if missing:
@@ -178,7 +179,7 @@ def real(keys: list[str], rounds: int, skip: set[str]) -> None:
             for key, ds in sets.items():
                 url = f"http://127.0.0.1:{nginx.ports[key]}/"  # the site: all under it
                 for name, tool in _tools(ds, url).items():
-                    if name in skip:
+                    if name in skip or (rnd and name.lower() in once):
                         continue
                     cwd = WORK / "runs" / f"{key}-{name.replace(' ', '_')}-{rnd}"
                     shutil.rmtree(cwd, ignore_errors=True)
