@@ -17,6 +17,11 @@ nothing rather than failing an audit.
 - The scraper's ``_start_itemproc_nowait`` (what the engine does with an
   item ``start()`` yields): a URL of the frontier settled without a request
   (an altered state) is handed to the pipelines from the idle handler.
+- Scrapy's HTTP/1.1 handler builds its download agent from the module
+  attribute ``http11._ScrapyAgent``, replaced by a subclass that swaps the
+  agent's private download timer ``_timeout_cl`` (and reads its
+  ``_connectTimeout`` and ``_crawler``) for one that does not count the
+  seconds our own code held the event loop.
 - Twisted: ``twisted.internet.endpoints._idnaBytes`` is wrapped in a cache,
   and ``twisted.web.client.HostnameEndpoint`` is replaced by
   ``linkaudit.network.endpoint.HostnameEndpoint`` (which reads the endpoint's
@@ -108,3 +113,14 @@ def send_item(crawler: Crawler, item: Any) -> None:
         from scrapy.utils.defer import deferred_from_coro
 
         deferred_from_coro(scraper.start_itemproc_async(item, response=None))
+
+
+def time_downloads_with(agent_class: type) -> None:
+    """Scrapy's HTTP/1.1 handler builds a ``_ScrapyAgent`` per download
+    (a module attribute, replaced here by ``agent_class``, its subclass in
+    ``linkaudit/network/handler.py``, which swaps the agent's private
+    download timer ``_timeout_cl`` for one of its own)."""
+    from scrapy.core.downloader.handlers import http11
+
+    if hasattr(http11, "_ScrapyAgent"):
+        http11._ScrapyAgent = agent_class

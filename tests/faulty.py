@@ -5,8 +5,12 @@ whose path names it, and is switched on with -s like any component."""
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
+
+from scrapy import signals
 
 from linkaudit.state.memory import MemoryState
 
@@ -59,3 +63,24 @@ class BuggyState(MemoryState):
         if "/bug-link" in url:
             raise RuntimeError("injected bug while queueing a link")
         super().enqueue(url, depth, referer)
+
+
+class LoopBlocker:
+    """An extension that holds the event loop still, as scanning a huge page
+    does: the first GET answer of a path containing ``/block-loop`` sleeps
+    in a ``response_received`` handler, on the reactor's thread, for the
+    seconds the path names after it (``/block-loop-3``)."""
+
+    def __init__(self, crawler: Any) -> None:
+        self.done = False
+        crawler.signals.connect(self.on_response, signal=signals.response_received)
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> LoopBlocker:
+        return cls(crawler)
+
+    def on_response(self, response: Any, request: Any, spider: Any) -> None:
+        found = re.search(r"/block-loop-(\d+(?:\.\d+)?)", request.url)
+        if found and request.method == "GET" and not self.done:
+            self.done = True
+            time.sleep(float(found.group(1)))

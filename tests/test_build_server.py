@@ -8,7 +8,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -16,8 +15,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from linkaudit.demo.directory import DirectorySite
-from tests.conftest import ROOT, run_process
-from tests.test_cli import LINKAUDIT
+from tests.conftest import ROOT
+from tests.peak import measure
+from tests.sitegen import LINKAUDIT
 
 GIB = 1024**3
 SECRET = "linkaudit-outside-7d1e"  # in a file outside the build: never served
@@ -63,23 +63,6 @@ def sparse(path: Path, size: int) -> Path:
     return path
 
 
-def peak_rss_kib(cmd: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess, int]:
-    """Run ``cmd`` (bounded); its own peak RSS in KiB, from GNU time or, without
-    it, /proc's VmHWM polled until it exits."""
-    time_bin = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
-    if time_bin:
-        out = cwd / "maxrss.txt"
-        proc = run_process([time_bin, "-f", "%M", "-o", str(out), *cmd], cwd=cwd)
-        return proc, int(out.read_text().split()[-1])
-    child = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    peak, deadline = 0, time.monotonic() + 90
-    while child.poll() is None and time.monotonic() < deadline:
-        peak = max(peak, vm_hwm_kib(child.pid))
-        time.sleep(0.01)
-    out, err = child.communicate(timeout=30)
-    return subprocess.CompletedProcess(cmd, child.returncode, out, err), peak
-
-
 def vm_hwm_kib(pid: int) -> int:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -98,7 +81,8 @@ def test_a_huge_file_in_a_build_costs_no_memory(tmp_path):
     (build / "index.html").write_text('<a href="big.bin">bin</a>\n<a href="big.html">page</a>')
     sparse(build / "big.bin", GIB)
     sparse(build / "big.html", GIB)
-    proc, peak = peak_rss_kib([LINKAUDIT, "public"], tmp_path)
+    run = measure([LINKAUDIT, "public"], cwd=tmp_path)
+    proc, peak = run.proc, run.peak_kib
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     report = json.loads((tmp_path / "linkaudit-report.json").read_text())
     by_path = {urlsplit(u["url"]).path: u for u in report["urls"]}

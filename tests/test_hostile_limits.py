@@ -1,8 +1,8 @@
 """Hostile servers that would make an audit endless or huge (issue 23):
 a page of 300,000 links, a site without end, an endless chain of sitemap
 indexes, an index of too many sitemaps.  Each crawl runs as a user runs it,
-under ``/usr/bin/time`` (its own peak RSS: xdist workers share
-RUSAGE_CHILDREN), with a bound on its wall time."""
+with its own peak RSS measured (tests/peak.py) and a bound on its wall
+time."""
 
 from __future__ import annotations
 
@@ -10,10 +10,8 @@ import contextlib
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +21,7 @@ from linkaudit.config.options import BY_SETTING as OPTION
 from linkaudit.output.formats.markdown import as_markdown
 from linkaudit.rules.css import capped_css_links
 from tests.conftest import ROOT, check_no_fault, run_crawl, run_process, validate
+from tests.peak import measure
 from tests.redisserver import RedisServer
 from tests.server import Route, TestServer
 from tests.sitegen import LINKAUDIT
@@ -35,36 +34,16 @@ INDEX = (
 
 
 class Measured:
-    """A linkaudit command run under /usr/bin/time: exit code, output,
-    report, peak RSS (KiB) and wall time (s)."""
+    """A linkaudit command run as a user runs it: exit code, output, report,
+    peak RSS (KiB) and wall time (s)."""
 
     def __init__(self, tmp_path: Path, *args: str, timeout: float = 60) -> None:
-        peak = tmp_path / "peak-kib"
         report = tmp_path / "report.json"
-        cmd = ["/usr/bin/time", "-f", "%M", "-o", str(peak), LINKAUDIT, *args]
+        cmd = [LINKAUDIT, *args]
         cmd += ["--delay", "0", "--report", str(report), "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8"]
-        started = time.monotonic()
-        # a session of its own: on a timeout the crawl goes too, not only time(1)
-        proc = subprocess.Popen(
-            cmd,
-            cwd=tmp_path,
-            env=dict(os.environ, PYTHONPATH=str(ROOT)),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        try:
-            self.stdout, self.stderr = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate(timeout=10)
-            raise
-        self.seconds = time.monotonic() - started
-        self.code = proc.returncode
-        check_no_fault(self.stdout, self.stderr)
-        # GNU time writes "Command exited with non-zero status N" first
-        self.peak_kib = int(peak.read_text().split()[-1])
+        run = measure(cmd, limit=timeout, cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        self.stdout, self.stderr = run.proc.stdout, run.proc.stderr
+        self.seconds, self.code, self.peak_kib = run.seconds, run.proc.returncode, run.peak_kib
         self.report = json.loads(report.read_text())
         validate(self.report)
         check_no_fault(report=self.report)

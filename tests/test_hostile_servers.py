@@ -11,7 +11,6 @@ import itertools
 import json
 import os
 import socket
-import sys
 import time
 import zlib
 from dataclasses import dataclass
@@ -27,9 +26,9 @@ from tests.conftest import (
     Spawned,
     check_no_fault,
     crawl_command,
-    run_process,
     validate,
 )
+from tests.peak import measure
 from tests.rawserver import HOLD, RawServer
 from tests.redisserver import RedisServer
 from tests.server import Route, TestServer
@@ -41,21 +40,6 @@ PEAK_LIMIT = 300 * MiB  # a crawl of a few URLs is about 100 MB
 RULES = b"User-agent: *\nDisallow: /private\n"
 FILLER = b"# " + b"x" * 60 + b"\n"
 LIMIT = 60  # seconds any crawl here may take (they take a few)
-# Runs a command, killed past LIMIT seconds (subprocess.call kills it: a
-# crawl stuck in C code is never left behind), and writes its peak RSS in
-# KiB: the wrapper's only child is the crawl, so RUSAGE_CHILDREN is its own
-_PEAK = f"""
-import resource, subprocess, sys
-try:
-    code = subprocess.call(sys.argv[2:], timeout={LIMIT})
-except subprocess.TimeoutExpired:
-    code = 124
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-open(sys.argv[1], "w").write(str(peak))
-sys.exit(code)
-"""
-
-
 @dataclass
 class Measured(Crawl):
     peak: int = 0  # bytes
@@ -64,25 +48,15 @@ class Measured(Crawl):
 
 def measured_crawl(tmp_path: Path, *args: str, settings: dict | None = None) -> Measured:
     """A crawl (tests/conftest.py's command), with its peak memory and wall time."""
-    peak_file = tmp_path / "peak-kib"
-    cmd = [
-        sys.executable,
-        "-c",
-        _PEAK,
-        str(peak_file),
-        *crawl_command(tmp_path, *args, settings=settings),
-    ]
-    started = time.monotonic()
-    proc = run_process(cmd, timeout=LIMIT + 30, env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    assert proc.returncode != 124, f"the crawl ran past {LIMIT} s and was killed"
+    cmd = crawl_command(tmp_path, *args, settings=settings)
+    run = measure(cmd, limit=LIMIT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     report_file = tmp_path / "report.json"
     report = json.loads(report_file.read_text()) if report_file.exists() else None
     if report is not None:
         validate(report)
         check_no_fault(report=report)
-    seconds = time.monotonic() - started
-    peak = int(peak_file.read_text()) * KiB
-    return Measured(proc.returncode, proc.stdout, proc.stderr, report, peak, seconds)
+    proc = run.proc
+    return Measured(proc.returncode, proc.stdout, proc.stderr, report, run.peak_kib * KiB, run.seconds)
 
 
 def _open_seconds(stderr: str) -> int:

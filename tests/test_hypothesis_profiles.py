@@ -20,12 +20,10 @@ from tests.conftest import HYPOTHESIS_DB, ROOT, run_process
 PROBE = "tests/test_urls.py::test_fuzz_explaining_never_raises"
 
 
-def _examples(profile: str | None) -> list[str]:
-    """The examples one pytest run of PROBE tries, in order."""
+def _examples(_run: int) -> list[str]:
+    """The examples one pytest run of PROBE tries, in order, by default."""
     env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_PROFILE"}
     env["PYTHONPATH"] = str(ROOT)
-    if profile:
-        env.update(HYPOTHESIS_PROFILE=profile, LINKAUDIT_FUZZ_EXAMPLES="50")
     cmd = [sys.executable, "-m", "pytest", "-o", "addopts=", "-p", "no:cacheprovider", "-q", "-s"]
     proc = run_process([*cmd, "--hypothesis-verbosity=verbose", PROBE], env=env)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -41,17 +39,20 @@ def test_the_default_profile_is_ci_and_never_writes_the_saved_examples():
     ci = settings.get_profile("ci")
     assert ci.derandomize and ci.deadline is None
     assert isinstance(ci.database, ReadOnlyDatabase)
-    assert not isinstance(settings.get_profile("fuzz").database, ReadOnlyDatabase)
+    fuzz = settings.get_profile("fuzz")
+    assert not fuzz.derandomize and not isinstance(fuzz.database, ReadOnlyDatabase)
     assert HYPOTHESIS_DB.relative_to(ROOT).as_posix() == "tests/data/hypothesis"
 
 
-def test_two_default_runs_try_the_same_examples_and_fuzz_runs_do_not():
+def test_two_default_runs_try_the_same_examples():
+    """Two runs of the default profile try the same examples, and save none.
+    (That two fuzz runs differ is only likely, not certain: no test asserts
+    it; the fuzz profile's settings say it, above.)"""
     before = sorted(p.relative_to(HYPOTHESIS_DB) for p in HYPOTHESIS_DB.rglob("*"))
-    with ThreadPoolExecutor(4) as pool:  # four pytest runs at once
-        ci_1, ci_2, fuzz_1, fuzz_2 = pool.map(_examples, [None, None, "fuzz", "fuzz"])
+    with ThreadPoolExecutor(2) as pool:  # two pytest runs at once
+        ci_1, ci_2 = pool.map(_examples, [1, 2])
     assert ci_1 == ci_2
-    assert fuzz_1 != fuzz_2
-    # a passing run saves nothing, whatever the profile
+    # a passing run saves nothing
     assert sorted(p.relative_to(HYPOTHESIS_DB) for p in HYPOTHESIS_DB.rglob("*")) == before
 
 

@@ -80,6 +80,16 @@ class DirectorySite(LocalSite):
         base_path = base_path if base_path.endswith("/") else base_path + "/"
 
         class Handler(FileHandler):
+            def handle(self) -> None:
+                # A client that hangs up (a reset, a closed pipe) while the
+                # request is read or any answer written, whatever the route,
+                # ends its connection, quietly: socketserver would print a
+                # traceback on stderr for each, even under -q.
+                try:
+                    super().handle()
+                except ConnectionError:
+                    self.close_connection = True
+
             def _answer(self, body: bool) -> None:
                 path = urlsplit(self.path).path
                 if not path.startswith(base_path):

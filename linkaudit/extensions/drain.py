@@ -28,7 +28,9 @@ class DrainOnClose:
     Scrapy's graceful close waits for every request handed to the
     downloader, sent or not: with 16 queued for one slow host that can be
     minutes, and a hit limit overshoots by as many.  Only requests already
-    on the wire are waited for (at most ``DOWNLOAD_TIMEOUT``); the dropped
+    on the wire are waited for (at most ``DOWNLOAD_TIMEOUT`` of the
+    server's time: seconds our own code held the event loop are added, up
+    to one more timeout, see ``linkaudit/network/looplag.py``); the dropped
     ones fail with :class:`Interrupted` and end ``unchecked`` in the report.
 
     Scrapy has no signal for "closing has begun", so the engine is looked at

@@ -9,8 +9,14 @@ Scrapy's HTTP/1.1 handler, minus two costs per connection.
   (``linkaudit/network/endpoint.py``): a refused connection is reported at
   once, not at Twisted's next 0.3 s address-race tick.
 
-Both are patches of Twisted's module attributes, installed when the handler
-is created (``linkaudit/internals.py``).
+Its download timeout counts the server's time, not ours: when the timer
+fires, the seconds our own code held the event loop since the download
+started (``linkaudit/network/looplag.py``) are waited again, at most one
+more timeout in all (stat ``linkaudit/timeouts_extended``).
+
+These are patches of Twisted's module attributes and of Scrapy's download
+agent (whose timer is its private ``_timeout_cl``), installed when the
+handler is created (``linkaudit/internals.py``).
 
 It also sends ``request_sent`` (``linkaudit/signals.py``) as each request
 goes to the network: later than Scrapy's ``request_reached_downloader``,
@@ -19,12 +25,17 @@ which fires while the request may still wait in its slot's queue.
 
 from __future__ import annotations
 
+from typing import Any
+
 from scrapy import Request
+from scrapy.core.downloader.handlers import http11
 from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.crawler import Crawler
 from scrapy.http import Response
+from twisted.internet.defer import Deferred
 
 from linkaudit import internals
+from linkaudit.network.looplag import INTERVAL, LoopLag
 from linkaudit.signals import request_sent
 
 
@@ -35,7 +46,56 @@ class HttpDownloadHandler(HTTP11DownloadHandler):
         super().__init__(crawler)
         internals.cache_hostname_encoding()
         internals.connect_single_addresses_directly()
+        internals.time_downloads_with(FairAgent)
+        self._lag = LoopLag.of(crawler)
+        self._lag.start()
 
     async def download_request(self, request: Request) -> Response:
         self._crawler.signals.send_catch_log(request_sent, request=request)
         return await super().download_request(request)
+
+    async def close(self) -> None:
+        self._lag.stop()
+        await super().close()
+
+
+class FairAgent(http11._ScrapyAgent):
+    """Scrapy's download agent, its timeout replaced by a :class:`FairTimer`."""
+
+    def download_request(self, request: Request) -> Deferred[Response]:
+        deferred = super().download_request(request)
+        scrapy_timer = getattr(self, "_timeout_cl", None)
+        if scrapy_timer is not None and scrapy_timer.active():
+            scrapy_timer.cancel()
+            timeout = request.meta.get("download_timeout") or self._connectTimeout
+            FairTimer(self, deferred, timeout, LoopLag.of(self._crawler)).arm(timeout)
+        return deferred
+
+
+class FairTimer:
+    """A download's timeout that does not count the seconds our code held
+    the event loop: due, it waits those seconds again (at most one more
+    timeout in all, so a silent server is still reported in time), then
+    cancels the download, which Scrapy's agent reports as timed out."""
+
+    def __init__(self, agent: Any, deferred: Deferred, timeout: float, lag: LoopLag) -> None:
+        self.agent, self.deferred, self.timeout, self.lag = agent, deferred, timeout, lag
+        self.started = lag.held()
+        self.extended = 0.0
+
+    def arm(self, seconds: float) -> None:
+        from twisted.internet import reactor
+
+        # the agent's own check: its timer still active means "answered in time"
+        self.agent._timeout_cl = reactor.callLater(seconds, self.due)
+
+    def due(self) -> None:
+        held = self.lag.held() - self.started - self.extended
+        more = min(held, self.timeout - self.extended)
+        if more < INTERVAL:
+            self.deferred.cancel()
+            return
+        if not self.extended:
+            self.agent._crawler.stats.inc_value("linkaudit/timeouts_extended")
+        self.extended += more
+        self.arm(more)

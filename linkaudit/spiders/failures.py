@@ -1,6 +1,22 @@
 """Failures: a request that got no HTTP answer, or that robots.txt kept us
 from sending, and a check an exception of ours stopped (an internal error,
-never a verdict on the link)."""
+never a verdict on the link).
+
+A timeout is a verdict only the second time.  The download timeout is a
+timer on the event loop, and our own work runs on that loop: while a large
+page is scanned for seconds, the answers of the other requests in flight
+sit unread in their sockets and their timers run out as soon as the loop is
+free, though the server sent everything in time.  The download handler's
+timer does not count those seconds (``linkaudit/network/looplag.py``); and
+whatever the cause (a server's hiccup, a loaded machine, a connect timer),
+a check that times out is asked once more, at once (ahead of the level
+still queued), with a full timeout of its own: only its second timeout is
+``Timed out after N s`` (stat ``linkaudit/timeouts_retried``).  A HEAD that
+times out is asked again with GET, and that GET is the retry: a URL waits
+out at most two timeouts, whichever way it is asked.  A host that never
+answered anything and timed out is condemned by the host failure cache
+(middlewares/hostfailures.py): its retry fails at once with the same words.
+"""
 
 from __future__ import annotations
 
@@ -27,6 +43,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+TIMED_OUT = "la_timed_out"  # request.meta: the check has timed out once already
+
 
 class Failures:
     """The spider's errback (a mixin of LinkAuditSpider)."""
@@ -42,7 +60,7 @@ class Failures:
     def _on_error(self: LinkAuditSpider, failure: Failure) -> Iterator[Any]:
         request = failure.request
         meta = request.meta
-        url, phase = meta[CHECK_URL], meta[PHASE]
+        url = meta[CHECK_URL]
         exc = failure.value
         if isinstance(exc, Interrupted):
             return  # never sent: the report lists it unchecked
@@ -52,9 +70,8 @@ class Failures:
             yield UrlResult(url, self.is_near(url), "blocked", meta[DEPTH], error=error)
         elif not is_network_failure(exc):
             yield self.internal_error(request, failure_to_exc_info(failure))
-        elif phase == "head" and is_timeout(exc):
-            logger.info("HEAD %s timed out: asking again with GET", url)
-            yield self._next_request(request, "fallback")
+        elif is_timeout(exc) and not meta.get(TIMED_OUT):
+            yield self._timeout_retry(request)
         else:
             host = urlparse_cached(request).hostname or url
             error = describe_failure(exc, host=host, timeout=self.config["DOWNLOAD_TIMEOUT"])
@@ -63,6 +80,23 @@ class Failures:
                 url, self.is_near(url), BROKEN, meta[DEPTH], method=request.method, error=error
             )
             yield from self._maybe_ghost(result, meta.get(HISTORY))
+
+    def _timeout_retry(self: LinkAuditSpider, request: Request) -> Request:
+        """The check's first timeout: the same request again (a GET for a
+        HEAD), marked so that a second timeout is the verdict."""
+        meta = request.meta
+        url, phase = meta[CHECK_URL], meta[PHASE]
+        if phase == "head":
+            logger.info("HEAD %s timed out: asking again with GET", url)
+            retry = self._next_request(request, "fallback")
+        else:
+            logger.info("%s %s timed out: asking once more", request.method, url)
+            retry = self._next_request(request, phase)
+        retry.meta[TIMED_OUT] = True
+        # not behind the rest of a long level: its first try is already late
+        retry.priority = request.priority + 1
+        self.crawler.stats.inc_value("linkaudit/timeouts_retried")
+        return retry
 
     def internal_error(self: LinkAuditSpider, request: Request, exc_info: Any) -> UrlResult:
         """The check of ``request``'s URL was stopped by an exception of ours
