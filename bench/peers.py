@@ -108,7 +108,7 @@ def run_lychee(root: Path, cwd: Path) -> Result:
     return Result("lychee DIR", wall, cpu, rss, checked, broken)
 
 
-def run_linkaudit_dir(root: Path, cwd: Path) -> Result:
+def run_linkaudit_dir(root: Path, cwd: Path, *extra: str) -> Result:
     """``linkaudit DIR``: the directory served on 127.0.0.1 and crawled."""
-    result = run_linkaudit({"start": str(root)}, cwd, "--exclude", EXTERNAL, name="linkaudit DIR")
-    return result
+    excl = ("--exclude", EXTERNAL)
+    return run_linkaudit({"start": str(root)}, cwd, *excl, *extra, name="linkaudit DIR")

@@ -39,7 +39,7 @@ VENV_BIN = Path(sys.executable).parent
 WORK = Path(os.environ.get("LINKAUDIT_BENCH_DIR", "/tmp/linkaudit-bench"))
 LC_VENV = WORK / "linkchecker-venv"
 LINKCHECKER_VERSION = "10.6.0"
-PORT = 8081
+PORT = int(os.environ.get("LINKAUDIT_BENCH_PORT", "8081"))  # nginx, for both origins
 NEAR, FAR = f"http://127.0.0.1:{PORT}", f"http://127.0.0.2:{PORT}"
 CONCURRENCY = 32
 
