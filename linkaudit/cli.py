@@ -63,8 +63,13 @@ def _settings(ns: argparse.Namespace) -> Settings:
         # a status line only where a person watches
         "LINKAUDIT_PROGRESS": sys.stdout.isatty() and not ns.quiet,
     }
+    if ns.local_dir is not None:
+        # its files are read for its origin, no socket (linkaudit/network/localbuild.py);
+        # one GET a URL: a file that is no page is stopped at its headers, unread
+        chosen["LINKAUDIT_LOCAL_READ"] = True
+        chosen["LINKAUDIT_HEAD_FIRST"] = False
     if ns.local_dir is not None and ns.delay is None:
-        # the build's own server is ours: no delay, more at once (far hosts keep theirs)
+        # the build's own origin is ours: no delay, more at once (far hosts keep theirs)
         chosen["DOWNLOAD_SLOTS"] = {"127.0.0.1": {"delay": 0, "concurrency": 8}}
     if ns.max_requests is not None:
         chosen["CLOSESPIDER_PAGECOUNT"] = ns.max_requests

@@ -27,6 +27,11 @@ nothing rather than failing an audit.
   ``linkaudit.network.endpoint.HostnameEndpoint`` (which reads the endpoint's
   private ``_reactor``, ``_hostText``, ``_port``, ``_timeout``,
   ``_bindAddress``, ``_badHostname`` and ``_getNameResolverAndMaybeWarn``).
+- Scrapy's private helpers of its HTTP handlers
+  (``scrapy.utils._download_handlers``: the ``headers_received`` and
+  ``bytes_received`` signals with their ``StopDownload``, the response built
+  as they build it, the ``DOWNLOAD_MAXSIZE`` message): the local build's
+  handler (``linkaudit/network/localbuild.py``) answers as they do.
 """
 
 from __future__ import annotations
@@ -37,6 +42,11 @@ from typing import Any
 
 from scrapy.crawler import Crawler
 from scrapy.http import Request
+from scrapy.utils._download_handlers import (  # noqa: F401 - re-exported, see above
+    check_stop_download,
+    get_maxsize_msg,
+    make_response,
+)
 from twisted.internet import endpoints
 from twisted.web import client
 

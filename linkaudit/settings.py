@@ -55,9 +55,10 @@ DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.stats.DownloaderStats": None,
     "linkaudit.middlewares.stats.DownloaderStats": 850,
 }
-# Scrapy's HTTP/1.1 handler with hostnames' IDNA encoding cached (see the module)
+# Scrapy's HTTP/1.1 handler with hostnames' IDNA encoding cached (see the
+# module); for http, a local build's origin read from its files (LINKAUDIT_LOCAL_READ)
 DOWNLOAD_HANDLERS = {
-    "http": "linkaudit.network.handler.HttpDownloadHandler",
+    "http": "linkaudit.network.localbuild.LocalBuildHandler",
     "https": "linkaudit.network.handler.HttpDownloadHandler",
 }
 SPIDER_MIDDLEWARES = {
@@ -70,6 +71,8 @@ SPIDER_MIDDLEWARES = {
     # An exception of ours while judging a response: the URL is unchecked
     # with "Internal error: ...", never broken
     "linkaudit.middlewares.internalerrors.InternalErrorMiddleware": 10,
+    # A local build's file reached through a symbolic link out of it: ok, a warning
+    "linkaudit.middlewares.localbuild.LinkOutMiddleware": 20,
 }
 # Scrapy's own downloader middlewares but its cookies middleware: Scrapy
 # imports every component it lists, even one set to None, and that one

@@ -107,3 +107,134 @@ def test_bad_directory_use_is_one_line(build, args, words):
     out = run(tmp_path, *args)
     assert out.returncode == 2 and words in out.stderr, out.stderr
     assert out.stderr.strip().count("\n") == 0 or "served at" in out.stderr
+
+
+# -- read from the directory, or served over HTTP: the same report -----------
+
+PAGE_CAP = 20_000  # LINKAUDIT_PAGE_MAXSIZE of these runs: big.html is cut
+
+
+@pytest.fixture
+def varied(tmp_path):
+    """A build with each thing a static host answers differently, and
+    symbolic links in and out of it."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "lib.js").write_text("var x;")
+    (outside / "leak.html").write_text('<a href="never-scanned.html">x</a>')
+    files = {
+        "index.html": "\n".join(
+            [
+                "<!doctype html><title>Home</title>",
+                '<a href="guide/">dir</a> <a href="guide">no slash</a>',
+                '<a href="page">clean</a> <a href="page.html?v=1#top">query</a>',
+                '<a href="missing.html">missing</a> <a href="img/gone.png">gone</a>',
+                '<img src="img/logo.png"> <link rel="stylesheet" href="style.css">',
+                '<a href="alias.html">link in</a> <a href="mirror/">dir link in</a>',
+                '<script src="js/lib.js"></script> <a href="leak.html">page link out</a>',
+                '<a href="dangling.html">dangling</a> <a href="a%20b.html">space</a>',
+                '<a href="big.html">big</a> <a href="/nowhere/">nowhere</a>',
+            ]
+        ),
+        "page.html": '<h1 id="top">Page</h1>\n<a href="guide/install">clean, deeper</a>',
+        "guide/index.html": '<a href="../index.html">home</a>\n<a href="../page">up</a>',
+        "guide/install.html": '<a href="../img/logo.png">logo</a>\n<a href="../gone/">gone</a>',
+        "img/logo.png": "PNG",
+        "style.css": "body { background: url(img/bg.png) }",
+        "a b.html": '<a href="index.html">home</a>',
+        "big.html": '<a href="page.html">early</a>\n' + "x" * PAGE_CAP + '\n<a href="late.html">',
+        "404.html": "<h1>Not here</h1>",
+    }
+    site = tmp_path / "site"
+    for name, text in files.items():
+        path = site / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (site / "alias.html").symlink_to("page.html")
+    (site / "mirror").symlink_to("guide", target_is_directory=True)
+    (site / "js").mkdir()
+    (site / "js" / "lib.js").symlink_to(outside / "lib.js")
+    (site / "leak.html").symlink_to(outside / "leak.html")
+    (site / "dangling.html").symlink_to(site / "gone.html")
+    return tmp_path, outside
+
+
+VOLATILE = {"checked_at", "elapsed", "duration", "response_time", "started", "finished"}
+
+
+def comparable(report: dict) -> dict:
+    """The report's entries and summary, the origin taken out of every URL."""
+    origin = report["start_urls"][0].rstrip("/")
+    text = json.dumps({"summary": report["summary"], "urls": report["urls"]})
+    entries = json.loads(text.replace(origin, "ORIGIN"))
+
+    def clean(value):
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items() if k not in VOLATILE}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    return clean(entries)
+
+
+def audit(tmp_path, *args) -> dict:
+    out = run(tmp_path, *args, "-q", "-s", f"LINKAUDIT_PAGE_MAXSIZE={PAGE_CAP}")
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "Traceback" not in out.stderr, out.stderr
+    return json.loads((tmp_path / "linkaudit-report.json").read_text())
+
+
+def test_read_and_served_give_the_same_report(varied):
+    tmp_path, outside = varied
+    served = comparable(audit(tmp_path, "site", "-s", "LINKAUDIT_LOCAL_READ=false"))
+    read = comparable(audit(tmp_path, "site"))
+    assert read == served
+    urls = {u["url"]: u for u in read["urls"]}
+    outcome = {url[len("ORIGIN/") :]: e["outcome"] for url, e in urls.items()}
+    assert outcome == {
+        "": "ok",
+        "guide/": "ok",
+        "guide": "redirect",
+        "page": "ok",
+        "page.html?v=1": "ok",
+        "guide/install": "ok",
+        "index.html": "ok",
+        "missing.html": "broken",
+        "img/gone.png": "broken",
+        "img/logo.png": "ok",
+        "img/bg.png": "broken",
+        "style.css": "ok",
+        "alias.html": "ok",  # a symbolic link inside the build: followed
+        "mirror/": "ok",
+        "js/lib.js": "ok",  # out of the build: ok, with a warning
+        "leak.html": "ok",
+        "dangling.html": "broken",
+        "a%20b.html": "ok",
+        "big.html": "ok",
+        "page.html": "ok",
+        "nowhere/": "broken",
+        "gone/": "broken",
+    }
+    warning = urls["ORIGIN/js/lib.js"]["warning"]
+    assert str(outside / "lib.js") in warning and "symbolic link" in warning
+    assert str(outside / "leak.html") in urls["ORIGIN/leak.html"]["warning"]
+    assert "never-scanned.html" not in json.dumps(read)  # a page out of the build is not read
+    assert "late.html" not in json.dumps(read) and urls["ORIGIN/big.html"]["truncated"] is True
+    assert urls["ORIGIN/missing.html"]["referrers"][0]["file"] == "site/index.html"
+
+
+def test_the_build_s_files_are_read_without_a_socket(varied, server):
+    """The build's origin answered from its files: the server at that
+    origin gets no request at all (robots.txt included), and the report is
+    that of ``linkaudit site``."""
+    tmp_path, _outside = varied
+    read = comparable(audit(tmp_path, "site"))
+    direct = audit(
+        tmp_path,
+        f"{server.url}/",
+        *("-s", "LINKAUDIT_LOCAL_DIR=site", "-s", "LINKAUDIT_LOCAL_READ=true"),
+        *("-s", "LINKAUDIT_HEAD_FIRST=false", "--delay", "0"),
+    )
+    assert server.hits() == []
+    assert comparable(direct) == read

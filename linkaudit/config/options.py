@@ -98,6 +98,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_SITEMAP_MAXCOUNT", 1000, c.number(_int, 1)),
     # a local build: the directory the first start URL serves (referrers name its files)
     Option("LINKAUDIT_LOCAL_DIR", "", c.local_directory, argument="local_dir", label="local_dir"),
+    # read the local build's files for its start URL's origin, no socket (linkaudit DIR sets it)
+    Option("LINKAUDIT_LOCAL_READ", False, c.boolean),
     Option("LINKAUDIT_ROOT_URL", "", c.optional_url, argument="root_url", label="root_url"),
     # -- getting in: sent to the site's own hosts only (and LINKAUDIT_HEADER_HOSTS)
     Option("LINKAUDIT_HEADERS", [], a.headers, argument="headers"),

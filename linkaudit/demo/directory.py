@@ -6,9 +6,10 @@ from __future__ import annotations
 import os
 import posixpath
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 from linkaudit.demo.server import FileHandler, LocalSite, content_type
+from linkaudit.demo.static import OUTSIDE_HEADER, answer
 
 
 def file_for(root: Path, path: str) -> tuple[Path | None, str | None]:
@@ -91,30 +92,19 @@ class DirectorySite(LocalSite):
                     self.close_connection = True
 
             def _answer(self, body: bool) -> None:
-                path = urlsplit(self.path).path
-                if not path.startswith(base_path):
-                    found, moved = None, (base_path if path + "/" == base_path else None)
-                else:
-                    found, moved = file_for(folder, "/" + path[len(base_path) :])
-                    if moved is not None:
-                        moved = base_path + moved.lstrip("/")
-                if moved is not None:
-                    self._send(301, b"", "text/html", body, {"Location": moved})
-                elif found is not None:
-                    self._send_file(200, found, content_type(found.name), body)
-                elif (page := not_found_page()) is not None:
-                    self._send_file(404, page, "text/html", body)  # the site's own, as hosts do
+                # the rules the file-reading handler follows too (demo/static.py)
+                found = answer(str(folder), base_path, urlsplit(self.path).path)
+                if found.outside is not None:  # never read: a 200 that says where it leads
+                    ctype, outside = content_type(Path(found.outside).name), quote(found.outside)
+                    self._send(200, b"", ctype, body, {OUTSIDE_HEADER: outside})
+                elif found.location is not None:
+                    self._send(301, b"", "text/html", body, {"Location": found.location})
+                elif found.status == 200 and found.file is not None:
+                    self._send_file(200, found.file, content_type(found.file.name), body)
+                elif found.file is not None:
+                    self._send_file(404, found.file, "text/html", body)  # the site's 404.html
                 else:
                     self._send(404, b"<h1>Not Found</h1>", "text/html", body)
-
-        def not_found_page() -> Path | None:
-            """``404.html`` when it is a non-empty file inside the directory
-            (a symbolic link out of it is never read)."""
-            found, _ = file_for(folder, "/404.html")
-            try:
-                return found if found is not None and found.stat().st_size else None
-            except OSError:
-                return None
 
         self._serve(Handler, base_path)
         self.files = LocalFiles(os.path.normpath(root), self.url)

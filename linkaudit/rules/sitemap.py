@@ -144,7 +144,9 @@ _ROBOTS_SITEMAP = re.compile(rb"^[ \t]*sitemap[ \t]*:[ \t]*(\S+)", re.IGNORECASE
 def robots_sitemaps(body: bytes) -> list[tuple[str, int]]:
     """The ``Sitemap:`` lines of a robots.txt body: (URL as written, line)."""
     found = []
+    line, counted = 1, 0  # newlines counted once, not from the top for each line
     for m in _ROBOTS_SITEMAP.finditer(body):
-        line = body.count(b"\n", 0, m.start()) + 1
+        line += body.count(b"\n", counted, m.start())
+        counted = m.start()
         found.append((m.group(1).decode("utf-8", "replace"), line))
     return found

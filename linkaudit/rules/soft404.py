@@ -30,10 +30,18 @@ PROBE_PREFIX = "linkaudit-probe-"
 SKETCH = 16  # shingle hashes kept per page
 WORDS = 2000  # words read per page: an error page is short, a longer page is none
 _PROBE = re.compile(rf"/{PROBE_PREFIX}[0-9a-f]{{16}}(\.[A-Za-z0-9]{{1,8}})?$")
-_HIDDEN = re.compile(r"<(script|style|template)\b.*?</\1\s*>|<!--.*?-->", re.S | re.I)
+# What a reader does not see: <script>, <style>, <template> and comments,
+# each up to its end (one without an end is text)
+_HIDDEN = re.compile(r"<(script|style|template)\b|<!--", re.I)
+_HIDDEN_END = {  # by the length of the opening name
+    6: re.compile(r"</script\s*>", re.I),
+    5: re.compile(r"</style\s*>", re.I),
+    8: re.compile(r"</template\s*>", re.I),
+    0: re.compile(r"-->"),
+}
 _TAG = re.compile(r"<[^>]*>")
-_TITLE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.S | re.I)
-_H1 = re.compile(r"<h1\b[^>]*>(.*?)</h1\s*>", re.S | re.I)
+_TITLE = (re.compile(r"<title\b[^>]*>", re.I), re.compile(r"</title\s*>", re.I))
+_H1 = (re.compile(r"<h1\b[^>]*>", re.I), re.compile(r"</h1\s*>", re.I))
 _NOT_FOUND = re.compile(
     r"\bnot\s+found\b|\berror\s*404\b|^\s*404\b|\bpage\s+(?:does\s+not|doesn't|no\s+longer)\s+exists?\b"
     r"|\bno\s+longer\s+available\b|\bnicht\s+gefunden\b|\bintrouvable\b|\bno\s+encontrad[ao]\b",
@@ -65,7 +73,7 @@ def is_probe(url: str) -> bool:
 
 def fingerprint(html: str) -> list[int]:
     """The page's sketch: the smallest crc32s of its word 3-shingles."""
-    words = _TAG.sub(" ", _HIDDEN.sub(" ", html)).lower().split()[:WORDS]
+    words = _strip_tags(_strip_hidden(html)).lower().split()[:WORDS]
     if len(words) < 3:
         shingles = {" ".join(words)}
     else:
@@ -85,10 +93,52 @@ def resemblance(a: list[int], b: list[int]) -> float:
 
 def says_not_found(html: str) -> str | None:
     """The page's title or first heading, when it says the page is not there."""
-    for pattern in (_TITLE, _H1):
-        m = pattern.search(html)
-        if m:
-            text = " ".join(_TAG.sub(" ", m.group(1)).split())
+    for start, end in (_TITLE, _H1):
+        text = _element_text(html, start, end)
+        if text is not None:
+            text = " ".join(_strip_tags(text).split())
             if _NOT_FOUND.search(text):
                 return text
     return None
+
+
+# Each of these is linear in the page: what a regular expression such as
+# ``<title\b[^>]*>(.*?)</title\s*>`` does by itself, trying every start and
+# scanning to the end of the page from each start that has no end (a page
+# of ``<title>`` without ``</title>`` costs the square of its size).
+def _element_text(html: str, start: re.Pattern[str], end: re.Pattern[str]) -> str | None:
+    """The text between the first start tag that has an end tag after it
+    and that end tag: the first start tag's, or none (a later start tag
+    has no end tag after it either)."""
+    opened = start.search(html, 0, html.rfind(">") + 1)  # each try stops at a ">"
+    if opened is None:
+        return None
+    closed = end.search(html, opened.end())
+    return None if closed is None else html[opened.end() : closed.start()]
+
+
+def _strip_tags(text: str) -> str:
+    """Tags replaced by spaces; after the last ``>`` no ``<`` starts a tag."""
+    cut = text.rfind(">") + 1
+    return _TAG.sub(" ", text[:cut]) + text[cut:]
+
+
+def _strip_hidden(html: str) -> str:
+    """Scripts, styles, templates and comments replaced by spaces, each from
+    its start to its first end; one with no end stays, and once the end of
+    a kind is missing it is never looked for again."""
+    parts: list[str] = []
+    done = at = 0
+    ended: set[int] = set()  # kinds with no end left in the page
+    while (m := _HIDDEN.search(html, at)) is not None:
+        kind = len(m.group(1) or "")
+        closed = None if kind in ended else _HIDDEN_END[kind].search(html, m.end())
+        if closed is None:
+            ended.add(kind)
+            at = m.start() + 1
+            continue
+        parts.append(html[done : m.start()])
+        parts.append(" ")
+        done = at = closed.end()
+    parts.append(html[done:])
+    return "".join(parts)

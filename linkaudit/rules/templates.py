@@ -18,6 +18,7 @@ page, not kilobytes, in every state (memory, database, Redis).
 from __future__ import annotations
 
 import zlib
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,17 +36,36 @@ def page_blocks(
     links: Sequence[tuple[str, int | None]], landmarks: Sequence[Block]
 ) -> list[list[Any]] | None:
     """A page's blocks from its links (resolved URL, line) and landmarks;
-    None when it has none."""
+    None when it has none.
+
+    Linear in the links and landmarks (plus what a block lists): the lines
+    of the links, sorted once, make each landmark's links one slice found
+    by bisection, each URL is hashed once, and the links in some landmark
+    are marked by a sweep of +1/-1 at the slices' ends."""
+    placed = sorted((line, i) for i, (_url, line) in enumerate(links) if line is not None)
+    lines = [line for line, _i in placed]
+    hashes_of: dict[str, int] = {}
+    cover = [0] * (len(placed) + 1)  # +1 where a landmark's slice starts, -1 after it ends
     blocks: list[list[Any]] = []
-    in_landmark: set[int] = set()
     for signature, first, last in landmarks:
-        members = [
-            i for i, (_url, line) in enumerate(links) if line is not None and first <= line <= last
-        ]
-        if members:
-            in_landmark.update(members)
-            hashes = sorted({url_hash(links[i][0]) for i in members})
-            blocks.append([signature, first, last, hashes])
+        start, stop = bisect_left(lines, first), bisect_right(lines, last)
+        if start < stop:
+            cover[start] += 1
+            cover[stop] -= 1
+            hashes = set()
+            for _line, i in placed[start:stop]:
+                url = links[i][0]
+                hashed = hashes_of.get(url)
+                if hashed is None:
+                    hashed = hashes_of[url] = url_hash(url)
+                hashes.add(hashed)
+            blocks.append([signature, first, last, sorted(hashes)])
+    in_landmark: set[int] = set()
+    depth = 0
+    for k, (_line, i) in enumerate(placed):
+        depth += cover[k]
+        if depth:
+            in_landmark.add(i)
     run: list[tuple[str, int]] = []
     for i, (url, line) in enumerate(links):
         if i in in_landmark or line is None:
@@ -63,6 +83,13 @@ def _add_run(blocks: list[list[Any]], run: list[tuple[str, int]]) -> None:
         digest = zlib.crc32("\n".join(url for url, _ in run).encode("utf-8", "surrogatepass"))
         blocks.append([f"{RUN}{digest:08x}", run[0][1], run[-1][1], None])
     run.clear()
+
+
+def _holds(hashes: Sequence[int], hashed: int) -> bool:
+    """``hashed in hashes``, by bisection: a block's hashes are sorted
+    (``page_blocks``), and a landmark may link hundreds of URLs."""
+    at = bisect_left(hashes, hashed)
+    return at < len(hashes) and hashes[at] == hashed
 
 
 def block_of(blocks: Sequence[Sequence[Any]], url: str, line: int | None) -> Sequence[Any] | None:
@@ -84,6 +111,6 @@ def block_of(blocks: Sequence[Sequence[Any]], url: str, line: int | None) -> Seq
         if hashed is None:
             hashed = url_hash(url)
         narrower = found is None or found[3] is None or last - first < found[2] - found[1]
-        if hashed in hashes and narrower:
+        if narrower and _holds(hashes, hashed):
             found = block
     return found

@@ -5,6 +5,8 @@ open in and around foreign content."""
 
 from __future__ import annotations
 
+from typing import SupportsIndex
+
 from linkaudit.rules.html.elements import (
     BREAKOUT,
     HTML_CONTAINERS,
@@ -12,7 +14,35 @@ from linkaudit.rules.html.elements import (
     SVG_HTML_POINTS,
 )
 
-Stack = list[tuple[str, str]]
+
+class Stack(list[tuple[str, str]]):
+    """The open elements, and how many of each name are open: an end tag
+    whose element is not open is known so at once (scanning the stack for
+    each one made ``<svg>``, n ``<g>`` and n ``</x>`` cost n squared)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open: dict[str, int] = {}
+
+    def append(self, element: tuple[str, str]) -> None:
+        super().append(element)
+        self.open[element[0]] = self.open.get(element[0], 0) + 1
+
+    def pop(self, index: SupportsIndex = -1) -> tuple[str, str]:
+        element = super().pop(index)
+        self.open[element[0]] -= 1
+        return element
+
+    def cut(self, start: int) -> None:
+        """Close the elements from ``start`` up."""
+        for name, _ns in self[start:]:
+            self.open[name] -= 1
+        del self[start:]
+
+    def clear(self) -> None:
+        super().clear()
+        self.open.clear()
+
 
 
 def namespace_of(stack: Stack, name: str, attrs: dict[str, str]) -> str:
@@ -47,9 +77,10 @@ def pop_to(stack: Stack, name: str) -> None:
     """An end tag: close the element it names, and everything opened in it.
     An HTML container's end tag with no match closes the foreign content it
     was opened around (``<div><svg>...</div>``)."""
-    for i in range(len(stack) - 1, -1, -1):
-        if stack[i][0] == name:
-            del stack[i:]
-            return
+    if stack.open.get(name):  # the scan ends at it: what it passes is closed
+        for i in range(len(stack) - 1, -1, -1):
+            if stack[i][0] == name:
+                stack.cut(i)
+                return
     if name in HTML_CONTAINERS:
         stack.clear()

@@ -13,6 +13,9 @@ a link sharing a line with a block's start or end tag counts as in it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+
+from linkaudit.rules.html.lowered import lowered as lower
 
 LANDMARK_TAGS = ("nav", "header", "footer", "aside")
 LANDMARK_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary"})
@@ -30,26 +33,84 @@ _CANDIDATE = re.compile(
     rf"[\"']?([^\"'>]*?\b(?:{_WORDS})\b[^\"'>]*)",
     re.IGNORECASE,
 )
+# A candidate holds one of these words, in any case, between word
+# boundaries: only the stretches between the ">" before and the ">" after
+# one are read by _CANDIDATE (its matches never span a ">"), which would
+# otherwise try every attribute of every tag (on the Python docs, more than
+# the link tokenizer costs).  Words by the text they start with, to find
+# with str.find (one regex for all of them is slower).
+_STARTS: dict[str, tuple[str, ...]] = {}
+for _word in sorted(LANDMARK_ROLES | BLOCK_WORDS | {"aside"}):
+    _start = "nav" if _word.startswith("nav") else _word
+    _STARTS[_start] = (*_STARTS.get(_start, ()), _word)
+# the letters a case-blind regex takes for ASCII ones (İ ı ſ K): with one of
+# them the lower-cased page would not find every candidate (İ even changes
+# the length), so the page is read whole
+_UNFOLDED = "\u0130\u0131\u017f\u212a"
 _SPLIT = re.compile(r"[^a-z0-9]+")
-_ENDS: dict[str, re.Pattern[str]] = {}
 
 Block = tuple[str, int, int]  # signature (``footer``, ``div#menu``), first line, last line
 
 
 def landmarks(text: str) -> list[Block]:
-    """The page's template blocks, in document order."""
+    """The page's template blocks, in document order.
+
+    Linear in the page: the candidates' start tags in one pass, then one
+    pass over the start and end tags of their names that closes each at its
+    matching end tag (``_ends``), and line numbers counted once, in
+    position order (``_lines``)."""
     if "\r" in text:  # lines as the tokenizer counts them
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    blocks: list[Block] = []
-    for m in _CANDIDATE.finditer(text):
+    found: list[tuple[str, str, int, int]] = []  # signature, name, tag start, match end
+    for m in _candidates(text):
         name = (m.group(1) or m.group(2)).lower()
         signature = _signature(name, m.group(3), m.group(4))
-        if signature is None:
+        if signature is not None:
+            found.append((signature, name, m.start(), m.end()))
+    if not found:
+        return []
+    ends = _ends(text, found)
+    lines = _lines(text, [f[2] for f in found] + ends)
+    count = len(found)
+    return [(f[0], lines[i], lines[count + i]) for i, f in enumerate(found)]
+
+
+def _candidates(text: str) -> Iterator[re.Match[str]]:
+    """``_CANDIDATE.finditer(text)``, reading only the stretches between two
+    ">" that hold one of the words a candidate needs."""
+    if any(c in text for c in _UNFOLDED):  # four str searches: faster than a regex
+        yield from _CANDIDATE.finditer(text)
+        return
+    end = 0  # where the stretch read last ends, after its ">"
+    for at in _words_at(text):
+        if at < end:
             continue
-        end = _element_end(text, name, m.end())
-        first = text.count("\n", 0, m.start()) + 1
-        blocks.append((signature, first, first + text.count("\n", m.start(), end)))
-    return blocks
+        start = max(text.rfind(">", end, at) + 1, end)
+        stop = text.find(">", at) + 1 or len(text)
+        yield from _CANDIDATE.finditer(text, start, stop)
+        end = stop
+
+
+def _words_at(text: str) -> list[int]:
+    """Where the words of ``_STARTS`` stand whole (as ``\\b`` sees words:
+    not after or before a letter, digit or "_"), in order."""
+    lowered = lower(text)  # as long as text: no U+0130 (see _UNFOLDED)
+    size = len(text)
+    found = []
+    for start, words in _STARTS.items():
+        at = lowered.find(start)
+        while at >= 0:
+            if at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_"):
+                for word in words:
+                    end = at + len(word)
+                    if lowered.startswith(word, at) and (
+                        end == size or not (text[end].isalnum() or text[end] == "_")
+                    ):
+                        found.append(at)
+                        break
+            at = lowered.find(start, at + len(start))
+    found.sort()
+    return found
 
 
 def _signature(name: str, attribute: str | None, value: str | None) -> str | None:
@@ -66,15 +127,51 @@ def _signature(name: str, attribute: str | None, value: str | None) -> str | Non
     return f"{name}{'#' if attribute == 'id' else '.'}{word}"
 
 
-def _element_end(text: str, name: str, pos: int) -> int:
-    """Where the element that opened before ``pos`` ends: its matching end
-    tag (elements of its name nest), else the end of the page."""
-    pattern = _ENDS.get(name)
-    if pattern is None:
-        pattern = _ENDS[name] = re.compile(rf"<(/?){re.escape(name)}(?=[\s/>])", re.IGNORECASE)
-    depth = 1
-    for m in pattern.finditer(text, pos):
-        depth += -1 if m.group(1) else 1
-        if depth == 0:
-            return m.start()
-    return len(text)
+def _ends(text: str, found: list[tuple[str, str, int, int]]) -> list[int]:
+    """Where each candidate's element ends: its matching end tag (elements
+    of its name nest), else the end of the page.
+
+    A candidate of name N opened at ``pos`` (its match's end) has depth 1
+    there, +1 for each later ``<N``, -1 for each later ``</N``: with
+    ``level[N]`` the count of N's start tags minus its end tags so far, it
+    ends at the first end tag after ``pos`` that brings ``level[N]`` to its
+    value at ``pos`` minus one.  So one pass over the tags of the
+    candidates' names, in order, each candidate waiting in ``waiting[N]``
+    under that level, closes them all."""
+    names = sorted({f[1] for f in found})
+    # one group per name: the group that matched names the tag, as the
+    # pattern of each name alone would (names ASCII case-insensitive, as
+    # HTML compares them: ``<ſection>`` does not close a ``section``)
+    tags = re.compile(
+        "<(/?)(?ai:" + "|".join(f"({re.escape(n)})" for n in names) + r")(?=[\s/>])"
+    )
+    level = dict.fromkeys(names, 0)
+    waiting: dict[str, dict[int, list[int]]] = {n: {} for n in names}
+    ends = [len(text)] * len(found)
+    following = 0  # the next candidate to open
+    for m in tags.finditer(text):
+        at = m.start()
+        while following < len(found) and found[following][3] <= at:
+            _s, name, _start, _pos = found[following]
+            waiting[name].setdefault(level[name] - 1, []).append(following)
+            following += 1
+        name = names[m.lastindex - 2]  # type: ignore[operator]
+        if m.group(1):
+            level[name] -= 1
+            for i in waiting[name].pop(level[name], ()):
+                ends[i] = at
+        else:
+            level[name] += 1
+    return ends
+
+
+def _lines(text: str, positions: list[int]) -> list[int]:
+    """The line of each position, newlines counted once from the top."""
+    lines = [0] * len(positions)
+    line, counted = 1, 0
+    for i in sorted(range(len(positions)), key=positions.__getitem__):
+        at = positions[i]
+        line += text.count("\n", counted, at)
+        counted = at
+        lines[i] = line
+    return lines

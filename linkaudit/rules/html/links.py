@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from linkaudit.rules.css import capped_css_links, style_attribute_links
 from linkaudit.rules.html.elements import LINK_ATTRIBUTES, LINK_RELS_SKIPPED, SVG_LINKS
+from linkaudit.rules.html.lowered import lowered as lower
 from linkaudit.rules.html.microsyntax import parse_meta_refresh, parse_srcset
 from linkaudit.rules.html.tokenizer import STYLE_TEXT, Tag, start_tags
 from linkaudit.rules.urls import C0_SPACE
@@ -78,19 +79,43 @@ _SIMPLE = {
 }
 
 
-_STYLED = re.compile(r"<style|url\(", re.IGNORECASE)
 _STYLE_ATTRIBUTE = re.compile(r"""[\t\n\f\r /"']style[\t\n\f\r ]*=""", re.IGNORECASE)
+
+
+def _styled(text: str) -> bool:
+    """``<style`` or ``url(`` in the page, in any ASCII case (the tokenizer's
+    names are ASCII-case-insensitive).  A plain search in the lower-cased
+    page: a case-blind regex took 6 % of an audit's CPU on pages without
+    either (Doxygen's)."""
+    lowered = lower(text)
+    return "<style" in lowered or "url(" in lowered
 
 
 def _style_attribute_url(text: str) -> bool:
     """Some ``url(`` may sit in a style attribute (a ``style=`` between it
-    and the ``<`` before it): only then is every tag read."""
-    lowered = text.lower()  # then a plain search (a case-blind regex is 10x slower)
-    at = lowered.find("url(")
-    while at >= 0:
-        if _STYLE_ATTRIBUTE.search(text, text.rfind("<", 0, at) + 1, at):
+    and the ``<`` before it): only then is every tag read.
+
+    One pass: each ``style=`` is followed by a ``url(`` before the next
+    ``<``, or not; the next ``url(`` and the next ``<`` are found again only
+    once passed (looking back from each ``url(`` to its ``<`` scanned a
+    stylesheet of many ``url(`` once per ``url(``)."""
+    lowered = lower(text)  # then a plain search (a case-blind regex is 10x slower)
+    url = lowered.find("url(")
+    if url < 0:  # the common case: no url( at all, no style= looked for
+        return False
+    lt = -1
+    for m in _STYLE_ATTRIBUTE.finditer(text, lowered.rfind("<", 0, url) + 1):
+        at = m.end()
+        if url < at:
+            url = lowered.find("url(", at)
+            if url < 0:
+                return False
+        if lt < at:
+            lt = text.find("<", at)
+            if lt < 0:
+                lt = len(text)
+        if url < lt:
             return True
-        at = lowered.find("url(", at + 4)
     return False
 
 
@@ -118,7 +143,7 @@ def capped_links(
     counted (``dropped``), so a page of 300,000 links costs no more memory
     than one of ``limit`` (LINKAUDIT_PAGE_MAXLINKS) would.
     """
-    if css and _STYLED.search(text) is None:
+    if css and not _styled(text):
         css = False  # no <style>, no url( in a style attribute: nothing more to see
     if css or anchors:
         return _extract_more(text, css, anchors, limit)

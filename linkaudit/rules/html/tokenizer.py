@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from linkaudit.rules.html.charrefs import decode_attribute
 from linkaudit.rules.html.elements import INTERESTING, TEXT_CONTENT, VOID
-from linkaudit.rules.html.foreign import namespace_of, pop_to
+from linkaudit.rules.html.foreign import Stack, namespace_of, pop_to
 
 # -- the tokenizer's pieces ----------------------------------------------------------
 _SPACE = "\t\n\f\r "
@@ -206,7 +206,7 @@ def start_tags(
         text = text.replace("\0", "\ufffd")
     line, line_pos = 1, 0
     pos, n = 0, len(text)
-    stack: list[tuple[str, str]] = []  # open elements in and around foreign content
+    stack = Stack()  # open elements in and around foreign content
     pattern = _SKIPS.get(attributes)
     if pattern is None:
         pattern = _SKIPS[attributes] = _skip_pattern(attributes)

@@ -1,0 +1,116 @@
+"""What a static host answers for a URL path of a build directory: one
+function, used by both routes of ``linkaudit DIR`` (the directory's HTTP
+server, ``linkaudit/demo/directory.py``, and the download handler that reads
+the files without a socket, ``linkaudit/network/localbuild.py``), so that
+both routes give the same report.
+
+The rules are those of GitHub Pages, Netlify, Cloudflare Pages and
+``python -m http.server``: ``/dir/`` is ``dir/index.html``, ``/dir`` of a
+directory is a 301 to ``/dir/``, ``/page`` is ``page.html`` when there is no
+``page`` (clean URLs), a missing file is a 404 with the site's own
+``404.html`` when it has one.  A path outside ``base_path`` (the path of
+``--root-url``) is a 404, except the base itself without its slash (301).
+
+A symbolic link is followed when its target is inside the directory.  One
+whose target lies outside it (Debian's Sphinx builds link ``_static/jquery.js``
+to ``/usr/share/javascript/``) is never read, but it is no 404 either: any
+web server on the machine would serve it.  It is answered ``outside``: a 200
+without a body, which the audit reports ``ok`` with a warning that names the
+target (a copy deployed without that target would break).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote
+
+# The header that carries ``outside`` over HTTP (the directory's server sends
+# it, linkaudit/middlewares/localbuild.py reads it for the build's URLs only)
+OUTSIDE_HEADER = "X-Linkaudit-Outside"
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """200 with ``file``; 301 to ``location``; 404 with ``file`` (the
+    site's ``404.html``) or the plain body; or 200 ``outside``: a file
+    reached through a symbolic link out of the directory, never read."""
+
+    status: int
+    file: Path | None = None
+    location: str | None = None
+    outside: str | None = None
+
+
+def _inside(real: str, base: str) -> bool:
+    return real == base or real.startswith(base + os.sep)
+
+
+@functools.lru_cache(maxsize=16)
+def _real_root(root: str) -> str:
+    """The directory's real path: the same for every URL of an audit, and
+    ``realpath`` costs a system call per component (3 % of an audit)."""
+    return os.path.realpath(root)
+
+
+def locate(root: str, path: str) -> Answer:
+    """The answer for the URL path ``path`` (percent-encoded, from the
+    directory's root: ``/guide/``) under the directory ``root``."""
+    decoded = unquote(path)
+    if "\0" in decoded:
+        return Answer(404)
+    relative = posixpath.normpath("/" + decoded).lstrip("/")
+    target = os.path.join(root, relative) if relative not in ("", ".") else root
+    if decoded.endswith("/"):
+        candidates = [os.path.join(target, "index.html")]
+    else:
+        if os.path.isdir(target):
+            return Answer(301, location=path + "/")
+        candidates = [target, target + ".html"]
+    base = _real_root(root)
+    for candidate in candidates:
+        if not os.path.isfile(candidate):  # follows links; a dangling one is no file
+            continue
+        real = os.path.realpath(candidate)
+        if _inside(real, base):
+            return Answer(200, file=Path(real))
+        return Answer(200, outside=real)
+    return Answer(404, file=not_found_page(root))
+
+
+def not_found_page(root: str) -> Path | None:
+    """``404.html`` when it is a non-empty file inside the directory (a
+    symbolic link out of it is never read)."""
+    candidate = os.path.join(root, "404.html")
+    try:
+        real = os.path.realpath(candidate)
+        if _inside(real, _real_root(root)) and os.stat(real).st_size:
+            return Path(real)
+    except OSError:
+        pass
+    return None
+
+
+def answer(root: str, base_path: str, path: str) -> Answer:
+    """``locate`` for a URL path of the whole server, where the build is
+    served at ``base_path`` (ending with ``/``)."""
+    if not path.startswith(base_path):
+        if path + "/" == base_path:
+            return Answer(301, location=base_path)
+        return Answer(404, file=not_found_page(root))
+    found = locate(root, "/" + path[len(base_path) :])
+    if found.location is not None:
+        return Answer(301, location=base_path + found.location.lstrip("/"))
+    return found
+
+
+def outside_warning(target: str) -> str:
+    """The report's ``warning`` for a link served through a symbolic link
+    out of the build directory."""
+    return (
+        f"a symbolic link out of the build directory, to {target}: "
+        "served here, but a copy deployed without it would break"
+    )

@@ -1,0 +1,68 @@
+"""A local build's file reached through a symbolic link out of the
+directory (``linkaudit/demo/static.py``): ``ok``, with a ``warning`` that
+names the target, never scanned.
+
+Spider middleware: the answer (from the directory's server or from the
+file-reading handler, the same on both routes) is a 200 without a body and
+a header naming the target; the spider's own output for it (an empty page,
+or the GET that would follow a HEAD) is replaced by that one result.  The
+header is believed only on the build's own origin (``LINKAUDIT_LOCAL_DIR``):
+any other server sending it gets no say.
+
+On by default (``SPIDER_MIDDLEWARES``); nothing to configure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from scrapy.crawler import Crawler
+from scrapy.http import Response
+
+from linkaudit.config import config_of
+from linkaudit.demo.static import OUTSIDE_HEADER, outside_warning
+from linkaudit.meta import CHECK_URL
+
+
+class LinkOutMiddleware:
+    def __init__(self, crawler: Crawler):
+        self.crawler = crawler
+        self._origin: str | None | bool = False  # False: not looked up yet
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> LinkOutMiddleware:
+        return cls(crawler)
+
+    def _target(self, response: Response) -> str | None:
+        value = response.headers.get(OUTSIDE_HEADER)
+        if value is None or CHECK_URL not in response.meta:
+            return None
+        if self._origin is False:
+            config = config_of(self.crawler)
+            start = config.start_urls[0] if config.start_urls else ""
+            local = config["LINKAUDIT_LOCAL_DIR"] and start
+            self._origin = urlsplit(start).netloc if local else None
+        if not self._origin or urlsplit(response.url).netloc != self._origin:
+            return None
+        return unquote(value.decode("latin-1"))
+
+    def _result(self, response: Response, target: str) -> Any:
+        return self.crawler.spider._result(response, "ok", warning=outside_warning(target))
+
+    def process_spider_output(
+        self, response: Response, result: Iterable[Any], spider: Any = None
+    ) -> Iterable[Any]:
+        target = self._target(response)
+        return result if target is None else [self._result(response, target)]
+
+    async def process_spider_output_async(
+        self, response: Response, result: AsyncIterator[Any], spider: Any = None
+    ) -> AsyncIterator[Any]:
+        target = self._target(response)
+        if target is not None:
+            yield self._result(response, target)
+            return
+        async for thing in result:
+            yield thing

@@ -1,0 +1,146 @@
+"""``linkaudit DIR`` at file speed: the download handler for ``http`` that
+answers the build directory's own origin from the files, without a socket.
+
+``linkaudit DIR`` serves the directory on 127.0.0.1 (so its URLs are real,
+and ``-s LINKAUDIT_LOCAL_READ=false`` crawls it over HTTP), and with
+``LINKAUDIT_LOCAL_READ`` (set by the command for a directory it serves) a
+request to that origin never reaches the server: a ``HEAD`` is a ``stat``, a
+``GET`` the file's bytes, read here, synchronously, under the same rules as
+the server's (``linkaudit/demo/static.py``).  Every other request (far
+links) goes to the network through ``HttpDownloadHandler`` as before.
+
+Why a handler, and not a walk of the files: every component stays in the
+path (robots.txt, --exclude/--include, limits, the audit database, Redis,
+the report), so the two routes cannot drift apart; what the walk would
+save is Scrapy's per-request cost, which the handler makes small (no
+delay, a wide slot, GET first).
+
+What the HTTP handler does for a response, this one does too: the
+``headers_received`` signal (a GET of a non-page stops there, the file
+unread), ``bytes_received`` for each 64 KiB read (a page is cut at
+``LINKAUDIT_PAGE_MAXSIZE``), and Scrapy's ``download_maxsize``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+from pathlib import Path
+from typing import NamedTuple
+from urllib.parse import quote, urlsplit
+
+from scrapy import Request, signals
+from scrapy.crawler import Crawler
+from scrapy.exceptions import DownloadCancelledError
+from scrapy.http import Headers, Response
+from scrapy.utils.httpobj import urlparse_cached
+
+from linkaudit.config import config_of
+from linkaudit.demo.server import content_type
+from linkaudit.demo.static import OUTSIDE_HEADER, answer
+from linkaudit.internals import check_stop_download, get_maxsize_msg, make_response
+from linkaudit.network.handler import HttpDownloadHandler
+from linkaudit.signals import request_sent
+
+logger = logging.getLogger(__name__)
+
+_CHUNK = 64 * 1024  # bytes of a file read at once (as the server sends them)
+_NOT_FOUND = b"<h1>Not Found</h1>"
+
+
+class _Build(NamedTuple):
+    netloc: str  # the origin the directory is served at: 127.0.0.1:PORT
+    root: str
+    base_path: str  # the path of --root-url, ending with "/"
+
+
+class LocalBuildHandler(HttpDownloadHandler):
+    """``http`` downloads: the build's origin from its files, the rest
+    over the network (``DOWNLOAD_HANDLERS``)."""
+
+    def __init__(self, crawler: Crawler):
+        super().__init__(crawler)
+        self._build: _Build | None | bool = False  # False: not looked up yet
+        self._file_maxsize = crawler.settings.getint("DOWNLOAD_MAXSIZE")
+
+    def _local(self) -> _Build | None:
+        """The build, from the audit's configuration (known once the spider
+        is): its directory and the start URL it is served at."""
+        if self._build is False:
+            config = config_of(self._crawler)
+            root = config["LINKAUDIT_LOCAL_DIR"]
+            if not (root and config["LINKAUDIT_LOCAL_READ"] and config.start_urls):
+                self._build = None
+            else:
+                start = urlsplit(config.start_urls[0])
+                path = start.path[: start.path.rfind("/") + 1] or "/"
+                self._build = _Build(start.netloc, root, path)
+        return self._build or None
+
+    async def download_request(self, request: Request) -> Response:
+        build = self._local()
+        parts = urlparse_cached(request)
+        if build is None or parts.netloc != build.netloc:
+            return await super().download_request(request)
+        self._crawler.signals.send_catch_log(request_sent, request=request)
+        return self._answer(request, build, parts.path or "/")
+
+    def _answer(self, request: Request, build: _Build, path: str) -> Response:
+        found = answer(build.root, build.base_path, path)
+        url = request.url
+        headers = Headers()
+        if found.outside is not None:  # never read: its name and where it leads
+            headers[b"Content-Type"] = content_type(os.path.basename(found.outside))
+            headers[b"Content-Length"] = b"0"
+            headers[OUTSIDE_HEADER] = quote(found.outside)
+            return self._respond(request, url, 200, headers, None)
+        if found.location is not None:
+            headers[b"Content-Type"] = b"text/html"
+            headers[b"Content-Length"] = b"0"
+            headers[b"Location"] = found.location
+            return self._respond(request, url, 301, headers, None)
+        name = found.file.name if found.status == 200 and found.file else "404.html"
+        headers[b"Content-Type"] = content_type(name) if found.status == 200 else "text/html"
+        return self._respond(request, url, found.status, headers, found.file)
+
+    def _respond(
+        self, request: Request, url: str, status: int, headers: Headers, file: Path | None
+    ) -> Response:
+        """The response, the file read as the HTTP handler reads a body:
+        signals first, then 64 KiB at a time until the end or a stop."""
+        try:
+            handle = open(file, "rb") if file is not None else None  # noqa: SIM115 - closed below
+        except OSError:  # gone or unreadable since it was found: as the server answers
+            handle, status = None, 404
+            headers[b"Content-Type"] = b"text/html"
+        with handle or contextlib.nullcontext():
+            if handle is not None:
+                size = os.fstat(handle.fileno()).st_size
+                headers[b"Content-Length"] = str(size).encode()
+            elif b"Content-Length" in headers:  # a redirect, or a link out: no body
+                size = 0
+            else:  # a 404 without the site's own page
+                size = len(_NOT_FOUND)
+                headers[b"Content-Length"] = str(size).encode()
+            stop = check_stop_download(
+                signals.headers_received, self._crawler, request, headers=headers, body_length=size
+            )
+            if stop is not None or request.method == "HEAD" or size == 0:
+                return make_response(url, status, headers, stop_download=stop)
+            maxsize = request.meta.get("download_maxsize", self._file_maxsize)
+            if maxsize and size > maxsize:
+                message = get_maxsize_msg(size, maxsize, request, expected=True)
+                logger.warning(message)
+                raise DownloadCancelledError(message)
+            source = handle or io.BytesIO(_NOT_FOUND)
+            body: list[bytes] = []
+            while chunk := source.read(_CHUNK):
+                body.append(chunk)
+                stop = check_stop_download(
+                    signals.bytes_received, self._crawler, request, data=chunk
+                )
+                if stop is not None:
+                    break
+            return make_response(url, status, headers, b"".join(body), stop_download=stop)
