@@ -235,7 +235,7 @@ def run_linkchecker(truth: dict, cwd: Path, ignore: str = "") -> Result:
         rows = (line for line in fh if not line.startswith("#"))
         for row in csv.DictReader(rows, delimiter=";"):
             if row.get("valid") == "False":
-                broken.add(row["url"])
+                broken.add(row["url"].partition("#")[0])  # the page, as the others
     return Result("LinkChecker", wall, cpu, rss, checked, broken)
 
 
