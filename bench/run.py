@@ -1,8 +1,10 @@
-"""The benchmark: linkaudit against LinkChecker and a fetch-and-parse floor,
-on the same generated site, served by nginx, in one session.
+"""The benchmark: linkaudit against LinkChecker, linkinator and a
+fetch-and-parse floor, on the same generated site, served by nginx, in one
+session; ``real`` does the same on real documentation sets (bench/real.py).
 
-    python bench/run.py setup                 # nginx (apt), LinkChecker's virtualenv, aiohttp
+    python bench/run.py setup        # nginx, the doc sets (apt), the peers, aiohttp
     python bench/run.py run --pages 10000 --rounds 3
+    python bench/run.py real --pages 10000 --rounds 3   # generated site, then doc sets
 
 ``run`` generates the site (bench/gen_site.py) unless it is there, serves it
 with nginx on 127.0.0.1 (near) and 127.0.0.2 (far), then runs each tool in
@@ -37,7 +39,7 @@ VENV_BIN = Path(sys.executable).parent
 WORK = Path(os.environ.get("LINKAUDIT_BENCH_DIR", "/tmp/linkaudit-bench"))
 LC_VENV = WORK / "linkchecker-venv"
 LINKCHECKER_VERSION = "10.6.0"
-PORT = 8081
+PORT = int(os.environ.get("LINKAUDIT_BENCH_PORT", "8081"))  # nginx, for both origins
 NEAR, FAR = f"http://127.0.0.1:{PORT}", f"http://127.0.0.2:{PORT}"
 CONCURRENCY = 32
 
@@ -87,7 +89,15 @@ def setup() -> None:
         [sys.executable, "-m", "pip", "install", "-q", "-r", str(HERE / "requirements.txt")],
         check=True,
     )
-    print("bench: nginx, LinkChecker and aiohttp are ready")
+    from peers import setup_peers
+    from real import PACKAGES
+
+    # the real documentation sets (bench/real.py), from Debian's archive
+    subprocess.run(
+        ["apt-get", "install", "-y", "-q", "--no-install-recommends", *PACKAGES], check=True
+    )
+    setup_peers()
+    print("bench: nginx, LinkChecker, aiohttp, the doc sets, linkinator and lychee are ready")
 
 
 # -- serving -------------------------------------------------------------------
@@ -173,8 +183,11 @@ class Result:
     hits: list = field(default_factory=list)
 
 
-def _measure(cmd: list[str], cwd: Path, env: dict | None = None) -> tuple[float, float, float, str]:
-    """Run ``cmd``; wall seconds, CPU seconds and peak RSS (MB) of the process."""
+def _measure(
+    cmd: list[str], cwd: Path, env: dict | None = None, ok: tuple[int, ...] = (0, 1)
+) -> tuple[float, float, float, str]:
+    """Run ``cmd``; wall seconds, CPU seconds and peak RSS (MB) of the process
+    (and of every child it waited for)."""
     out = cwd / "stdout.txt"
     with out.open("w") as fh:
         start = time.monotonic()
@@ -183,7 +196,7 @@ def _measure(cmd: list[str], cwd: Path, env: dict | None = None) -> tuple[float,
         wall = time.monotonic() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     text = out.read_text(errors="replace")
-    if proc.returncode not in (0, 1):
+    if proc.returncode not in ok:
         raise SystemExit(f"bench: {cmd[0]} exited {proc.returncode}:\n{text[-3000:]}")
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text
 
@@ -196,17 +209,20 @@ def run_linkaudit(truth: dict, cwd: Path, *extra: str, name: str = "linkaudit") 
     wall, cpu, rss, _ = _measure(cmd, cwd)
     data = json.loads(report.read_text())
     broken = {u["url"] for u in data["urls"] if u["outcome"] == "broken"}
-    checked = sum(1 for u in data["urls"] if u["outcome"] != "unchecked")
+    checked = sum(1 for u in data["urls"] if u["outcome"] not in ("unchecked", "excluded"))
     return Result(name, wall, cpu, rss, checked, broken)
 
 
-def run_linkchecker(truth: dict, cwd: Path) -> Result:
+def run_linkchecker(truth: dict, cwd: Path, ignore: str = "") -> Result:
+    """LinkChecker from ``truth["start"]``; ``ignore``: a regex of URLs it
+    must not check (its [filtering] ignore)."""
     os.chmod(cwd, 0o777)  # LinkChecker run as root drops to nobody, then writes here
     cfg = cwd / "linkcheckerrc"
     cfg.write_text(
         f"[checking]\nthreads={CONCURRENCY}\nmaxrequestspersecond=100000\n"
         "[filtering]\ncheckextern=1\n"
-        f"[csv]\nfilename={cwd / 'lc.csv'}\n"
+        + (f"ignore={ignore}\n" if ignore else "")
+        + f"[csv]\nfilename={cwd / 'lc.csv'}\n"
     )
     os.chmod(cfg, 0o644)
     cmd = [str(LC_VENV / "bin" / "linkchecker"), "-f", str(cfg), "--no-status"]
@@ -219,7 +235,7 @@ def run_linkchecker(truth: dict, cwd: Path) -> Result:
         rows = (line for line in fh if not line.startswith("#"))
         for row in csv.DictReader(rows, delimiter=";"):
             if row.get("valid") == "False":
-                broken.add(row["url"])
+                broken.add(row["url"].partition("#")[0])  # the page, as the others
     return Result("LinkChecker", wall, cpu, rss, checked, broken)
 
 
@@ -238,6 +254,7 @@ TOOLS = {
     ),
     "linkchecker": run_linkchecker,
     "floor": run_floor,
+    "linkinator": lambda truth, cwd: __import__("peers").run_linkinator(truth["start"], cwd),
 }
 
 
@@ -299,8 +316,11 @@ def print_table(rows: list[dict], truth: dict, rounds: int) -> None:
     by_tool = {r["tool"]: r for r in rows}
     lc = by_tool.get("LinkChecker")
     floor = by_tool.get("floor (aiohttp+lxml)")
+    lk = by_tool.get("linkinator")
     for r in rows:
         ratios = []
+        if lk and r is not lk:
+            ratios.append(f"{r['wall'] / lk['wall']:.2f}x linkinator")
         if lc and r is not lc:
             ratios.append(f"{r['wall'] / lc['wall']:.2f}x LinkChecker")
         if floor and r is not floor:
@@ -334,13 +354,16 @@ def serve(pages: int) -> None:
         nginx.stop()
 
 
-def run(pages: int, rounds: int, tools: list[str]) -> None:
+def run(pages: int, rounds: int, tools: list[str], once: frozenset[str] = frozenset()) -> None:
+    """``once``: tools run in the first round only (LinkChecker's minutes)."""
     site, truth = _site(pages)
     nginx = Nginx(site)
     results: dict[str, list[Result]] = {t: [] for t in tools}
     try:
         for rnd in range(rounds):
             for tool in tools:  # alternating: each round runs every tool once
+                if rnd and tool.lower() in once:
+                    continue
                 cwd = WORK / "runs" / f"{tool}-{rnd}"
                 shutil.rmtree(cwd, ignore_errors=True)
                 cwd.mkdir(parents=True)
@@ -366,12 +389,28 @@ def main() -> None:
     r.add_argument("--pages", type=int, default=10000)
     r.add_argument("--rounds", type=int, default=3)
     r.add_argument("--tools", default="linkaudit,linkaudit-fast,linkchecker,floor")
+    d = sub.add_parser("real", help="real doc sets: each finding's price, and the peers")
+    d.add_argument(
+        "--sets", default="python,postgresql,glib", help="python,postgresql,glib,libstdc++"
+    )
+    d.add_argument("--rounds", type=int, default=3)
+    d.add_argument("--skip", default="", help="runs left out, e.g. LinkChecker")
+    d.add_argument("--once", default="", help="runs in the first round only, e.g. LinkChecker")
+    d.add_argument("--pages", type=int, default=0, help="the generated site's table first")
     s = sub.add_parser("serve", help="serve a generated site until Ctrl-C")
     s.add_argument("--pages", type=int, default=10000)
     ns = p.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
     if ns.command == "setup":
         setup()
+    elif ns.command == "real":
+        from real import real
+
+        once = frozenset(filter(None, ns.once.lower().split(",")))
+        if ns.pages:  # the generated site's table first, in the same invocation
+            tools = "linkaudit,linkaudit-fast,linkinator,linkchecker,floor"
+            run(ns.pages, ns.rounds, tools.split(","), once)
+        real(ns.sets.split(","), ns.rounds, set(filter(None, ns.skip.split(","))), once)
     elif ns.command == "serve":
         serve(ns.pages)
     else:

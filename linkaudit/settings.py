@@ -7,6 +7,8 @@ components and Scrapy's own settings where a link checker needs another
 default than Scrapy's.  The README documents each setting.
 """
 
+from scrapy.settings import default_settings as _scrapy_defaults
+
 from linkaudit import PROJECT_URL, __version__
 from linkaudit.config.options import defaults
 from linkaudit.items import CONTRACT_FIELDS, OPTIONAL_FIELDS
@@ -46,8 +48,8 @@ DOWNLOADER_MIDDLEWARES = {
     # --header, --auth and .netrc for the site's own hosts only; Scrapy's
     # HttpAuthMiddleware (300) turns the request's credentials into a header
     "linkaudit.middlewares.credentials.NearCredentialsMiddleware": 290,
-    # --cookie-jar: Scrapy's cookies middleware, loaded from a cookies.txt file
-    "scrapy.downloadermiddlewares.cookies.CookiesMiddleware": None,
+    # --cookie-jar: Scrapy's cookies middleware, loaded from a cookies.txt
+    # file (Scrapy's own is not in DOWNLOADER_MIDDLEWARES_BASE below)
     "linkaudit.middlewares.cookies.CookieFileMiddleware": 700,
     # Counts without serialising each request to measure its bytes
     "scrapy.downloadermiddlewares.stats.DownloaderStats": None,
@@ -71,6 +73,23 @@ SPIDER_MIDDLEWARES = {
     "linkaudit.middlewares.internalerrors.InternalErrorMiddleware": 10,
     # A local build's file reached through a symbolic link out of it: ok, a warning
     "linkaudit.middlewares.localbuild.LinkOutMiddleware": 20,
+}
+# Scrapy's own downloader middlewares but its cookies middleware: Scrapy
+# imports every component it lists, even one set to None, and that one
+# imports tldextract and requests (middlewares/cookies.py builds it on use)
+DOWNLOADER_MIDDLEWARES_BASE = {
+    name: order
+    for name, order in _scrapy_defaults.DOWNLOADER_MIDDLEWARES_BASE.items()
+    if name != "scrapy.downloadermiddlewares.cookies.CookiesMiddleware"
+}
+# Scrapy's own extensions but the telnet console and the remote control,
+# off below (TELNETCONSOLE_ENABLED, REMOTE_CONTROL_ENABLED): Scrapy imports
+# every extension it lists, even one set to None, and the remote control
+# imports aiohttp's server: a quarter of a second at every start.
+EXTENSIONS_BASE = {
+    name: order
+    for name, order in _scrapy_defaults.EXTENSIONS_BASE.items()
+    if name.rpartition(".")[2] not in ("TelnetConsole", "RemoteControl")
 }
 EXTENSIONS = {
     "linkaudit.extensions.crawldelay.CrawlDelay": 500,

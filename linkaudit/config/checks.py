@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import os
 import re
+import sys
 import tempfile
 from collections.abc import Callable
 from typing import Any
@@ -117,7 +118,12 @@ def state_class(settings: Any, name: str) -> str:
     if inspect.isabstract(loaded):
         raise ValueError(f"{shown!r} is abstract: name a state class that implements it")
     for needed, setting, option in _STATE_NEEDS:  # their own options choose them
-        if loaded is load_object(needed) and not settings.get(setting):
+        # a state's module is in sys.modules if ``loaded`` is that state:
+        # an audit in memory never imports Redis or SQLite to compare
+        module, _, cls = needed.rpartition(".")
+        if module not in sys.modules:
+            continue
+        if loaded is getattr(sys.modules[module], cls) and not settings.get(setting):
             raise ValueError(f"{shown!r} needs {option} (which chooses it)")
     return path
 
@@ -230,11 +236,11 @@ def local_directory(settings: Any, name: str) -> str | None:
 
 def database_path(settings: Any, name: str) -> str | None:
     """The audit database: a file that can be created or opened."""
-    from linkaudit.state.database import DatabaseError, open_database
-
     value = text(settings, name)
     if not value:
         return None
+    from linkaudit.state.database import DatabaseError, open_database
+
     path = os.path.abspath(os.path.expanduser(value))
     if os.path.isdir(path):
         raise ValueError(f"{path} is a directory")
@@ -266,11 +272,11 @@ def journal_path_for(report: str) -> str:
 def redis_url(settings: Any, name: str) -> str | None:
     """A Redis URL (redis://, rediss:// or unix://); the connection is
     checked by the state, before the crawl."""
-    from linkaudit.state.redis.connection import SCHEMES
-
     value = text(settings, name)
     if not value:
         return None
+    from linkaudit.state.redis.connection import SCHEMES
+
     if not value.startswith(SCHEMES):
         shown = masked(value)
         raise ValueError(f"{shown!r} is not a Redis URL (redis://HOST:PORT/DB, rediss://, unix://)")
@@ -279,11 +285,11 @@ def redis_url(settings: Any, name: str) -> str | None:
 
 def audit_name(settings: Any, name: str) -> str | None:
     """The name of a shared audit: part of its Redis keys."""
-    from linkaudit.state.redis.connection import AUDIT_NAME
-
     value = text(settings, name)
     if not value:
         return None
+    from linkaudit.state.redis.connection import AUDIT_NAME
+
     if not AUDIT_NAME.fullmatch(value):
         raise ValueError(f"{value!r}: use letters, digits and . _ : - (at most 200)")
     return value
