@@ -1,7 +1,7 @@
-"""The server of ``linkaudit DIR`` and clients that hang up: a reset at any
-point (before the request, in the middle of it, while the answer is
-written, on every route) ends that connection quietly; stderr stays empty
-and the server keeps serving."""
+"""The servers of ``linkaudit DIR`` and ``--demo`` and clients that hang
+up: a reset at any point (before the request, in the middle of it, while
+the answer is written, on every route) ends that connection quietly;
+stderr stays empty and the server keeps serving."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ import subprocess
 import sys
 import time
 from urllib.parse import urlsplit
+
+import pytest
 
 from tests.conftest import ROOT
 from tests.test_build_server import SERVE, request
@@ -40,7 +42,17 @@ def reset(host: str, port: int, send: bytes = b"", read: int = 0) -> None:
         conn.close()
 
 
-def test_clients_that_reset_leave_no_traceback(tmp_path):
+DEMO = """
+import time
+from linkaudit.demo.server import DemoSite
+with DemoSite() as site:
+    print(site.url, flush=True)
+    time.sleep(120)
+"""
+
+
+@pytest.mark.parametrize("serve", [SERVE, DEMO], ids=["build", "demo"])
+def test_clients_that_reset_leave_no_traceback(tmp_path, serve):
     build = tmp_path / "public"
     (build / "dir").mkdir(parents=True)
     (build / "index.html").write_text('<a href="dir/">d</a>')
@@ -49,7 +61,7 @@ def test_clients_that_reset_leave_no_traceback(tmp_path):
     (build / "mid.bin").write_bytes(b"\0" * 3_000_000)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     server = subprocess.Popen(
-        [sys.executable, "-c", SERVE, str(build)],
+        [sys.executable, "-c", serve, str(build)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -81,16 +81,6 @@ class DirectorySite(LocalSite):
         base_path = base_path if base_path.endswith("/") else base_path + "/"
 
         class Handler(FileHandler):
-            def handle(self) -> None:
-                # A client that hangs up (a reset, a closed pipe) while the
-                # request is read or any answer written, whatever the route,
-                # ends its connection, quietly: socketserver would print a
-                # traceback on stderr for each, even under -q.
-                try:
-                    super().handle()
-                except ConnectionError:
-                    self.close_connection = True
-
             def _answer(self, body: bool) -> None:
                 # the rules the file-reading handler follows too (demo/static.py)
                 found = answer(str(folder), base_path, urlsplit(self.path).path)
