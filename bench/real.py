@@ -24,16 +24,14 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
 import socket
 import statistics
 import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from peers import EXTERNAL, run_linkaudit_dir, run_linkinator, run_lychee, versions
-from run import WORK, Result, run_linkaudit, run_linkchecker
+from run import WORK, Result, run_linkaudit, run_linkchecker, start_nginx, stop_nginx
 
 
 @dataclass(frozen=True)
@@ -115,27 +113,20 @@ class RealNginx:
         conf = WORK / "nginx-real.conf"
         user = "user root;" if os.geteuid() == 0 else ""
         conf.write_text(NGINX_REAL.format(user=user, work=WORK, servers=servers))
-        self.proc = subprocess.Popen(["nginx", "-c", str(conf)])
-        deadline = time.monotonic() + 10
-        while not all(self._answers(p) for p in self.ports.values()):
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                self.proc.kill()
-                raise SystemExit(f"bench: nginx did not start; see {WORK}/nginx-real-error.log")
-            time.sleep(0.05)
+        self.proc = start_nginx(conf, self._answers, WORK / "nginx-real-error.log")
 
-    def _answers(self, port: int) -> bool:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return self.proc.poll() is None
-        except OSError:
-            return False
+    def _answers(self, proc: subprocess.Popen) -> bool:
+        """Every set's port answers, and this nginx is still running."""
+        for port in self.ports.values():
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    pass
+            except OSError:
+                return False
+        return proc.poll() is None
 
     def stop(self) -> None:
-        self.proc.send_signal(signal.SIGQUIT)
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
+        stop_nginx(self.proc)
 
 
 def site_size(root: Path) -> tuple[int, int]:

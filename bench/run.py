@@ -101,6 +101,27 @@ def setup() -> None:
 
 
 # -- serving -------------------------------------------------------------------
+def start_nginx(conf: Path, ready, error_log: Path) -> subprocess.Popen:
+    """nginx with ``conf``, once ``ready(proc)`` says it answers (10 s at most)."""
+    proc = subprocess.Popen(["nginx", "-c", str(conf)])
+    deadline = time.monotonic() + 10
+    while not ready(proc):
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            raise SystemExit(f"bench: nginx did not start; see {error_log}")
+        time.sleep(0.05)
+    return proc
+
+
+def stop_nginx(proc: subprocess.Popen) -> None:
+    """A graceful stop (SIGQUIT), a kill after 10 s."""
+    proc.send_signal(signal.SIGQUIT)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 class Nginx:
     def __init__(self, site: Path):
         self.log = WORK / "access.log"
@@ -116,13 +137,7 @@ class Nginx:
         (WORK / "nginx.conf").write_text(conf)
         self.log.write_text("")
         (WORK / "nginx.pid").unlink(missing_ok=True)
-        self.proc = subprocess.Popen(["nginx", "-c", str(WORK / "nginx.conf")])
-        deadline = time.monotonic() + 10
-        while not self._answers():
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                self.proc.kill()
-                raise SystemExit("bench: nginx did not start; see " + str(WORK / "nginx-error.log"))
-            time.sleep(0.05)
+        self.proc = start_nginx(WORK / "nginx.conf", self._answers, WORK / "nginx-error.log")
         self.log.write_text("")  # the probes above are not part of any run
 
     @staticmethod
@@ -137,9 +152,10 @@ class Nginx:
         lines += [f"location = {path} {{ return {status}; }}" for path, status in statuses]
         return "\n        ".join(lines)
 
-    def _answers(self) -> bool:
+    @staticmethod
+    def _answers(proc: subprocess.Popen) -> bool:
         """Both origins answer, and it is this nginx (not a leftover one)."""
-        if not (WORK / "nginx.pid").exists() or self.proc.poll() is not None:
+        if not (WORK / "nginx.pid").exists() or proc.poll() is not None:
             return False
         for host in ("127.0.0.1", "127.0.0.2"):
             try:
@@ -163,11 +179,7 @@ class Nginx:
         return rows
 
     def stop(self) -> None:
-        self.proc.send_signal(signal.SIGQUIT)
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
+        stop_nginx(self.proc)
         (WORK / "nginx.pid").unlink(missing_ok=True)
 
 
