@@ -67,6 +67,17 @@ def test_unicode_digits_in_a_port_cost_nothing(tmp_path, server):
     assert crawl.report["complete"]
 
 
+def _buggy_crawl(tmp_path, server):
+    """An audit of ``server`` whose state fails on ``/bug-link`` (tests.faulty)."""
+    return run_crawl(
+        tmp_path,
+        "-a",
+        f"start={server.url}/",
+        settings={"LINKAUDIT_STATE": "tests.faulty.BuggyState"},
+        allow_faults=True,
+    )
+
+
 def test_a_bug_on_one_link_is_an_internal_error_of_that_link(tmp_path, server):
     """tests.faulty.BuggyState fails while queueing ``/bug-link``: that link
     is ``unchecked`` with an internal error, the page and its other links
@@ -76,13 +87,7 @@ def test_a_bug_on_one_link_is_an_internal_error_of_that_link(tmp_path, server):
     server.add("/other", _page(["/bug-link", FINE[0]]))
     for path in [*FINE, "/bug-link"]:
         server.add(path, '<p>fine</p><a href="/other">other</a>')
-    crawl = run_crawl(
-        tmp_path,
-        "-a",
-        f"start={server.url}/",
-        settings={"LINKAUDIT_STATE": "tests.faulty.BuggyState"},
-        allow_faults=True,
-    )
+    crawl = _buggy_crawl(tmp_path, server)
     assert crawl.returncode == 4, crawl.stderr[-3000:]  # scrapy crawl exits 4 on one
     start = server.url + "/"
     assert crawl.url(start)["outcome"] == "ok"
@@ -151,13 +156,7 @@ def test_a_bug_on_one_sitemap_url_costs_only_that_url(tmp_path, server):
     server.add("/", "<p>no links</p>")
     for path in FINE[:2]:
         server.add(path, "<p>fine</p>")
-    crawl = run_crawl(
-        tmp_path,
-        "-a",
-        f"start={server.url}/",
-        settings={"LINKAUDIT_STATE": "tests.faulty.BuggyState"},
-        allow_faults=True,
-    )
+    crawl = _buggy_crawl(tmp_path, server)
     assert crawl.returncode == 4, crawl.stderr[-3000:]
     assert crawl.url(f"{server.url}/sitemap.xml")["outcome"] == "ok"
     for path in FINE[:2]:
