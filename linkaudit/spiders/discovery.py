@@ -1,6 +1,12 @@
 """Discovery: the links of a scanned page, and what becomes of each URL the
 first time the audit meets it (settled now, or queued to be checked).
 
+Scrapy-free: the spider and the walk of a local build
+(``linkaudit/localbuild/walk.py``) share it.  Its host provides ``state``,
+``rules``, ``config``, ``max_depth``, the scan switches (``css``,
+``css_types``, ``check_fragments``, ``templates``), ``link_faults`` and
+``_count`` (a statistic).
+
 One link never costs its page: an exception of ours while reading or
 placing one link value is an internal error of that link alone (its entry
 ``unchecked``, ``Internal error: ...``, an ERROR with the traceback in the
@@ -13,23 +19,14 @@ import logging
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from scrapy.http import Response, TextResponse
-
 from linkaudit.items import UrlResult
-from linkaudit.meta import ANCHORS, LOCATION, LOCATION_ERROR, REFERRER
+from linkaudit.meta import ANCHORS
 from linkaudit.rules.css import capped_css_links
 from linkaudit.rules.fragments import fragment_of
 from linkaudit.rules.html import RawLink, capped_links
 from linkaudit.rules.html.landmarks import landmarks
 from linkaudit.rules.judge import Verdict
-from linkaudit.rules.statuses import (
-    BROKEN,
-    REDIRECT,
-    UNCHECKED,
-    internal_error,
-    media_type,
-    status_text,
-)
+from linkaudit.rules.statuses import UNCHECKED, internal_error
 from linkaudit.rules.templates import page_blocks
 from linkaudit.rules.urls import InvalidURL, canonicalize, clean
 
@@ -103,25 +100,29 @@ class Discovery:
         # else: beyond the depth limit, reported as unchecked
 
     def _scan(
-        self: LinkAuditSpider, response: Response, url: str, depth: int, truncated: bool = False
+        self: LinkAuditSpider,
+        text: str | None,
+        url: str,
+        depth: int,
+        stylesheet: bool,
+        truncated: bool = False,
     ) -> Scanned:
         """The page's links, its number of images, the results of new links
         settled on sight and, with --check-fragments, its anchors and its
         links to fragments.  A near stylesheet (CSS) has its ``url()`` and
         ``@import`` links and nothing else.
 
-        A body that is not text (a PNG sent as text/html) has no links."""
+        ``text``: the body decoded, None when it is not text (a PNG sent as
+        text/html): no links."""
         maxsize = self.config["LINKAUDIT_PAGE_MAXSIZE"]
         if truncated:
-            self.crawler.stats.inc_value("linkaudit/pages_truncated")
+            self._count("linkaudit/pages_truncated")
             logger.info("%s is larger than %d bytes: the rest was not read", url, maxsize)
-        if not isinstance(response, TextResponse):
+        if text is None:
             return Scanned([], 0, [], None, None, None)
-        text = response.text
         if truncated:  # the last chunk may reach past the cap; only cut pages are copied
             text = text[:maxsize]
         fragments: list[list[Any]] | None = [] if self.check_fragments else None
-        stylesheet = media_type(response.headers.get(b"Content-Type")) in self.css_types
         raw_links, base, images, anchors, dropped = self._read_links(text, stylesheet, url)
         base_url = url
         if base is not None:
@@ -156,7 +157,7 @@ class Discovery:
             self.state.mark(ANCHORS, list(dict.fromkeys(f[0] for f in fragments)))
         blocks = None
         if not stylesheet:  # the report's pages are HTML pages
-            self.crawler.stats.inc_value("linkaudit/pages")
+            self._count("linkaudit/pages")
             if self.templates:
                 blocks = page_blocks(links, landmarks(text))
         logger.debug("Scanned %s: %d links", url, len(links))
@@ -192,7 +193,7 @@ class Discovery:
             )
             raw_links, base, images, anchors = page
         if dropped:
-            self.crawler.stats.inc_value("linkaudit/links_dropped", dropped)
+            self._count("linkaudit/links_dropped", dropped)
             logger.info(
                 "%s has more than %d links: %d more were not read (LINKAUDIT_PAGE_MAXLINKS)",
                 url,
@@ -236,15 +237,20 @@ class Discovery:
         if key in self.link_faults:
             return
         self.link_faults.add(key)
-        self.crawler.stats.inc_value("linkaudit/internal_errors")
+        self._count("linkaudit/internal_errors")
         logger.error(
             "Internal error while %s (a bug in linkaudit: please report it with this log)",
             what,
             exc_info=True,
         )
 
-    def _redirect(self: LinkAuditSpider, response: Response, url: str, depth: int) -> Iterator[Any]:
-        """A 3xx: its target is a link of the redirecting URL.
+    def _redirect_target(
+        self: LinkAuditSpider, url: str, location: str, depth: int, referrer: str | None
+    ) -> tuple[str | None, list[UrlResult]]:
+        """A redirect of ``url`` to ``location`` (canonical): its target is a
+        link of the redirecting URL.  Returns the error that makes the
+        redirect broken (None: it is a redirect) and the results of a new
+        target settled on sight.
 
         Each hop of a chain is a URL of the audit, checked on its own, so
         the chain is counted in the state (``hops``, shared by workers): a
@@ -252,18 +258,11 @@ class Discovery:
         (browsers and Scrapy stop at 20) is broken, "Too many redirects",
         and its target is not requested.  One far link can then cost at most
         that many requests, not an endless audit."""
-        meta = response.meta
-        location = meta.get(LOCATION)
-        if location is None:
-            error = meta.get(LOCATION_ERROR) or f"{status_text(response.status)} without a Location"
-            yield self._result(response, BROKEN, error=error)
-            return
         hops = self.state.hops(url) + 1  # this answer is the chain's hops-th redirect
         limit = self.config["REDIRECT_MAX_TIMES"]
         if hops > limit:
             error = f"Too many redirects: {hops} in a row, more than {limit} (REDIRECT_MAX_TIMES)"
-            yield self._result(response, BROKEN, error=error, location=location)
-            return
+            return error, []
         key, outcome, error = self.rules.judge(location)  # already canonical
         if self.check_fragments and self.state.marked(ANCHORS, url):
             self.state.mark(ANCHORS, [key])  # a browser keeps the fragment
@@ -273,16 +272,8 @@ class Discovery:
         # take it.  Its request comes from the page that linked to the
         # redirect, as a browser's does (the report's referrer stays the
         # redirecting URL)
-        referrer = meta.get(REFERRER)
-        found = []
+        found: list[UrlResult] = []
         if self.state.discover(key, depth + 1):
             self.state.set_hops(key, hops)
             found = list(self._place(key, depth + 1, referrer, outcome, error, False))
-        yield self._result(
-            response,
-            REDIRECT,
-            error=status_text(response.status),
-            location=location,
-            links=[(location, None)],
-        )
-        yield from found
+        return None, found

@@ -22,7 +22,7 @@ import scrapy
 from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider
-from scrapy.http import Request, Response
+from scrapy.http import Request, Response, TextResponse
 from scrapy.utils.misc import build_from_crawler, load_object
 
 from linkaudit.config import Config, ConfigError
@@ -34,6 +34,8 @@ from linkaudit.meta import (
     DEPTH,
     FIRST,
     HISTORY,
+    LOCATION,
+    LOCATION_ERROR,
     PHASE,
     PROBE,
     REFERRER,
@@ -41,7 +43,6 @@ from linkaudit.meta import (
     TRUNCATED,
 )
 from linkaudit.rules.judge import LinkRules
-from linkaudit.rules.referrer import referrer_header
 from linkaudit.rules.soft404 import is_probe
 from linkaudit.rules.statuses import (
     BROKEN,
@@ -61,6 +62,7 @@ from linkaudit.spiders.failures import Failures
 from linkaudit.spiders.frontier import Frontier
 from linkaudit.spiders.history import Replay
 from linkaudit.spiders.probes import Probes
+from linkaudit.spiders.requests import check_request
 from linkaudit.spiders.sharing import Sharing
 from linkaudit.spiders.sitemaps import Sitemaps
 from linkaudit.state.base import NEW_RUN, AuditState, Pending
@@ -135,6 +137,31 @@ class LinkAuditSpider(
     def is_near(self, url: str) -> bool:
         return self.rules.is_near(url)
 
+    def _count(self, name: str, count: int = 1) -> None:
+        self.crawler.stats.inc_value(name, count)
+
+    def _redirect(self, response: Response, url: str, depth: int) -> Iterator[Any]:
+        """A 3xx: its target (``Location``, read by our redirect middleware)
+        is a link of the redirecting URL (``Discovery._redirect_target``)."""
+        meta = response.meta
+        location = meta.get(LOCATION)
+        if location is None:
+            error = meta.get(LOCATION_ERROR) or f"{status_text(response.status)} without a Location"
+            yield self._result(response, BROKEN, error=error)
+            return
+        error, found = self._redirect_target(url, location, depth, meta.get(REFERRER))
+        if error is not None:
+            yield self._result(response, BROKEN, error=error, location=location)
+            return
+        yield self._result(
+            response,
+            REDIRECT,
+            error=status_text(response.status),
+            location=location,
+            links=[(location, None)],
+        )
+        yield from found
+
     # -- requests ------------------------------------------------------------
     async def start(self) -> AsyncIterator[Any]:
         self.run = run = self.state.open_run(self.start_urls, self.near_prefixes)
@@ -176,33 +203,7 @@ class LinkAuditSpider(
         phase: str = "head",
         history: History | None = None,
     ) -> Request:
-        # A fresh Request each time (never request.replace()): copying the
-        # HEAD's meta into the GET would carry Scrapy's internal keys along.
-        # verbatim_url: the canonical URL is what a browser requests; Scrapy's
-        # safe_url_string would escape it again ("%2z" into "%252z", "|")
-        meta = {
-            CHECK_URL: url,
-            DEPTH: depth,
-            PHASE: phase,
-            "handle_httpstatus_all": True,
-            "verbatim_url": True,
-        }
-        if history is not None:
-            meta[HISTORY] = history
-        if referer:
-            meta[REFERRER] = referer
-        # what a browser would tell: the full URL to the same origin, only
-        # the origin to another, nothing from https to http
-        sent = referrer_header(referer, url)
-        return Request(
-            url,
-            method="HEAD" if phase == "head" else "GET",
-            headers={"Referer": sent} if sent else None,
-            meta=meta,
-            callback=self.on_response,
-            errback=self.on_error,
-            dont_filter=True,  # the state dedupes; no fingerprinting needed
-        )
+        return check_request(url, depth, referer, phase, history, self.on_response, self.on_error)
 
     def _next_request(self, request: Request, phase: str) -> Request:
         """The GET that continues a check (after a HEAD), noted in the state
@@ -286,8 +287,10 @@ class LinkAuditSpider(
         """A near HTML page: scanned, its result with its links, then the
         results of the new links settled on sight."""
         truncated = bool(response.meta.get(TRUNCATED))
+        text = response.text if isinstance(response, TextResponse) else None
+        stylesheet = media_type(response.headers.get(b"Content-Type")) in self.css_types
         links, images, found, anchors, fragments, blocks, dropped = self._scan(
-            response, url, depth, truncated
+            text, url, depth, stylesheet, truncated
         )
         stats = None
         if media_type(response.headers.get(b"Content-Type")) in self.html_types:
