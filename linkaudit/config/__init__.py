@@ -188,6 +188,12 @@ def _read(option: Option, settings: Any, labels: Mapping[str, str]) -> Any:
 def _with_defaults(settings: Any) -> Any:
     """``settings`` over the table's defaults (a settings object built
     without the project's settings module still reads every option)."""
+    from linkaudit.config.plain import PlainSettings
+
+    if isinstance(settings, PlainSettings):  # an audit without Scrapy
+        plain = PlainSettings(defaults(), priority="default")
+        plain.update(settings)
+        return plain
     from scrapy.settings import BaseSettings
 
     merged = BaseSettings(defaults(), priority="default")

@@ -7,7 +7,6 @@ import json
 import netrc
 import os
 import re
-from http.cookiejar import LoadError, MozillaCookieJar
 from typing import Any
 
 _TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # RFC 9110 field name
@@ -114,6 +113,8 @@ def cookie_file(settings: Any, name: str) -> str | None:
     path = str(settings.get(name) or "")
     if not path:
         return None
+    from http.cookiejar import LoadError, MozillaCookieJar  # urllib.request, http.client: on use
+
     try:
         MozillaCookieJar().load(path, ignore_discard=True)
     except (OSError, LoadError) as exc:

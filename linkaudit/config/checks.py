@@ -9,6 +9,7 @@ are read the way Scrapy's own getters read them.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import os
 import re
@@ -105,13 +106,11 @@ _STATE_NEEDS = (
 def state_class(settings: Any, name: str) -> str:
     """The path of the audit's state: a class of the state interface (the
     spider builds what it names: ``os.system`` would be called)."""
-    from scrapy.utils.misc import load_object
-
     from linkaudit.state.base import AuditState
 
     path = settings.get(name)
     _load(path)
-    loaded = path if not isinstance(path, str) else load_object(path)
+    loaded = path if not isinstance(path, str) else load_path(path)
     shown = path if isinstance(path, str) else getattr(path, "__qualname__", repr(path))
     if not (isinstance(loaded, type) and issubclass(loaded, AuditState)):
         raise ValueError(f"{shown!r} is not a state class (a subclass of AuditState)")
@@ -145,13 +144,25 @@ def components(keys: bool) -> Reader:
     return read
 
 
-def _load(path: Any) -> None:
-    from scrapy.utils.misc import load_object  # Scrapy only when this is checked
+def load_path(path: str) -> Any:
+    """The object a dotted path names, as Scrapy's ``load_object`` finds it
+    (the same errors), without importing Scrapy: an audit that reads its
+    files (``linkaudit DIR``) checks its configuration without it."""
+    module, dot, name = path.rpartition(".")
+    if not dot:
+        raise ValueError(f"Error loading object '{path}': not a full path")
+    found = importlib.import_module(module)
+    try:
+        return getattr(found, name)
+    except AttributeError:
+        raise NameError(f"Module '{module}' doesn't define any object named '{name}'") from None
 
+
+def _load(path: Any) -> None:
     if not isinstance(path, str):
         return  # a class object is loaded already
     try:
-        load_object(path)
+        load_path(path)
     except (ImportError, NameError, ValueError, AttributeError) as exc:
         raise ValueError(f"cannot load {path!r} ({exc})") from None
 
