@@ -4,44 +4,11 @@ hosts serve it, and the way back from a page's URL to its file."""
 from __future__ import annotations
 
 import os
-import posixpath
 from pathlib import Path
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, urlsplit
 
 from linkaudit.demo.server import FileHandler, LocalSite, content_type
-from linkaudit.demo.static import OUTSIDE_HEADER, answer
-
-
-def file_for(root: Path, path: str) -> tuple[Path | None, str | None]:
-    """The file a static host (GitHub Pages, Netlify, Cloudflare Pages,
-    ``python -m http.server``) serves for the URL path ``path`` under
-    ``root``: (file, None), or (None, where to redirect), or (None, None)
-    for a 404.
-
-    ``/dir/`` is ``dir/index.html``; ``/dir`` of a directory redirects to
-    ``/dir/`` (301, as those hosts answer); ``/page`` is ``page.html`` when
-    there is no ``page`` (clean URLs).  Percent escapes are decoded; a path
-    that leaves ``root`` (``..``, symbolic links out) is a 404.
-    """
-    decoded = unquote(path)
-    if "\0" in decoded:
-        return None, None
-    relative = posixpath.normpath("/" + decoded).lstrip("/")
-    target = (root / relative) if relative not in ("", ".") else root
-    candidates = [target / "index.html"] if decoded.endswith("/") else [target]
-    if not decoded.endswith("/"):
-        if target.is_dir():
-            return None, path + "/"
-        candidates.append(target.with_name(target.name + ".html"))
-    base = root.resolve()
-    for candidate in candidates:
-        try:
-            real = candidate.resolve()
-        except (OSError, RuntimeError):
-            continue
-        if real.is_file() and (real == base or base in real.parents):
-            return real, None
-    return None, None
+from linkaudit.demo.static import NOT_FOUND_BODY, OUTSIDE_HEADER, answer, locate
 
 
 class LocalFiles:
@@ -50,7 +17,8 @@ class LocalFiles:
     both."""
 
     def __init__(self, root: str, prefix: str):
-        self.root = Path(root)
+        self.root = root
+        self.real_root = os.path.realpath(root)
         self.shown = root.rstrip("/\\") or root
         self.prefix = prefix  # the URL the directory is served at
         self.known: dict[str, str | None] = {}
@@ -64,10 +32,10 @@ class LocalFiles:
         if not url.startswith(self.prefix):
             return None
         path = "/" + url[len(self.prefix) :].split("?", 1)[0].split("#", 1)[0]
-        found, _ = file_for(self.root, path)
-        if found is None:
+        found = locate(self.root, path)  # the rules the page was served by
+        if found.status != 200 or found.file is None:
             return None
-        inside = found.relative_to(self.root.resolve()).as_posix()
+        inside = Path(os.path.relpath(found.file, self.real_root)).as_posix()
         return f"{self.shown}/{inside}" if self.shown not in (".", "") else inside
 
 
@@ -94,7 +62,7 @@ class DirectorySite(LocalSite):
                 elif found.file is not None:
                     self._send_file(404, found.file, "text/html", body)  # the site's 404.html
                 else:
-                    self._send(404, b"<h1>Not Found</h1>", "text/html", body)
+                    self._send(404, NOT_FOUND_BODY, "text/html", body)
 
         self._serve(Handler, base_path)
         self.files = LocalFiles(os.path.normpath(root), self.url)

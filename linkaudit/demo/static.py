@@ -31,6 +31,8 @@ from urllib.parse import unquote
 # The header that carries ``outside`` over HTTP (the directory's server sends
 # it, linkaudit/middlewares/localbuild.py reads it for the build's URLs only)
 OUTSIDE_HEADER = "X-Linkaudit-Outside"
+# The body of a 404 when the build has no 404.html of its own
+NOT_FOUND_BODY = b"<h1>Not Found</h1>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,21 @@ def _real_root(root: str) -> str:
     return os.path.realpath(root)
 
 
+@functools.lru_cache(maxsize=4096)
+def _real_directory(path: str) -> str:
+    """A directory's real path, once per directory of the build (a walk
+    asks for every file; ``realpath`` is a system call per component)."""
+    return os.path.realpath(path)
+
+
+def _real_file(path: str) -> str:
+    """``os.path.realpath`` of a file, its directory's from the cache: only
+    the file itself is checked for being a link."""
+    head, name = os.path.split(path)
+    real = os.path.join(_real_directory(head), name)
+    return os.path.realpath(real) if os.path.islink(real) else real
+
+
 def locate(root: str, path: str) -> Answer:
     """The answer for the URL path ``path`` (percent-encoded, from the
     directory's root: ``/guide/``) under the directory ``root``."""
@@ -74,7 +91,7 @@ def locate(root: str, path: str) -> Answer:
     for candidate in candidates:
         if not os.path.isfile(candidate):  # follows links; a dangling one is no file
             continue
-        real = os.path.realpath(candidate)
+        real = _real_file(candidate)
         if _inside(real, base):
             return Answer(200, file=Path(real))
         return Answer(200, outside=real)

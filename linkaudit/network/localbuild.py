@@ -39,7 +39,7 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from linkaudit.config import config_of
 from linkaudit.demo.server import content_type
-from linkaudit.demo.static import OUTSIDE_HEADER, answer
+from linkaudit.demo.static import NOT_FOUND_BODY, OUTSIDE_HEADER, answer
 from linkaudit.internals import check_stop_download, get_maxsize_msg, make_response
 from linkaudit.network.handler import HttpDownloadHandler
 from linkaudit.signals import request_sent
@@ -47,7 +47,6 @@ from linkaudit.signals import request_sent
 logger = logging.getLogger(__name__)
 
 _CHUNK = 64 * 1024  # bytes of a file read at once (as the server sends them)
-_NOT_FOUND = b"<h1>Not Found</h1>"
 
 
 class _Build(NamedTuple):
@@ -122,7 +121,7 @@ class LocalBuildHandler(HttpDownloadHandler):
             elif b"Content-Length" in headers:  # a redirect, or a link out: no body
                 size = 0
             else:  # a 404 without the site's own page
-                size = len(_NOT_FOUND)
+                size = len(NOT_FOUND_BODY)
                 headers[b"Content-Length"] = str(size).encode()
             stop = check_stop_download(
                 signals.headers_received, self._crawler, request, headers=headers, body_length=size
@@ -134,7 +133,7 @@ class LocalBuildHandler(HttpDownloadHandler):
                 message = get_maxsize_msg(size, maxsize, request, expected=True)
                 logger.warning(message)
                 raise DownloadCancelledError(message)
-            source = handle or io.BytesIO(_NOT_FOUND)
+            source = handle or io.BytesIO(NOT_FOUND_BODY)
             body: list[bytes] = []
             while chunk := source.read(_CHUNK):
                 body.append(chunk)

@@ -14,14 +14,14 @@ from __future__ import annotations
 import csv
 import io
 import logging
-from typing import Any
-
-from scrapy.crawler import Crawler
-from scrapy.exceptions import NotConfigured
+from typing import TYPE_CHECKING, Any
 
 from linkaudit.config import config_of
 from linkaudit.output.report import read_report, write_atomically
 from linkaudit.signals import report_written
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
 
@@ -66,26 +66,37 @@ class ReportViews:
         config = config_of(crawler)
         html, fixes = config["LINKAUDIT_HTML"], config["LINKAUDIT_REDIRECT_FIXES"]
         if not html and not fixes:
+            from scrapy.exceptions import NotConfigured
+
             raise NotConfigured
         return cls(crawler, html, fixes)
 
     def report_written(self, path: str) -> None:
-        try:
-            report = read_report(path)
-        except (OSError, ValueError) as exc:  # another machine's report (a shared audit)
-            logger.error("linkaudit: cannot read the report %s for its views: %s", path, exc)
-            return
-        if self.html:
-            from linkaudit.output.formats.html import as_html
+        write_views(path, self.html, self.fixes)
 
-            self._write(self.html, as_html(report), "HTML report")
-        if self.fixes:
-            self._write(self.fixes, fixes_csv(report), "Redirect fix-list")
 
-    def _write(self, path: str, text: str, what: str) -> None:
-        try:
-            write_atomically(path, lambda fh: fh.write(text))
-        except OSError as exc:
-            logger.error("linkaudit: cannot write %s: %s", path, exc.strerror or exc)
-            return
-        logger.info("%s written to %s", what, path)
+def write_views(path: str, html: str | None, fixes: str | None) -> None:
+    """The views of the report at ``path``: the HTML report at ``html``, the
+    fix-list's CSV at ``fixes`` (each when set)."""
+    if not html and not fixes:
+        return
+    try:
+        report = read_report(path)
+    except (OSError, ValueError) as exc:  # another machine's report (a shared audit)
+        logger.error("linkaudit: cannot read the report %s for its views: %s", path, exc)
+        return
+    if html:
+        from linkaudit.output.formats.html import as_html
+
+        _write(html, as_html(report), "HTML report")
+    if fixes:
+        _write(fixes, fixes_csv(report), "Redirect fix-list")
+
+
+def _write(path: str, text: str, what: str) -> None:
+    try:
+        write_atomically(path, lambda fh: fh.write(text))
+    except OSError as exc:
+        logger.error("linkaudit: cannot write %s: %s", path, exc.strerror or exc)
+        return
+    logger.info("%s written to %s", what, path)

@@ -28,17 +28,19 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Iterable
-from typing import IO, Any
-
-from scrapy import Spider, signals
-from scrapy.crawler import Crawler
-from scrapy.exceptions import NotConfigured
+from typing import IO, TYPE_CHECKING, Any
 
 from linkaudit.config import config_of
 from linkaudit.items import CONTRACT_FIELDS, OPTIONAL_FIELDS, UrlResult
 from linkaudit.output.report import build_report, now_iso, write_json_atomic
 from linkaudit.signals import report_written
 from linkaudit.state.memory import MemoryState
+
+# Scrapy where the journal is a pipeline: reading a journal back (the
+# command's rebuild) needs none of it
+if TYPE_CHECKING:
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +59,8 @@ class JournalPipeline:
         self.keep = keep  # False: removed once the report is written
         self.file: IO[str] | None = None
         self.report_written = False
+        from scrapy import signals
+
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
         crawler.signals.connect(self._report_written, signal=report_written)
 
@@ -64,6 +68,8 @@ class JournalPipeline:
     def from_crawler(cls, crawler: Crawler) -> JournalPipeline:
         config = config_of(crawler)
         if config.journal is None:
+            from scrapy.exceptions import NotConfigured
+
             raise NotConfigured
         return cls(crawler, config.journal, keep=config.keep_journal)
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import logging
-import time
-from dataclasses import replace
 from typing import Any
 
 from scrapy import Spider, signals
@@ -14,13 +12,11 @@ from twisted.python.failure import Failure
 
 from linkaudit.config import config_of
 from linkaudit.items import UrlResult
-from linkaudit.output.exitstatus import EXIT_INTERNAL, broken_keys, fail_at_exit
-from linkaudit.output.formats.text import summary_text
-from linkaudit.output.report import build_report, now_iso, write_report
+from linkaudit.output.recording import record, report_facts, write_final_report
+from linkaudit.output.report import now_iso
 from linkaudit.rules.soft404 import is_probe
 from linkaudit.rules.statuses import internal_error
 from linkaudit.signals import report_written
-from linkaudit.state.recheck import iso
 
 logger = logging.getLogger(__name__)
 
@@ -84,17 +80,7 @@ class ReportPipeline:
 
     def _record(self, item: UrlResult) -> UrlResult:
         spider = self.crawler.spider
-        state = spider.state
-        now = time.time()
-        if not item.from_cache:  # a cached outcome keeps the time it was checked
-            item.checked_at = iso(now)
-        state.add_referrers(item.url, item.links)
-        failing_since = state.record(item, now)
-        shown = self.policy.present(item, failing_since, now)
-        baseline = spider.baseline
-        if baseline is not None and shown.outcome == "broken" and item.url not in baseline:
-            shown = replace(shown, new=True)
-        return shown
+        return record(spider.state, item, self.config, spider.baseline)
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
         stats = self.crawler.stats
@@ -113,70 +99,23 @@ class ReportPipeline:
         started_at = self.started_at
         if state.shared:  # every worker's
             pages, requests, started_at = state.totals()
-        path = self.config.report
-        facts = dict(
-            start_urls=spider.start_urls,
-            near_prefixes=spider.near_prefixes,
+        facts = report_facts(
+            self.config,
             started_at=started_at,
-            finished_at=now_iso(),
             finish_reason=finish_reason,
             pages=pages,
             requests=requests,
-            max_depth=spider.max_depth,
-            policy=self.policy,
-            now=time.time(),
             baseline=spider.baseline,
             baseline_source=spider.baseline_source,
-            files=self.config.local_files,
-            fragments=self.config["LINKAUDIT_CHECK_FRAGMENTS"],
-            soft_404=(
-                (
-                    self.config["LINKAUDIT_SOFT_404"],
-                    self.config["LINKAUDIT_SOFT_404_SIMILARITY"],
-                    self.config["LINKAUDIT_SOFT_404_PROBES"],
-                )
-                if self.config["LINKAUDIT_SOFT_404"] != "off"
-                else None
-            ),
-            templates=self.config["LINKAUDIT_TEMPLATE_MIN_PAGES"]
-            if self.config["LINKAUDIT_TEMPLATES"]
-            else None,
-            sitemaps=bool(
-                self.config["LINKAUDIT_SITEMAPS"] or self.config["LINKAUDIT_ROBOTS_SITEMAPS"]
-            ),
         )
-        written = False
-        try:
-            report = write_report(path, state, **facts)
-            written = True
-        except OSError as exc:
-            # Not a traceback: one line, a non-zero exit, and the journal
-            # (linkaudit/journal.py) still holds every result.
-            journal = self.config.journal
-            logger.error(
-                "linkaudit: cannot write the report %s: %s%s",
-                path,
-                exc.strerror or exc,
-                f"; the results are in the journal {journal}" if journal else "",
-            )
-            stats.set_value("linkaudit/report_error", str(exc))
-            fail_at_exit(1)
-            report = build_report(state, **facts)
-        state.finish_run(finish_reason, _broken(report))
-        if written:
-            logger.info("Report written to %s", path)
-            state.report_written(path, report)
-            self.crawler.signals.send_catch_log(report_written, path=path)
-        if report["summary"].get("internal_errors"):
-            # scrapy crawl too: a run that hit a bug of ours does not exit 0
-            fail_at_exit(EXIT_INTERNAL)
-        logger.info("%s", summary_text(report))
+        write_final_report(
+            self.config,
+            state,
+            facts,
+            written=lambda path: self.crawler.signals.send_catch_log(report_written, path=path),
+            failed=lambda exc: stats.set_value("linkaudit/report_error", str(exc)),
+        )
         state.close()
-
-
-def _broken(report: dict[str, Any]) -> list[str]:
-    """What the next audit's baseline holds: broken URLs, missing fragments."""
-    return broken_keys(report)
 
 
 class ProbeFilter:

@@ -1,0 +1,118 @@
+"""Recording results and writing the report: what the report pipeline
+does, as functions of the configuration and the state, so that an audit
+without a crawl (a local build read as files, ``linkaudit/localbuild/``)
+records and reports exactly as the crawl does.  No Scrapy here."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from linkaudit.items import UrlResult
+from linkaudit.output.exitstatus import EXIT_INTERNAL, broken_keys, fail_at_exit
+from linkaudit.output.formats.text import summary_text
+from linkaudit.output.report import build_report, now_iso, write_report
+from linkaudit.state.base import AuditState
+from linkaudit.state.recheck import iso
+
+if TYPE_CHECKING:
+    from linkaudit.config import Config
+
+logger = logging.getLogger(__name__)
+
+
+def record(
+    state: AuditState, item: UrlResult, config: Config, baseline: frozenset[str] | None
+) -> UrlResult:
+    """Record ``item`` (its outcome, its links as referrers) and return it as
+    the user is shown it: a failure in its grace period as ok with a warning,
+    new breakage against a baseline marked ``new``."""
+    now = time.time()
+    if not item.from_cache:  # a cached outcome keeps the time it was checked
+        item.checked_at = iso(now)
+    state.add_referrers(item.url, item.links)
+    failing_since = state.record(item, now)
+    shown = config.policy.present(item, failing_since, now)
+    if baseline is not None and shown.outcome == "broken" and item.url not in baseline:
+        shown = replace(shown, new=True)
+    return shown
+
+
+def report_facts(
+    config: Config,
+    *,
+    started_at: str,
+    finish_reason: str,
+    pages: int,
+    requests: int,
+    baseline: frozenset[str] | None,
+    baseline_source: str | None,
+) -> dict[str, Any]:
+    """What the report says besides its entries: the run and the
+    configuration's findings switches."""
+    soft_404 = config["LINKAUDIT_SOFT_404"]
+    return dict(
+        start_urls=list(config.start_urls),
+        near_prefixes=config.near_prefixes,
+        started_at=started_at,
+        finished_at=now_iso(),
+        finish_reason=finish_reason,
+        pages=pages,
+        requests=requests,
+        max_depth=config.max_depth,
+        policy=config.policy,
+        now=time.time(),
+        baseline=baseline,
+        baseline_source=baseline_source,
+        files=config.local_files,
+        fragments=config["LINKAUDIT_CHECK_FRAGMENTS"],
+        soft_404=(
+            (soft_404, config["LINKAUDIT_SOFT_404_SIMILARITY"], config["LINKAUDIT_SOFT_404_PROBES"])
+            if soft_404 != "off"
+            else None
+        ),
+        templates=config["LINKAUDIT_TEMPLATE_MIN_PAGES"] if config["LINKAUDIT_TEMPLATES"] else None,
+        sitemaps=bool(config["LINKAUDIT_SITEMAPS"] or config["LINKAUDIT_ROBOTS_SITEMAPS"]),
+    )
+
+
+def write_final_report(
+    config: Config,
+    state: AuditState,
+    facts: dict[str, Any],
+    written: Callable[[str], None],
+    failed: Callable[[OSError], None] = lambda exc: None,
+) -> dict[str, Any]:
+    """Write the report (however the audit ended), close the run in the
+    state, call ``written`` with its path (the views, the journal's end), and
+    return it.  A report that cannot be written is one ERROR line, exit 1,
+    and the journal still holds every result."""
+    path = config.report
+    ok = False
+    try:
+        report = write_report(path, state, **facts)
+        ok = True
+    except OSError as exc:
+        journal = config.journal
+        logger.error(
+            "linkaudit: cannot write the report %s: %s%s",
+            path,
+            exc.strerror or exc,
+            f"; the results are in the journal {journal}" if journal else "",
+        )
+        failed(exc)
+        fail_at_exit(1)
+        report = build_report(state, **facts)
+    state.finish_run(facts["finish_reason"], broken_keys(report))
+    if ok:
+        logger.info("Report written to %s", path)
+        state.report_written(path, report)
+        written(path)
+    if report["summary"].get("internal_errors"):
+        # scrapy crawl too: a run that hit a bug of ours does not exit 0
+        fail_at_exit(EXIT_INTERNAL)
+    logger.info("%s", summary_text(report))
+    return report
