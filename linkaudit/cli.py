@@ -44,18 +44,16 @@ if TYPE_CHECKING:
     from scrapy.settings import Settings
 
     from linkaudit.config import Config
+    from linkaudit.walk.audit import Walked
 
 __all__ = ["build_parser", "main"]
 
 
-def _settings(ns: argparse.Namespace) -> Settings:
-    from scrapy.settings import Settings
-
+def _chosen(ns: argparse.Namespace) -> dict[str, Any]:
+    """The settings the command's options choose (``-s`` comes on top)."""
     from linkaudit.config import ConfigError
     from linkaudit.config.checks import writable_file
 
-    settings = Settings()
-    settings.setmodule("linkaudit.settings", priority="project")
     level = "ERROR" if ns.quiet else ("WARNING", "INFO", "DEBUG")[min(ns.verbose, 2)]
     chosen: dict[str, Any] = {
         "LOG_LEVEL": level,
@@ -81,7 +79,17 @@ def _settings(ns: argparse.Namespace) -> Settings:
         except ValueError as exc:
             raise ConfigError(f"--jsonl: {exc}") from None
         chosen["FEEDS"] = {jsonl: {"format": "jsonlines", "overwrite": True}}
-    settings.setdict(chosen, priority="cmdline")
+    return chosen
+
+
+def _settings(ns: argparse.Namespace) -> Settings:
+    from scrapy.settings import Settings
+
+    from linkaudit.config import ConfigError
+
+    settings = Settings()
+    settings.setmodule("linkaudit.settings", priority="project")
+    settings.setdict(_chosen(ns), priority="cmdline")
     for name, value in ns.settings:  # -s wins over the options, as in Scrapy
         try:
             settings.set(name, value, priority="cmdline")
@@ -112,7 +120,28 @@ def _names(ns: argparse.Namespace) -> dict[str, str]:
     }
 
 
-def _crawl(settings: Settings, config: Config) -> Any:
+def _walked(ns: argparse.Namespace) -> tuple[Config, Walked] | None:
+    """A build directory walked as files (``linkaudit/walk/``), when the
+    audit asks nothing else of the crawl for it; None: the crawl reads it."""
+    from linkaudit.config import Config
+    from linkaudit.walk.audit import log_to_stderr, plain_settings, walk, walkable_settings, walks
+
+    if ns.local_dir is None or ns.demo or ns.jsonl or not walkable_settings(
+        [name for name, _ in ns.settings]
+    ):
+        return None
+    settings = plain_settings(_chosen(ns), ns.settings)
+    config = Config.build(settings, _arguments(ns), _names(ns))
+    if not walks(config):
+        return None
+    handler = log_to_stderr(settings.get("LOG_LEVEL"))
+    walked = walk(config)
+    if not walked.done:  # the crawl goes on, with its own log handler
+        logging.getLogger().removeHandler(handler)
+    return config, walked
+
+
+def _crawl(settings: Settings, config: Config, walked: Walked | None = None) -> Any:
     from scrapy import signals
     from scrapy.crawler import CrawlerProcess
 
@@ -127,7 +156,8 @@ def _crawl(settings: Settings, config: Config) -> Any:
     crawler.signals.connect(
         lambda: logging.getLogger().setLevel(level), signal=signals.engine_started, weak=False
     )
-    process.crawl(crawler, _config=config)  # checked already: the spider takes it
+    # checked already: the spider takes it (and what a walk of the build found)
+    process.crawl(crawler, _config=config, _walked=walked)
     process.start()
     return crawler
 
@@ -192,6 +222,14 @@ def main(argv: list[str] | None = None) -> int:
         from linkaudit.config import Config, ConfigError
 
         try:
+            walked = _walked(ns)
+            if walked is not None and walked[1].done:  # nothing left for a crawl
+                from linkaudit.walk.audit import finish
+
+                config = walked[0]
+                finish(config, walked[1])
+                del walked
+                return _shown(config, ns)
             settings = _settings(ns)
             config = Config.build(settings, _arguments(ns), _names(ns))
             if config["LINKAUDIT_REDIS"]:
@@ -201,14 +239,18 @@ def main(argv: list[str] | None = None) -> int:
         except ConfigError as exc:
             print(f"linkaudit: error: {blame_file(str(exc), from_file, source)}", file=sys.stderr)
             return EXIT_USAGE
-        crawler = _crawl(settings, config)
+        crawler = _crawl(settings, config, walked[1] if walked else None)
     state = getattr(crawler.spider, "state", None)
     if state is not None and state.note:  # a shared audit: no report from this worker
         print(f"linkaudit: {state.note}", file=sys.stderr)
         return exit_code(state.verdict, ns.fail_on) if state.verdict else EXIT_INCOMPLETE
     # the crawl's memory is freed before the report is read back
-    del crawler, state
+    del crawler, state, walked
     gc.collect()
+    return _shown(config, ns)
+
+
+def _shown(config: Config, ns: argparse.Namespace) -> int:
     from linkaudit.output.show import show_report
 
     return show_report(config, ns.format, ns.fail_on)

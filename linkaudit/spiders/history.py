@@ -1,6 +1,7 @@
-"""What earlier audits knew (the audit database): a URL answered from its
-last check or by a 304, and ghost links (a near page that fails now still
-has its last known links followed)."""
+"""What is known before a request: what earlier audits knew (the audit
+database: a URL answered from its last check or by a 304, and ghost links,
+a near page that fails now still has its last known links followed), and
+what the walk of a local build found before the crawl (``linkaudit/walk/``)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,20 @@ logger = logging.getLogger(__name__)
 
 class Replay:
     """The spider's part that replays history (a mixin of LinkAuditSpider)."""
+
+    def _walk_results(self: LinkAuditSpider) -> Iterator[UrlResult]:
+        """The walk's results, handed on as the crawl's own (the pipelines
+        record them, feeds export them); its pages and the requests the
+        build would have had are counted as the crawl counts its own."""
+        walked = self.walked
+        if walked is None:
+            return
+        self.walked = None  # its items are the pipelines' from here
+        stats = self.crawler.stats
+        stats.inc_value("linkaudit/pages", walked.pages)
+        stats.inc_value("downloader/request_count", walked.requests)
+        self.link_faults |= walked.link_faults
+        yield from walked.items
 
     def _replay(
         self: LinkAuditSpider, history: History, response: Response, url: str, depth: int

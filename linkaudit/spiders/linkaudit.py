@@ -6,9 +6,8 @@ when the engine is idle.  So every URL is first seen at its shortest depth,
 which the report promises and ``-a depth=N`` relies on.
 
 The spider only crawls: discover (``discovery.py``), request, judge the
-answer, yield results; failures are ``failures.py``'s, and what earlier
-audits knew is replayed by ``history.py``.  Its configuration is read and checked by
-``linkaudit.config.Config``; its memory is the state (``linkaudit.state``).
+answer, yield results; failures are ``failures.py``'s, what is known before a
+request is replayed by ``history.py``.  Configuration: ``linkaudit.config``.
 """
 
 from __future__ import annotations
@@ -67,6 +66,7 @@ from linkaudit.spiders.sharing import Sharing
 from linkaudit.spiders.sitemaps import Sitemaps
 from linkaudit.state.base import NEW_RUN, AuditState, Pending
 from linkaudit.state.recheck import History
+from linkaudit.walk.audit import Walked
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +85,7 @@ class LinkAuditSpider(
         # the linkaudit command checks its configuration before the crawl
         # and hands it over (in-process only)
         self.given_config: Config | None = kwargs.pop("_config", None)
+        self.walked: Walked | None = kwargs.pop("_walked", None)  # a local build, walked
         # Scrapyd passes _job and friends; keep them as Scrapy would.
         super().__init__(**{k: v for k, v in kwargs.items() if k.startswith("_")})
 
@@ -95,7 +96,8 @@ class LinkAuditSpider(
             config = spider.given_config or Config.build(crawler.settings, spider.arguments)
             spider.config = config
             crawler.spider = spider  # components built now read spider.config
-            state = build_from_crawler(load_object(config.state), crawler)
+            walked, cls = spider.walked, load_object(config.state)  # a walk's state goes on
+            state = walked.state if walked else build_from_crawler(cls, crawler)
         except ConfigError as exc:
             # One line on stderr (whatever the log settings) and exit code 2,
             # before the engine exists: no request, no report, no traceback.
@@ -173,6 +175,8 @@ class LinkAuditSpider(
             )
         if self.baseline is None and run.baseline is not None:
             self.baseline, self.baseline_source = run.baseline, run.baseline_source
+        for result in self._walk_results():
+            yield result
         for url in self.start_urls:
             for thing in self._discover(url, 0, None):
                 yield thing

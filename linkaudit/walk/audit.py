@@ -1,0 +1,193 @@
+"""``linkaudit DIR`` as a walk of the files (``files.py``), when the audit
+asks nothing of the crawl that the walk does not do.
+
+Three ends:
+
+- nothing but the build to check (its far links excluded, or none): the
+  report is written here, by the report pipeline's own functions
+  (``linkaudit/output/recording.py``), and Scrapy is never imported;
+- far links left: the crawl continues with the walk's state and results
+  (the spider yields them first: every door sees the same items), and
+  checks only those links;
+- the audit needs the crawl for the build itself (an audit database, Redis,
+  soft-404 probes, sitemaps, the build's own robots.txt, feeds, the page
+  archive, a component or Scrapy setting of the user's, request or time
+  limits): no walk, the download handler reads the files instead
+  (``linkaudit/network/localbuild.py``).  The README lists these.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from linkaudit.config import BY_SETTING, Config
+from linkaudit.config.plain import PlainSettings
+from linkaudit.demo.static import answer
+from linkaudit.items import UrlResult
+from linkaudit.output.recording import record, report_facts, write_final_report
+from linkaudit.output.report import now_iso
+from linkaudit.state.memory import MemoryState
+from linkaudit.walk.files import BuildWalk
+
+logger = logging.getLogger(__name__)
+
+MEMORY_STATE = "linkaudit.state.memory.MemoryState"
+# Settings that are linkaudit's options but put a component of the user's
+# (or one the walk does not run) in the path: with them, the crawl
+CRAWL_ONLY = frozenset(
+    {
+        "DOWNLOADER_MIDDLEWARES",
+        "SPIDER_MIDDLEWARES",
+        "ITEM_PIPELINES",
+        "EXTENSIONS",
+        "DOWNLOAD_HANDLERS",
+        "FEED_EXPORTERS",
+        "TWISTED_DNS_RESOLVER",
+        "LOG_FORMATTER",
+        "LINKAUDIT_STATE",
+    }
+)
+# Scrapy's own settings that only shape requests to other hosts (the far
+# links the crawl checks after the walk) or the log
+NETWORK_ONLY = frozenset(
+    {
+        "CONCURRENT_REQUESTS",
+        "CONCURRENT_REQUESTS_PER_DOMAIN",
+        "DOWNLOAD_SLOTS",
+        "RANDOMIZE_DOWNLOAD_DELAY",
+        "DNS_TIMEOUT",
+        "LOG_LEVEL",
+    }
+)
+
+
+@dataclass
+class Walked:
+    """What the walk leaves: the state, the results (items) in the order
+    found, the build's requests and pages, and whether the crawl still has
+    URLs to check (far links)."""
+
+    state: MemoryState
+    items: list[UrlResult]
+    requests: int
+    pages: int
+    started_at: str
+    link_faults: set[str] = field(default_factory=set)
+    stopped: bool = False
+
+    @property
+    def done(self) -> bool:
+        return self.stopped or not self.state.waiting()
+
+
+def walkable_settings(names: list[str]) -> bool:
+    """The ``-s`` settings given leave the audit to the walk."""
+    return all(
+        (name in BY_SETTING and name not in CRAWL_ONLY) or name in NETWORK_ONLY for name in names
+    )
+
+
+def plain_settings(chosen: dict[str, Any], given: list[tuple[str, str]]) -> PlainSettings:
+    """The command's settings without Scrapy: its choices, then ``-s``."""
+    settings = PlainSettings(chosen, priority="cmdline")
+    for name, value in given:
+        settings.set(name, value, priority="cmdline")
+    return settings
+
+
+def walks(config: Config) -> bool:
+    """The audit needs nothing of the crawl for the build itself."""
+    root = config["LINKAUDIT_LOCAL_DIR"]
+    if not (root and config["LINKAUDIT_LOCAL_READ"]) or config["LINKAUDIT_HEAD_FIRST"]:
+        return False
+    if config.state != MEMORY_STATE or config.keep_journal:
+        return False
+    if config["LINKAUDIT_SOFT_404"] != "off" and config["LINKAUDIT_SOFT_404_PROBES"]:
+        return False
+    if config["LINKAUDIT_SITEMAPS"] or config["LINKAUDIT_PAGEDIR"]:
+        return False
+    if config["CLOSESPIDER_PAGECOUNT"] or config["CLOSESPIDER_TIMEOUT"]:
+        return False
+    if tuple(config.near_prefixes) != tuple(config.start_urls[:1]) or len(config.start_urls) != 1:
+        return False
+    if config["ROBOTSTXT_OBEY"]:  # the build's own robots.txt: the crawl obeys it
+        start = config.start_urls[0]
+        base = start[start.index("/", start.index("//") + 2) :]
+        base = base[: base.rfind("/") + 1] or "/"
+        if answer(root, base, "/robots.txt").status == 200:
+            return False
+    return True
+
+
+def walk(config: Config) -> Walked:
+    """Walk the build; an interruption (Ctrl-C, SIGTERM) stops the walk
+    where it is, and the report says so, as the crawl's does."""
+    state = MemoryState()
+    state.max_urls = config["LINKAUDIT_MAX_URLS"]
+    started_at = now_iso()
+    walker = BuildWalk(config, state)
+    stop: list[str] = []
+
+    def interrupted(signum: int, _frame: Any) -> None:
+        stop.append(signal.Signals(signum).name)
+
+    previous = {s: signal.signal(s, interrupted) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        walker.run(stopped=lambda: bool(stop))
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    if stop:
+        logger.warning("Received %s, the walk stops: the report will be incomplete", stop[0])
+    return Walked(
+        state=state,
+        items=walker.items,
+        requests=walker.requests,
+        pages=walker.stats["linkaudit/pages"],
+        started_at=started_at,
+        link_faults=walker.link_faults,
+        stopped=bool(stop),
+    )
+
+
+def finish(config: Config, walked: Walked) -> None:
+    """Record every result and write the report and its views, as the
+    report pipeline and the views extension do at the end of a crawl."""
+    state = walked.state
+    baseline = config.baseline
+    for item in walked.items:
+        record(state, item, config, baseline)
+    facts = report_facts(
+        config,
+        started_at=walked.started_at,
+        finish_reason="shutdown" if walked.stopped else "finished",
+        pages=walked.pages,
+        requests=walked.requests,
+        baseline=baseline,
+        baseline_source=config.baseline_source,
+    )
+
+    def views(path: str) -> None:
+        from linkaudit.output.exports import write_views
+
+        write_views(path, config["LINKAUDIT_HTML"], config["LINKAUDIT_REDIRECT_FIXES"])
+
+    write_final_report(config, state, facts, written=views)
+    state.close()
+
+
+def log_to_stderr(level: str) -> logging.Handler:
+    """The crawl's log lines (Scrapy's format) for what the walk logs; the
+    handler is removed before a crawl, which installs its own."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s [%(name)s] %(levelname)s: %(message)s", "%Y-%m-%d %H:%M:%S")
+    )
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(level)
+    return handler
