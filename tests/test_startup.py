@@ -7,6 +7,7 @@ second at every start, which a small site's whole audit pays."""
 
 from __future__ import annotations
 
+import json
 import sys
 
 from tests.conftest import run_process
@@ -14,6 +15,7 @@ from tests.server import Route
 
 # runs the command in a fresh process, then prints the modules it imported
 PROBE = """
+import json
 import sys
 from linkaudit.cli import main
 try:
@@ -68,3 +70,21 @@ def test_version_imports_no_scrapy():
     code, modules, _ = _modules("--version")
     assert code == 0
     assert _imported(modules, ("scrapy", "twisted", *UNUSED)) == []
+
+
+def test_a_build_walked_imports_no_scrapy(tmp_path):
+    """``linkaudit DIR`` with nothing but the build to check: the walk of
+    its files (linkaudit/walk/) writes the report without Scrapy, Twisted
+    or the HTTP client; a link elsewhere brings the crawl in."""
+    build = tmp_path / "public"
+    build.mkdir()
+    (build / "index.html").write_text('<a href="a.html">a</a> <a href="gone.html">b</a>')
+    (build / "a.html").write_text("<title>a</title>")
+    report = tmp_path / "report.json"
+    code, modules, stderr = _modules(str(build), "--report", str(report), "-q")
+    assert code == 1, stderr[-2000:]  # gone.html
+    assert json.loads(report.read_text())["summary"]["broken"] == 1
+    assert _imported(modules, ("scrapy", "twisted", "OpenSSL", *UNUSED)) == []
+    (build / "a.html").write_text('<a href="http://127.0.0.1:9/far">far</a>')
+    code, modules, stderr = _modules(str(build), "--report", str(report), "-q")
+    assert code == 1 and "scrapy" in modules, stderr[-2000:]

@@ -37,9 +37,11 @@ logger = logging.getLogger(__name__)
 
 MEMORY_STATE = "linkaudit.state.memory.MemoryState"
 # Settings that are linkaudit's options but put a component of the user's
-# (or one the walk does not run) in the path: with them, the crawl
+# (or one the walk does not run) in the path, or that Scrapy merges into
+# its own dict defaults: with them, the crawl
 CRAWL_ONLY = frozenset(
     {
+        "DEFAULT_REQUEST_HEADERS",
         "DOWNLOADER_MIDDLEWARES",
         "SPIDER_MIDDLEWARES",
         "ITEM_PIPELINES",
