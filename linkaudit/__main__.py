@@ -4,4 +4,5 @@ import sys
 
 from linkaudit.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # importable without running (spawned processes, tools)
+    sys.exit(main())

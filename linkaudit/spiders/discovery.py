@@ -49,6 +49,34 @@ class Scanned(NamedTuple):
     dropped: int = 0  # links past LINKAUDIT_PAGE_MAXLINKS, not read
 
 
+class PageLinks(NamedTuple):
+    """What a page's text says, read without the audit's state (so a walk
+    can read pages in other processes): its links as written, its base,
+    images and anchors, how many links past the cap were counted and not
+    kept, and its landmarks (with template detection, for an HTML page)."""
+
+    links: list[RawLink]
+    base: str | None
+    images: int
+    anchors: set[str] | None
+    dropped: int
+    marks: list[Any] | None
+
+
+def read_page(
+    text: str, stylesheet: bool, *, css: bool, anchors: bool, limit: int, templates: bool
+) -> PageLinks:
+    """A page's (or a stylesheet's) :class:`PageLinks`: the reader never
+    holds more than ``limit`` links (LINKAUDIT_PAGE_MAXLINKS)."""
+    if stylesheet:
+        sheet = capped_css_links(text, limit=limit)
+        return PageLinks([RawLink(*c) for c in sheet.links], None, 0, None, sheet.dropped, None)
+    page, dropped = capped_links(text, css=css, anchors=anchors, limit=limit)
+    raw_links, base, images, found_anchors = page
+    marks = landmarks(text) if templates else None
+    return PageLinks(raw_links, base, images, found_anchors, dropped, marks)
+
+
 def unrecorded_out(
     links: Links, fragments: list[list[Any]] | None, unrecorded: set[str]
 ) -> tuple[Links, list[list[Any]] | None]:
@@ -114,26 +142,53 @@ class Discovery:
 
         ``text``: the body decoded, None when it is not text (a PNG sent as
         text/html): no links."""
-        maxsize = self.config["LINKAUDIT_PAGE_MAXSIZE"]
         if truncated:
-            self._count("linkaudit/pages_truncated")
-            logger.info("%s is larger than %d bytes: the rest was not read", url, maxsize)
+            self._note_truncated(url)
         if text is None:
             return Scanned([], 0, [], None, None, None)
         if truncated:  # the last chunk may reach past the cap; only cut pages are copied
-            text = text[:maxsize]
+            text = text[: self.config["LINKAUDIT_PAGE_MAXSIZE"]]
+        return self._place_page(self._read_page(text, stylesheet), url, depth, stylesheet)
+
+    def _note_truncated(self: LinkAuditSpider, url: str) -> None:
+        self._count("linkaudit/pages_truncated")
+        maxsize = self.config["LINKAUDIT_PAGE_MAXSIZE"]
+        logger.info("%s is larger than %d bytes: the rest was not read", url, maxsize)
+
+    def _read_page(self: LinkAuditSpider, text: str, stylesheet: bool) -> PageLinks:
+        return read_page(
+            text,
+            stylesheet,
+            css=self.css,
+            anchors=self.check_fragments,
+            limit=self.config["LINKAUDIT_PAGE_MAXLINKS"],
+            templates=self.templates,
+        )
+
+    def _place_page(
+        self: LinkAuditSpider, read: PageLinks, url: str, depth: int, stylesheet: bool
+    ) -> Scanned:
+        """What a page's links become: URLs resolved once each, the state
+        asked once for the page, the new ones settled or queued."""
+        if read.dropped:
+            self._count("linkaudit/links_dropped", read.dropped)
+            logger.info(
+                "%s has more than %d links: %d more were not read (LINKAUDIT_PAGE_MAXLINKS)",
+                url,
+                self.config["LINKAUDIT_PAGE_MAXLINKS"],
+                read.dropped,
+            )
         fragments: list[list[Any]] | None = [] if self.check_fragments else None
-        raw_links, base, images, anchors, dropped = self._read_links(text, stylesheet, url)
         base_url = url
-        if base is not None:
+        if read.base is not None:
             try:
-                base_url = canonicalize(base, url)
+                base_url = canonicalize(read.base, url)
             except InvalidURL:
                 pass  # the Standard: a base that does not parse is ignored
         links: Links = []
         found: list[UrlResult] = []
         resolved: dict[str, Verdict] = {}
-        for value, line, _tag in raw_links:
+        for value, line, _tag in read.links:
             verdict = resolved.get(value)
             if verdict is None:
                 verdict = resolved[value] = self._resolve_link(value, base_url, url, line)
@@ -158,49 +213,18 @@ class Discovery:
         blocks = None
         if not stylesheet:  # the report's pages are HTML pages
             self._count("linkaudit/pages")
-            if self.templates:
-                blocks = page_blocks(links, landmarks(text))
+            if read.marks is not None:
+                blocks = page_blocks(links, read.marks)
         logger.debug("Scanned %s: %d links", url, len(links))
         return Scanned(
             links,
-            images,
+            read.images,
             found,
-            sorted(anchors) if anchors is not None else None,
+            sorted(read.anchors) if read.anchors is not None else None,
             fragments or None,
             blocks,
-            dropped,
+            read.dropped,
         )
-
-    def _read_links(
-        self: LinkAuditSpider, text: str, stylesheet: bool, url: str
-    ) -> tuple[list[RawLink], str | None, int, set[str] | None, int]:
-        """A page's (or a stylesheet's) links as written, its base, images
-        and anchors, and how many links past LINKAUDIT_PAGE_MAXLINKS were
-        counted and not kept (the reader never holds them)."""
-        limit = self.config["LINKAUDIT_PAGE_MAXLINKS"]
-        if stylesheet:
-            sheet = capped_css_links(text, limit=limit)
-            raw_links, base, images, anchors, dropped = (
-                [RawLink(*c) for c in sheet.links],
-                None,
-                0,
-                None,
-                sheet.dropped,
-            )
-        else:
-            page, dropped = capped_links(
-                text, css=self.css, anchors=self.check_fragments, limit=limit
-            )
-            raw_links, base, images, anchors = page
-        if dropped:
-            self._count("linkaudit/links_dropped", dropped)
-            logger.info(
-                "%s has more than %d links: %d more were not read (LINKAUDIT_PAGE_MAXLINKS)",
-                url,
-                limit,
-                dropped,
-            )
-        return raw_links, base, images, anchors, dropped
 
     def _resolve_link(
         self: LinkAuditSpider, value: str, base: str, page: str, line: int | None

@@ -27,12 +27,11 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from linkaudit.demo.server import content_type
-from linkaudit.demo.static import NOT_FOUND_BODY, answer, outside_warning
+from linkaudit.demo.static import answer, outside_warning
 from linkaudit.items import UrlResult, page_stats
 from linkaudit.meta import ANCHORS
 from linkaudit.rules.html import extract_links
 from linkaudit.rules.judge import LinkRules
-from linkaudit.rules.soft404 import says_not_found
 from linkaudit.rules.statuses import (
     BROKEN,
     FALLBACK,
@@ -49,13 +48,13 @@ from linkaudit.rules.urls import InvalidURL, canonicalize
 from linkaudit.spiders.discovery import Discovery
 from linkaudit.state.base import AuditState, Pending
 from linkaudit.walk.decoding import decoded
+from linkaudit.walk.reading import PageJob, PageRead, read_file, read_job
 
 if TYPE_CHECKING:
     from linkaudit.config import Config
 
 logger = logging.getLogger(__name__)
 
-CHUNK = 64 * 1024  # read as the download handler reads a file (the page cap counts chunks)
 
 
 class BuildWalk(Discovery):
@@ -127,6 +126,19 @@ class BuildWalk(Discovery):
             len(self.elsewhere),
         )
 
+    def _page_job(self, path: Path | None, kind: str) -> PageJob:
+        return PageJob(
+            path,
+            content_type(path.name) if path else "text/html",
+            self.maxsize,
+            kind in self.css_types,
+            self.css,
+            self.check_fragments,
+            self.config["LINKAUDIT_PAGE_MAXLINKS"],
+            self.templates,
+            self.soft_404 and kind in self.html_types,
+        )
+
     def _result(self, url: str, depth: int, outcome: str, **fields: Any) -> UrlResult:
         return UrlResult(url=url, near=self.is_near(url), outcome=outcome, depth=depth, **fields)
 
@@ -168,7 +180,8 @@ class BuildWalk(Discovery):
         if verdict == REDIRECT and found.location is not None:
             yield from self._redirected(pending, found.location, fields)
         elif verdict == OK and near and method == "GET" and kind in self.scan_types:
-            yield from self._page(url, depth, body, kind, fields)  # a 404 page if accepted
+            read = read_job(self._page_job(body, kind))  # the site's 404 page if accepted
+            yield from self._page(url, depth, read, kind, fields)
         elif verdict == OK:
             anchors = self._anchors(url, body, kind) if status == 200 else None
             if anchors is not None:  # answered by the GET that read them
@@ -201,48 +214,30 @@ class BuildWalk(Discovery):
         )
         yield from found
 
-    def _read(self, path: Path | None, cap: int) -> tuple[bytes, bool]:
-        """The file's bytes as the handler reads them: 64 KiB at a time,
-        stopping after the chunk that passes ``cap`` (truncated); no file:
-        the plain 404 body."""
-        if path is None:
-            return NOT_FOUND_BODY, False
-        body: list[bytes] = []
-        read = 0
-        with open(path, "rb") as handle:
-            while chunk := handle.read(CHUNK):
-                body.append(chunk)
-                read += len(chunk)
-                if read > cap:
-                    return b"".join(body), True
-        return b"".join(body), False
-
     def _page(
-        self, url: str, depth: int, path: Path | None, kind: str, fields: dict[str, Any]
+        self, url: str, depth: int, read: PageRead | OSError, kind: str, fields: dict[str, Any]
     ) -> Iterator[UrlResult]:
-        """A near page (or stylesheet): read, scanned, its result with its
-        links, then the results of its new links settled on sight."""
-        try:
-            body, truncated = self._read(path, self.maxsize)
-        except OSError:  # gone or unreadable since it was found: as the handler answers
+        """A near page (or stylesheet), read: its result with its links,
+        then the results of its new links settled on sight."""
+        if isinstance(read, OSError):  # gone or unreadable since it was found: as the handler
             fields = {**fields, "status": 404, "content_type": "text/html"}
             yield self._result(url, depth, BROKEN, error=status_text(404), **fields)
             return
-        text = decoded(content_type(path.name) if path else "text/html", body)
+        if read.truncated:
+            self._note_truncated(url)
         stylesheet = kind in self.css_types
-        scanned = self._scan(text, url, depth, stylesheet, truncated)
+        scanned = self._place_page(read.links, url, depth, stylesheet)
         stats, soft = None, {}
         if kind in self.html_types:
-            stats = page_stats(len(body), None, len(scanned.links), scanned.images)
-            said = says_not_found(text) if self.soft_404 else None
-            if said is not None:
-                soft = {"soft_404": True, "warning": f"soft 404: the page says {said!r}"}
+            stats = page_stats(read.size, None, len(scanned.links), scanned.images)
+            if read.said is not None:
+                soft = {"soft_404": True, "warning": f"soft 404: the page says {read.said!r}"}
         yield self._result(
             url,
             depth,
             OK,
             links=scanned.links,
-            truncated=truncated or bool(scanned.dropped),
+            truncated=read.truncated or bool(scanned.dropped),
             links_dropped=scanned.dropped,
             page=stats,
             anchors=scanned.anchors,
@@ -266,7 +261,7 @@ class BuildWalk(Discovery):
             return None
         self._count("requests")
         try:
-            body, _truncated = self._read(path, self.maxsize)
+            body, _truncated = read_file(path, self.maxsize)
         except OSError:
             return []
         text = decoded(content_type(path.name) if path else "text/html", body)[: self.maxsize]
