@@ -211,3 +211,20 @@ def test_an_interrupted_walk_still_writes_its_report(tmp_path):
     assert written["finish_reason"] == "shutdown" and written["complete"] is False
     assert 3 <= written["summary"]["pages"] < pages
     assert written["summary"]["unchecked"] >= 1
+
+
+def test_a_walk_shows_its_progress_on_a_terminal(tmp_path):
+    """LINKAUDIT_PROGRESS (on when stdout is a terminal): the walk redraws
+    the crawl's status line, then erases it before the summary."""
+    build = tmp_path / "chain"
+    build.mkdir()
+    for i in range(2_000):
+        (build / f"p{i}.html").write_text(f'<a href="p{i + 1}.html">next</a>')
+    (build / "index.html").write_text('<a href="p0.html">start</a>')
+    settings = ("-s", "LINKAUDIT_PROGRESS=true", "-s", "LINKAUDIT_PROGRESS_INTERVAL=0.01")
+    out = run(tmp_path, "chain", *settings)
+    assert out.returncode == 1, out.stderr[-2000:]  # p2000.html is missing
+    # (text mode reads the carriage return as a new line)
+    assert "\033[Klinkaudit: " in out.stdout and " checked, " in out.stdout
+    summary = out.stdout.rsplit("\033[K", 1)[1]
+    assert "requests/s" not in summary and "p2000.html" in summary

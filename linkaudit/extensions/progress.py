@@ -22,17 +22,9 @@ from twisted.internet import task
 from linkaudit import internals
 from linkaudit.config import config_of
 from linkaudit.items import UrlResult
+from linkaudit.output.status import ERASE, status_line
 
-_ERASE = "\r\033[K"  # back to the start of the line, clear it
-
-
-def status_line(checked: int, queued: int, broken: int, requests: int, elapsed: float) -> str:
-    rate = requests / elapsed if elapsed > 0 else 0.0
-    minutes, seconds = divmod(int(elapsed), 60)
-    return (
-        f"linkaudit: {checked} checked, {queued} queued, {broken} broken, "
-        f"{rate:.1f} requests/s, {minutes}:{seconds:02d} elapsed"
-    )
+_ERASE = ERASE
 
 
 class Progress:

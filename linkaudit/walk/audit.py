@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import signal
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,7 @@ from linkaudit.demo.static import answer
 from linkaudit.items import UrlResult
 from linkaudit.output.recording import record, report_facts, write_final_report
 from linkaudit.output.report import now_iso
+from linkaudit.output.status import ERASE, status_line
 from linkaudit.state.memory import MemoryState
 from linkaudit.walk.files import BuildWalk
 
@@ -132,6 +134,8 @@ def walk(config: Config) -> Walked:
     state.max_urls = config["LINKAUDIT_MAX_URLS"]
     started_at = now_iso()
     walker = BuildWalk(config, state)
+    if config["LINKAUDIT_PROGRESS"]:
+        walker.progress = StatusLine(config["LINKAUDIT_PROGRESS_INTERVAL"])  # type: ignore[method-assign]
     stop: list[str] = []
 
     def interrupted(signum: int, _frame: Any) -> None:
@@ -143,6 +147,9 @@ def walk(config: Config) -> Walked:
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
+    if config["LINKAUDIT_PROGRESS"]:
+        sys.stdout.write(ERASE)
+        sys.stdout.flush()
     if stop:
         logger.warning("Received %s, the walk stops: the report will be incomplete", stop[0])
     return Walked(
@@ -154,6 +161,26 @@ def walk(config: Config) -> Walked:
         link_faults=walker.link_faults,
         stopped=bool(stop),
     )
+
+
+class StatusLine:
+    """The crawl's status line (``LINKAUDIT_PROGRESS``), redrawn on stdout
+    at most every ``interval`` seconds as the walk goes."""
+
+    def __init__(self, interval: float):
+        self.interval = interval
+        self.started = self.drawn = time.monotonic()
+
+    def __call__(self, walk: BuildWalk) -> None:
+        now = time.monotonic()
+        if now - self.drawn < self.interval:
+            return
+        self.drawn = now
+        broken = sum(item.outcome == "broken" for item in walk.items)
+        queued = walk.state.waiting()
+        line = status_line(len(walk.items), queued, broken, walk.requests, now - self.started)
+        sys.stdout.write(ERASE + line)
+        sys.stdout.flush()
 
 
 def finish(config: Config, walked: Walked) -> None:

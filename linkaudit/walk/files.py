@@ -100,6 +100,9 @@ class BuildWalk(Discovery):
         return self.stats["requests"]
 
     # -- the walk ------------------------------------------------------------
+    def progress(self, walk: BuildWalk) -> None:
+        """Called after each URL of the build (a status line, when drawn)."""
+
     def run(self, stopped: Callable[[], bool] = lambda: False) -> None:
         """Walk level by level (depths are shortest, as the crawl's) until
         the build's URLs are all checked or ``stopped()`` says so; other
@@ -116,6 +119,7 @@ class BuildWalk(Discovery):
             for pending in level:
                 if urlsplit(pending.url).netloc == self.netloc and pending.url.startswith("http:"):
                     self.items.extend(self._checked(pending))
+                    self.progress(self)
                 else:
                     self.elsewhere.append(pending)
         for pending in self.elsewhere:
