@@ -96,6 +96,13 @@ def run_linkinator(start: str, cwd: Path, exclude: str | None = None) -> Result:
     return Result("linkinator", wall, cpu, rss, checked, broken)
 
 
+def run_scrapy_floor(start: str, cwd: Path) -> Result:
+    """A bare Scrapy spider GETting every URL of the site once (scrapy_floor.py)."""
+    cmd = [sys.executable, str(Path(__file__).parent / "scrapy_floor.py"), start, str(CONCURRENCY)]
+    wall, cpu, rss, text = _measure(cmd, cwd)
+    return Result("Scrapy floor", wall, cpu, rss, int(text.split()[0]))
+
+
 def run_lychee(root: Path, cwd: Path) -> Result:
     """lychee over every HTML file of a build directory, offline."""
     out = cwd / "lychee.json"

@@ -30,7 +30,14 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from peers import EXTERNAL, run_linkaudit_dir, run_linkinator, run_lychee, versions
+from peers import (
+    EXTERNAL,
+    run_linkaudit_dir,
+    run_linkinator,
+    run_lychee,
+    run_scrapy_floor,
+    versions,
+)
 from run import WORK, Result, run_linkaudit, run_linkchecker, start_nginx, stop_nginx
 
 
@@ -151,6 +158,7 @@ def _tools(ds: DocSet, url: str) -> dict:
     fast = ("-s", "LINKAUDIT_HEAD_FIRST=False")
     tools["linkaudit fast"] = lambda cwd: run_linkaudit({"start": url}, cwd, *excl, *fast)
     tools["linkinator"] = lambda cwd: run_linkinator(url, cwd, EXTERNAL)
+    tools["Scrapy floor"] = lambda cwd: run_scrapy_floor(url, cwd)
     tools["LinkChecker"] = lambda cwd: run_linkchecker({"start": url}, cwd, ignore=EXTERNAL)
     tools["linkaudit DIR"] = lambda cwd: run_linkaudit_dir(ds.root, cwd)
     tools["lychee DIR"] = lambda cwd: run_lychee(ds.root, cwd)
@@ -217,7 +225,7 @@ def print_tables(sets: dict[str, DocSet], results: dict, rounds: int) -> None:
                     share = f"{(cpu0 - cpu) / cpu0:.0%}"
                 print(f"| {name} | {_med(rs, 'wall'):.2f} | {cpu:.2f} | {share} |")
             print()
-        peers = ["linkaudit default", "linkaudit fast", "linkinator", "LinkChecker"]
+        peers = ["linkaudit default", "linkaudit fast", "Scrapy floor", "linkinator", "LinkChecker"]
         peers += ["linkaudit DIR", "lychee DIR"]
         print("| tool | wall s median (min-max) | CPU s | peak RSS MB | URLs checked | broken |")
         print("| --- | --- | --- | --- | --- | --- |")
@@ -240,6 +248,7 @@ def print_tables(sets: dict[str, DocSet], results: dict, rounds: int) -> None:
         print(
             f"\n- linkaudit default: {ratio('linkaudit default', 'linkinator')} linkinator, "
             f"{ratio('linkaudit default', 'LinkChecker')} LinkChecker; fast mode: "
-            f"{ratio('linkaudit fast', 'linkinator')} linkinator; linkaudit DIR: "
+            f"{ratio('linkaudit fast', 'linkinator')} linkinator; a bare Scrapy spider: "
+            f"{ratio('Scrapy floor', 'linkinator')} linkinator; linkaudit DIR: "
             f"{ratio('linkaudit DIR', 'lychee DIR')} lychee (ratios of median wall times)"
         )

@@ -267,6 +267,7 @@ TOOLS = {
     "linkchecker": run_linkchecker,
     "floor": run_floor,
     "linkinator": lambda truth, cwd: __import__("peers").run_linkinator(truth["start"], cwd),
+    "scrapy-floor": lambda truth, cwd: __import__("peers").run_scrapy_floor(truth["start"], cwd),
 }
 
 
@@ -420,7 +421,7 @@ def main() -> None:
 
         once = frozenset(filter(None, ns.once.lower().split(",")))
         if ns.pages:  # the generated site's table first, in the same invocation
-            tools = "linkaudit,linkaudit-fast,linkinator,linkchecker,floor"
+            tools = "linkaudit,linkaudit-fast,scrapy-floor,linkinator,linkchecker,floor"
             run(ns.pages, ns.rounds, tools.split(","), once)
         real(ns.sets.split(","), ns.rounds, set(filter(None, ns.skip.split(","))), once)
     elif ns.command == "serve":
