@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -141,7 +142,10 @@ def walk(config: Config) -> Walked:
     def interrupted(signum: int, _frame: Any) -> None:
         stop.append(signal.Signals(signum).name)
 
-    previous = {s: signal.signal(s, interrupted) for s in (signal.SIGINT, signal.SIGTERM)}
+    # signals reach the main thread only (main() called from another: none)
+    main = threading.current_thread() is threading.main_thread()
+    numbers = (signal.SIGINT, signal.SIGTERM) if main else ()
+    previous = {s: signal.signal(s, interrupted) for s in numbers}
     try:
         walker.run(stopped=lambda: bool(stop))
     finally:
