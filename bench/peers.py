@@ -19,6 +19,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 from run import CONCURRENCY, VENV_BIN, WORK, Result, _measure, run_linkaudit
 
@@ -96,11 +97,18 @@ def run_linkinator(start: str, cwd: Path, exclude: str | None = None) -> Result:
     return Result("linkinator", wall, cpu, rss, checked, broken)
 
 
-def run_scrapy_floor(start: str, cwd: Path) -> Result:
-    """A bare Scrapy spider GETting every URL of the site once (scrapy_floor.py)."""
-    cmd = [sys.executable, str(Path(__file__).parent / "scrapy_floor.py"), start, str(CONCURRENCY)]
-    wall, cpu, rss, text = _measure(cmd, cwd)
+def run_scrapy_floor(pages: list[str], cwd: Path) -> Result:
+    """A bare Scrapy spider GETting each page once, nothing else (scrapy_floor.py)."""
+    listed = cwd / "pages.txt"
+    listed.write_text("\n".join(pages))
+    cmd = [sys.executable, str(Path(__file__).parent / "scrapy_floor.py"), str(listed)]
+    wall, cpu, rss, text = _measure([*cmd, str(CONCURRENCY)], cwd)
     return Result("Scrapy floor", wall, cpu, rss, int(text.split()[0]))
+
+
+def site_pages(root: Path, start: str) -> list[str]:
+    """The URLs of a build directory's HTML files, served at ``start``."""
+    return sorted(start + quote(p.relative_to(root).as_posix()) for p in root.rglob("*.html"))
 
 
 def run_lychee(root: Path, cwd: Path) -> Result:

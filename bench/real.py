@@ -36,6 +36,7 @@ from peers import (
     run_linkinator,
     run_lychee,
     run_scrapy_floor,
+    site_pages,
     versions,
 )
 from run import WORK, Result, run_linkaudit, run_linkchecker, start_nginx, stop_nginx
@@ -158,7 +159,7 @@ def _tools(ds: DocSet, url: str) -> dict:
     fast = ("-s", "LINKAUDIT_HEAD_FIRST=False")
     tools["linkaudit fast"] = lambda cwd: run_linkaudit({"start": url}, cwd, *excl, *fast)
     tools["linkinator"] = lambda cwd: run_linkinator(url, cwd, EXTERNAL)
-    tools["Scrapy floor"] = lambda cwd: run_scrapy_floor(url, cwd)
+    tools["Scrapy floor"] = lambda cwd: run_scrapy_floor(site_pages(ds.root, url), cwd)
     tools["LinkChecker"] = lambda cwd: run_linkchecker({"start": url}, cwd, ignore=EXTERNAL)
     tools["linkaudit DIR"] = lambda cwd: run_linkaudit_dir(ds.root, cwd)
     tools["lychee DIR"] = lambda cwd: run_lychee(ds.root, cwd)

@@ -267,7 +267,9 @@ TOOLS = {
     "linkchecker": run_linkchecker,
     "floor": run_floor,
     "linkinator": lambda truth, cwd: __import__("peers").run_linkinator(truth["start"], cwd),
-    "scrapy-floor": lambda truth, cwd: __import__("peers").run_scrapy_floor(truth["start"], cwd),
+    "scrapy-floor": lambda truth, cwd: __import__("peers").run_scrapy_floor(
+        [u for u, t in truth["urls"].items() if t["near"] and t["html"]], cwd
+    ),
 }
 
 
