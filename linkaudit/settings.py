@@ -105,6 +105,8 @@ ITEM_PIPELINES = {
     "linkaudit.output.journal.JournalPipeline": 400,
 }
 LOG_FORMATTER = "linkaudit.output.logformatter.LinkAuditLogFormatter"
+# Scrapy's memory stats collector without a wrapper around every call (see the module)
+STATS_CLASS = "linkaudit.extensions.stats.StatsCollector"
 LOG_LEVEL = "INFO"
 
 # Scrapy's caching resolver for IPv4 and IPv6 (its default is IPv4 only:
