@@ -92,6 +92,8 @@ EXTENSIONS_BASE = {
     if name.rpartition(".")[2] not in ("TelnetConsole", "RemoteControl")
 }
 EXTENSIONS = {
+    # Scrapy's loggers at LOG_LEVEL: no record built to be thrown away
+    "linkaudit.extensions.loglevel.LogLevel": 0,
     "linkaudit.extensions.crawldelay.CrawlDelay": 500,
     "linkaudit.extensions.pacing.DelayMargin": 500,
     "linkaudit.extensions.drain.DrainOnClose": 500,
