@@ -73,6 +73,10 @@ SPIDER_MIDDLEWARES = {
     "linkaudit.middlewares.internalerrors.InternalErrorMiddleware": 10,
     # A local build's file reached through a symbolic link out of it: ok, a warning
     "linkaudit.middlewares.localbuild.LinkOutMiddleware": 20,
+    # Each spider middleware wraps every callback's output in one more
+    # asynchronous generator; this one warns a spider's author who copies a
+    # response's meta into a request, and the spider builds every meta afresh
+    "scrapy.spidermiddlewares.metacopy.MetaCopyDetectionMiddleware": None,
 }
 # Scrapy's own downloader middlewares but its cookies middleware: Scrapy
 # imports every component it lists, even one set to None, and that one
