@@ -98,6 +98,8 @@ EXTENSIONS_BASE = {
 EXTENSIONS = {
     # Scrapy's loggers at LOG_LEVEL: no record built to be thrown away
     "linkaudit.extensions.loglevel.LogLevel": 0,
+    # the garbage collector paced for a crawl (LINKAUDIT_GC_THRESHOLD)
+    "linkaudit.extensions.collector.GarbageCollection": 0,
     "linkaudit.extensions.crawldelay.CrawlDelay": 500,
     "linkaudit.extensions.pacing.DelayMargin": 500,
     "linkaudit.extensions.drain.DrainOnClose": 500,
