@@ -163,6 +163,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("FEED_EXPORTERS", None, c.components(keys=False)),
     Option("TWISTED_DNS_RESOLVER", None, c.component),
     Option("LOG_FORMATTER", None, c.component),
+    Option("STATS_CLASS", None, c.component),
 )
 BY_SETTING = {option.setting: option for option in OPTIONS}
 ARGUMENTS = {option.argument: option for option in OPTIONS if option.argument}
