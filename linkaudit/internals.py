@@ -27,6 +27,13 @@ nothing rather than failing an audit.
   ``linkaudit.network.endpoint.HostnameEndpoint`` (which reads the endpoint's
   private ``_reactor``, ``_hostText``, ``_port``, ``_timeout``,
   ``_bindAddress``, ``_badHostname`` and ``_getNameResolverAndMaybeWarn``).
+- Scrapy's ``scrapy.utils.deprecate`` looks up the module that defines a
+  deprecated class with ``inspect.stack()`` (the source lines of every frame
+  of the call stack, and a scan of ``sys.modules`` for each); importing its
+  HTTP/1.1 handler defines three (TLS context factories), 0.03-0.1 s of every
+  start.  :func:`scrapy_http11` imports the handler with that module's
+  ``inspect`` replaced, for the import only, by one that finds the same
+  frame and module directly.
 - Scrapy's private helpers of its HTTP handlers
   (``scrapy.utils._download_handlers``: the ``headers_received`` and
   ``bytes_received`` signals with their ``StopDownload``, the response built
@@ -36,8 +43,12 @@ nothing rather than failing an audit.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import inspect
+import sys
 from collections.abc import Iterator
+from types import FrameType, ModuleType
 from typing import Any
 
 from scrapy.crawler import Crawler
@@ -134,3 +145,48 @@ def time_downloads_with(agent_class: type) -> None:
 
     if hasattr(http11, "_ScrapyAgent"):
         http11._ScrapyAgent = agent_class
+
+
+class _CallerLookup:
+    """``inspect`` for ``scrapy.utils.deprecate``: ``stack()[1][0]`` is the
+    caller's frame, as with ``inspect.stack()``, without reading the
+    source of every frame; ``getmodule(frame)`` is the module that frame
+    runs in.  Everything else is ``inspect``'s."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(inspect, name)
+
+    @staticmethod
+    def stack(context: int = 1) -> list[tuple[FrameType | None]]:
+        here = sys._getframe(1)  # the frame that asked for the stack
+        return [(here,), (here.f_back,)]
+
+    @staticmethod
+    def getmodule(frame: Any, _filename: str | None = None) -> ModuleType | None:
+        if isinstance(frame, FrameType):
+            return sys.modules.get(frame.f_globals.get("__name__", ""))
+        return inspect.getmodule(frame, _filename)
+
+
+@contextlib.contextmanager
+def _cheap_deprecations() -> Iterator[None]:
+    from scrapy.utils import deprecate
+
+    if getattr(deprecate, "inspect", None) is not inspect:  # moved: leave it
+        yield
+        return
+    deprecate.inspect = _CallerLookup()  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        deprecate.inspect = inspect
+
+
+def scrapy_http11() -> ModuleType:
+    """Scrapy's HTTP/1.1 download handler module, imported without the
+    cost of its deprecated classes' ``inspect.stack()`` (see above)."""
+    name = "scrapy.core.downloader.handlers.http11"
+    if name not in sys.modules:
+        with _cheap_deprecations():
+            __import__(name)
+    return sys.modules[name]

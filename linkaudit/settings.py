@@ -73,6 +73,10 @@ SPIDER_MIDDLEWARES = {
     "linkaudit.middlewares.internalerrors.InternalErrorMiddleware": 10,
     # A local build's file reached through a symbolic link out of it: ok, a warning
     "linkaudit.middlewares.localbuild.LinkOutMiddleware": 20,
+    # Each spider middleware wraps every callback's output in one more
+    # asynchronous generator; this one warns a spider's author who copies a
+    # response's meta into a request, and the spider builds every meta afresh
+    "scrapy.spidermiddlewares.metacopy.MetaCopyDetectionMiddleware": None,
 }
 # Scrapy's own downloader middlewares but its cookies middleware: Scrapy
 # imports every component it lists, even one set to None, and that one
@@ -92,6 +96,10 @@ EXTENSIONS_BASE = {
     if name.rpartition(".")[2] not in ("TelnetConsole", "RemoteControl")
 }
 EXTENSIONS = {
+    # Scrapy's loggers at LOG_LEVEL: no record built to be thrown away
+    "linkaudit.extensions.loglevel.LogLevel": 0,
+    # the garbage collector paced for a crawl (LINKAUDIT_GC_THRESHOLD)
+    "linkaudit.extensions.collector.GarbageCollection": 0,
     "linkaudit.extensions.crawldelay.CrawlDelay": 500,
     "linkaudit.extensions.pacing.DelayMargin": 500,
     "linkaudit.extensions.drain.DrainOnClose": 500,
@@ -105,6 +113,8 @@ ITEM_PIPELINES = {
     "linkaudit.output.journal.JournalPipeline": 400,
 }
 LOG_FORMATTER = "linkaudit.output.logformatter.LinkAuditLogFormatter"
+# Scrapy's memory stats collector without a wrapper around every call (see the module)
+STATS_CLASS = "linkaudit.extensions.stats.StatsCollector"
 LOG_LEVEL = "INFO"
 
 # Scrapy's caching resolver for IPv4 and IPv6 (its default is IPv4 only:

@@ -151,6 +151,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_HOST_FAILURE_CACHE", True, c.boolean),
     Option("LINKAUDIT_DRAIN_ON_CLOSE", True, c.boolean),
     Option("LINKAUDIT_DRAIN_INTERVAL", 0.1, c.number(_float, 0.01, maximum=c.HOUR)),
+    # allocations between two collections of Python's youngest generation
+    # (Python: 700; 0 leaves the collector alone), see extensions/collector.py
+    Option("LINKAUDIT_GC_THRESHOLD", 10_000, c.number(_int, 0, maximum=10_000_000)),
     # -- Scrapy settings that name components: each path must load
     Option("DOWNLOADER_MIDDLEWARES", None, c.components(keys=True)),
     Option("SPIDER_MIDDLEWARES", None, c.components(keys=True)),
@@ -160,6 +163,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("FEED_EXPORTERS", None, c.components(keys=False)),
     Option("TWISTED_DNS_RESOLVER", None, c.component),
     Option("LOG_FORMATTER", None, c.component),
+    Option("STATS_CLASS", None, c.component),
 )
 BY_SETTING = {option.setting: option for option in OPTIONS}
 ARGUMENTS = {option.argument: option for option in OPTIONS if option.argument}

@@ -9,7 +9,8 @@ or the GET that would follow a HEAD) is replaced by that one result.  The
 header is believed only on the build's own origin (``LINKAUDIT_LOCAL_DIR``):
 any other server sending it gets no say.
 
-On by default (``SPIDER_MIDDLEWARES``); nothing to configure.
+On by default (``SPIDER_MIDDLEWARES``), in the chain only when the audit is
+of a build directory; nothing to configure.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 
 from linkaudit.config import config_of
@@ -28,6 +30,10 @@ from linkaudit.meta import CHECK_URL
 
 class LinkOutMiddleware:
     def __init__(self, crawler: Crawler):
+        # no build directory, no link out of it: not one more wrapper around
+        # every callback's output
+        if not config_of(crawler)["LINKAUDIT_LOCAL_DIR"]:
+            raise NotConfigured
         self.crawler = crawler
         self._origin: str | None | bool = False  # False: not looked up yet
 

@@ -16,6 +16,10 @@ database remembers earlier audits; the memory state answers None):
 
 The history rides along in ``request.meta["la_history"]`` (the spider copies
 it to the GET that follows a HEAD), for the 304 and for ghost links.
+
+A state that remembers nothing across audits (the memory state, Redis: their
+``history`` is the base class's, always None) leaves the middleware out of
+the chain: one step less for every request.
 """
 
 from __future__ import annotations
@@ -24,14 +28,19 @@ import time
 from typing import Any
 
 from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured
 from scrapy.http import Request, Response
 
 from linkaudit.config import config_of
 from linkaudit.meta import CACHED, CHECK_URL, FIRST, HISTORY
+from linkaudit.state.base import AuditState
 
 
 class RecheckMiddleware:
     def __init__(self, crawler: Crawler):
+        state = getattr(crawler.spider, "state", None)
+        if state is not None and type(state).history is AuditState.history:
+            raise NotConfigured  # nothing to look up
         self.crawler = crawler
         self.policy = config_of(crawler).policy
 

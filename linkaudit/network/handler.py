@@ -28,8 +28,6 @@ from __future__ import annotations
 from typing import Any
 
 from scrapy import Request
-from scrapy.core.downloader.handlers import http11
-from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.crawler import Crawler
 from scrapy.http import Response
 from twisted.internet.defer import Deferred
@@ -38,8 +36,10 @@ from linkaudit import internals
 from linkaudit.network.looplag import INTERVAL, LoopLag
 from linkaudit.signals import request_sent
 
+http11 = internals.scrapy_http11()  # Scrapy's own, imported at less cost
 
-class HttpDownloadHandler(HTTP11DownloadHandler):
+
+class HttpDownloadHandler(http11.HTTP11DownloadHandler):
     """``http`` and ``https`` downloads (see ``DOWNLOAD_HANDLERS``)."""
 
     def __init__(self, crawler: Crawler):
