@@ -142,20 +142,13 @@ def _walked(ns: argparse.Namespace) -> tuple[Config, Walked] | None:
 
 
 def _crawl(settings: Settings, config: Config, walked: Walked | None = None) -> Any:
-    from scrapy import signals
     from scrapy.crawler import CrawlerProcess
 
     from linkaudit.spiders.linkaudit import LinkAuditSpider  # imports the reactor
 
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(LinkAuditSpider)
-    # Scrapy leaves the root logger at DEBUG and filters in its handler, so
-    # every debug line is still built; this process logs nothing below
-    # LOG_LEVEL.  (Scrapy installs its handler when the crawl starts.)
-    level = settings.get("LOG_LEVEL")
-    crawler.signals.connect(
-        lambda: logging.getLogger().setLevel(level), signal=signals.engine_started, weak=False
-    )
+    # (the log's level: the LogLevel extension, for scrapy crawl too)
     # checked already: the spider takes it (and what a walk of the build found)
     process.crawl(crawler, _config=config, _walked=walked)
     process.start()

@@ -18,6 +18,7 @@ Three ends:
 
 from __future__ import annotations
 
+import gc
 import logging
 import signal
 import sys
@@ -146,9 +147,16 @@ def walk(config: Config) -> Walked:
     main = threading.current_thread() is threading.main_thread()
     numbers = (signal.SIGINT, signal.SIGTERM) if main else ()
     previous = {s: signal.signal(s, interrupted) for s in numbers}
+    collecting = gc.get_threshold()
+    threshold = config["LINKAUDIT_GC_THRESHOLD"]
+    if threshold:  # paced as a crawl is (extensions/collector.py): 5 % of a walk
+        if not gc.get_freeze_count():
+            gc.freeze()
+        gc.set_threshold(threshold, *collecting[1:])
     try:
         walker.run(stopped=lambda: bool(stop))
     finally:
+        gc.set_threshold(*collecting)
         for number, handler in previous.items():
             signal.signal(number, handler)
     if config["LINKAUDIT_PROGRESS"]:
