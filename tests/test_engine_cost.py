@@ -133,8 +133,8 @@ def test_components_with_nothing_to_do_are_out_of_the_chain(server, tmp_path):
     )
 
     build = tmp_path / "build"
-    build.mkdir()
-    (build / "index.html").write_text("<title>home</title>")
+    build.mkdir()  # a far link: the crawl checks it after the walk of the build
+    (build / "index.html").write_text(f'<title>home</title><a href="{server.url}/">far</a>')
     proc = run_process([sys.executable, "-m", "linkaudit", str(build), "-v"], cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "linkaudit.middlewares.localbuild.LinkOutMiddleware" in _enabled(
