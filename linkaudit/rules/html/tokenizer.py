@@ -41,10 +41,46 @@ def _trie(names: set[str]) -> str:
     return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
 
 
+# The attributes of a tag up to its ">", as _ATTRS_SKIP reads them, written
+# as runs between the "=" (one repetition per value, not per run: Python's
+# regex engine pays for each turn of a group)
+_ATTRS_RUNS = (
+    r"""[^>=]*+(?:=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|(?!["']))[^>=]*+)*+>"""
+)
+
+
+def _ascii_any_case(word: str) -> str:
+    return "".join(f"[{c}{c.upper()}]" if c.isalpha() else re.escape(c) for c in word)
+
+
+def _attrs_naming_none(words: tuple[str, ...]) -> str:
+    """_ATTRS_RUNS over attribute text in which none of ``words`` stands,
+    in any ASCII case, anywhere (in a value too): it fails on a tag that
+    may have such an attribute.  ``str.lower`` makes an attribute name one
+    of them only from those ASCII letters, so no such tag goes unread."""
+    firsts = sorted({w[0] for w in words})
+    stops = "".join(c + c.upper() for c in firsts)
+    named = "(?:" + "|".join(map(_ascii_any_case, words)) + ")"
+
+    def free(excluded: str) -> str:  # a run of characters that starts no word
+        return rf"(?:[^{excluded}{stops}]++|(?!{named})[{stops}])*+"
+
+    return (
+        free(">=") + r"(?:=[\t\n\f\r ]*+"
+        rf"""(?:"{free('"')}"|'{free("'")}'|(?!["'])){free(">=")})*+>"""
+    )
+
+
 # Text and everything that cannot be a link, in one match (HTML content):
-# text runs; after "<", a comment, a bogus comment, an end tag, a start tag
-# whose name cannot matter (and, when some attributes matter on any element
-# (``style``, ``id``), that has none of them), or a "<" that starts nothing
+# text runs; after "<", an end tag, a start tag whose name cannot matter
+# (and, when some attributes matter on any element (``style``, ``id``), that
+# has none of them), an ``<a>`` with no ``href`` (nor one of those
+# attributes, nor a ``name`` when ``id`` matters: half the tags of a
+# Doxygen page are such anchors), a comment, a bogus comment, or a "<"
+# that starts nothing.  Written as text, then (tag, text) repeated: each
+# turn of a group costs the regex engine, the commonest tags are tried
+# first, and a name whose first letter starts no interesting name is
+# boring without trying them.
 def _skip_pattern(attributes: tuple[str, ...] = ()) -> re.Pattern[str]:
     without = ""
     if attributes:  # attribute names, quoted values jumped over whole
@@ -52,13 +88,20 @@ def _skip_pattern(attributes: tuple[str, ...] = ()) -> re.Pattern[str]:
             r"""(?!(?:[^>=]|=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|(?!["'])))*?"""
             r"""(?<=[\t\n\f\r /"'])(?i:""" + "|".join(attributes) + r")[\t\n\f\r ]*+=)"
         )
-    boring = r"(?!" + _trie(INTERESTING) + r"[\t\n\f\r />])[A-Za-z]" + _NAME + without + _ATTRS_SKIP
+    firsts = {name[0] for name in INTERESTING}
+    others = "".join(c + c.upper() for c in "abcdefghijklmnopqrstuvwxyz" if c not in firsts)
+    boring = (
+        rf"(?:[{others}]|(?!" + _trie(INTERESTING) + r"[\t\n\f\r />])[A-Za-z])"
+        + _NAME + without + _ATTRS_RUNS
+    )
+    unlinked = ("href", *attributes, *(("name",) if "id" in attributes else ()))
+    anchor = r"[aA](?=[\t\n\f\r />])" + _attrs_naming_none(unlinked)
     return re.compile(
-        r"(?:[^<]++|<(?:!--(?:>|->|(?s:.*?)--!?>)|(?!!--)[!?][^>]*+>"
-        r"|/(?:[A-Za-z]" + _NAME + _ATTRS_SKIP + r"|>|[^A-Za-z>][^>]*+>|\Z)"
-        r"|" + boring + r"|(?![A-Za-z!/?])))*+"
+        r"[^<]*+(?:<(?:/(?:[A-Za-z]" + _NAME + _ATTRS_RUNS + r"|>|[^A-Za-z>][^>]*+>|\Z)"
+        r"|" + anchor + r"|" + boring + r"|!--(?:>|->|(?s:.*?)--!?>)|(?!!--)[!?][^>]*+>"
+        r"|(?![A-Za-z!/?]))[^<]*+)*+"
         # and the start tag it stopped at, if any: its name and its attributes
-        r"(?:<([A-Za-z]" + _NAME + r")(" + _ATTRS_SKIP[:-1] + r")>)?"
+        r"(?:<([A-Za-z]" + _NAME + r")(" + _ATTRS_RUNS[:-1] + r")>)?"
     )
 
 
