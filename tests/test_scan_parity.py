@@ -147,6 +147,10 @@ BASES = [
     "http://[::1]:8080/a/b",
     "http://xn--bcher-kva.example/dir/page",
     "http://example.com/a%20b/c%7E",
+    # not canonical: resolved against in full
+    "http://example.com/a/..", "http://example.com/a/%2e%2E", "http://example.com/a\\b",
+    "HTTP://example.com/a/b", "http://example.com/a/b#f", "http://example.com/a/b c",
+    "http://example.com/a/.\t.", " http://example.com/a/b", "http://example.com", "mailto:x",
 ]
 VALUES = [
     "#", "#x", "#x#y", "#%41", "# x", "#\u00e9", "#\ud800", "c.html", "c.html#f", "./c", "../c",
@@ -180,6 +184,12 @@ def test_canonicalize_as_resolving_each_value_against_its_base():
             for value in VALUES:
                 got = outcome(canonicalize, value, base)
                 assert got == outcome(exact, value, base), (value, base)
+    rng = random.Random(5)
+    pieces = ["c", "/", "..", ".", "#", "?", "%2e", "%", "\\", " ", "\t", "\u00e9", ":", "@", "x.html"]
+    for _ in range(3000):
+        value = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 6)))
+        base = rng.choice(BASES)
+        assert outcome(canonicalize, value, base) == outcome(exact, value, base), (value, base)
 
 
 # -- landmarks -------------------------------------------------------------------------------
