@@ -27,6 +27,7 @@ from linkaudit.rules.html import Tag, capped_links, links_in_tag, start_tags
 from linkaudit.rules.html.landmarks import landmarks
 from linkaudit.rules.html.links import CappedExtracted, Extracted, RawLink, _style_attribute_url
 from linkaudit.rules.html.links import _styled as styled
+from linkaudit.rules.html.lowered import lowered
 from linkaudit.rules.html.tokenizer import STYLE_TEXT
 from linkaudit.rules.urls import _SCHEME, C0_SPACE, HTTP_SCHEMES, _resolve, canonicalize, clean
 from tests.test_linear import slow_landmarks
@@ -208,3 +209,18 @@ def test_landmarks_far_apart_as_before():
                 parts.append(rng.choice(["<p>text</p>\n", "<div>\n", "</div>\n", "\n" * 3, "<a href=/x>"]))
         page = "".join(parts)
         assert landmarks(page) == slow_landmarks(page), page
+
+
+# -- the lowered page ------------------------------------------------------------------------
+def test_lowered_page_is_str_lower_wherever_that_is_ascii():
+    rng = random.Random(11)
+    alphabet = "aZ<>sTyLeUrL(\u00e9\u00c9\u00b6\u0130\u212a\u0131\u017f\u4e41\u5a41\U0001f600\ud800 "
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 12)))
+        if rng.random() < 0.5:  # most pages hold neither of the two
+            text = text.replace("\u0130", "").replace("\u212a", "")
+        lowered.cache_clear()
+        got, want = lowered(text), text.lower()
+        assert len(got) == len(want), repr(text)
+        for a, b in zip(got, want, strict=True):
+            assert a == b if b.isascii() else not a.isascii(), repr(text)
