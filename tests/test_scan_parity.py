@@ -26,7 +26,6 @@ from linkaudit.rules.css import css_links, style_attribute_links
 from linkaudit.rules.html import Tag, capped_links, links_in_tag, start_tags
 from linkaudit.rules.html.landmarks import landmarks
 from linkaudit.rules.html.links import CappedExtracted, Extracted, RawLink, _style_attribute_url
-from linkaudit.rules.html.links import _styled as styled
 from linkaudit.rules.html.lowered import lowered
 from linkaudit.rules.html.tokenizer import STYLE_TEXT
 from linkaudit.rules.soft404 import says_not_found
@@ -42,8 +41,9 @@ def reference(
 ) -> CappedExtracted:
     """``capped_links`` the plain way: every start tag, read one by one,
     through the element tables; the links cut at ``limit`` at the end."""
-    if css and not styled(text):
-        css = False
+    lowered_text = text.lower()
+    if css and "<style" not in lowered_text and "url(" not in lowered_text:
+        css = False  # the old gate: nothing more to see
     styles = css and _style_attribute_url(text)
     links: list[RawLink] = []
     base = None
