@@ -11,98 +11,19 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from linkaudit.rules.html.charrefs import decode_attribute
-from linkaudit.rules.html.elements import INTERESTING, TEXT_CONTENT, VOID
+from linkaudit.rules.html.elements import TEXT_CONTENT, VOID
 from linkaudit.rules.html.foreign import Stack, namespace_of, pop_to
+from linkaudit.rules.html.skipping import NAME as _NAME
+from linkaudit.rules.html.skipping import skip_pattern as _skip_pattern
 
 # -- the tokenizer's pieces ----------------------------------------------------------
 _SPACE = "\t\n\f\r "
-_NAME = r"[^\t\n\f\r />]*+"
 # The attributes of a tag up to its ">": quotes open a value only after "="
 _ATTRS_SKIP = r"""(?:[^>=]++|=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|(?!["'])))*+>"""
 _COMMENT = r"<!--(?:>|->|(?s:.*?)--!?>)"
 _BOGUS = r"<[!?](?!--)[^>]*+>|</(?:>|[^A-Za-z>][^>]*+>)"
 _END_TAG = r"</[A-Za-z]" + _NAME + _ATTRS_SKIP
 _LONE_LT = r"<(?![A-Za-z!/?])|</\Z"
-
-
-def _trie(names: set[str]) -> str:
-    """A regular expression for ``names``, case-insensitive, factored by
-    first letters (a long alternation is tried name by name)."""
-    if "" in names:
-        rest = _trie({n for n in names if n})
-        return f"(?:{rest})?" if rest else ""
-    groups: dict[str, set[str]] = {}
-    for name in names:
-        groups.setdefault(name[0], set()).add(name[1:])
-    parts = [
-        (f"[{c}{c.upper()}]" if c.isalpha() else re.escape(c)) + _trie(tails)
-        for c, tails in sorted(groups.items())
-    ]
-    return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
-
-
-# The attributes of a tag up to its ">", as _ATTRS_SKIP reads them, written
-# as runs between the "=" (one repetition per value, not per run: Python's
-# regex engine pays for each turn of a group)
-_ATTRS_RUNS = (
-    r"""[^>=]*+(?:=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|(?!["']))[^>=]*+)*+>"""
-)
-
-
-def _ascii_any_case(word: str) -> str:
-    return "".join(f"[{c}{c.upper()}]" if c.isalpha() else re.escape(c) for c in word)
-
-
-def _attrs_naming_none(words: tuple[str, ...]) -> str:
-    """_ATTRS_RUNS over attribute text in which none of ``words`` stands,
-    in any ASCII case, anywhere (in a value too): it fails on a tag that
-    may have such an attribute.  ``str.lower`` makes an attribute name one
-    of them only from those ASCII letters, so no such tag goes unread."""
-    firsts = sorted({w[0] for w in words})
-    stops = "".join(c + c.upper() for c in firsts)
-    named = "(?:" + "|".join(map(_ascii_any_case, words)) + ")"
-
-    def free(excluded: str) -> str:  # a run of characters that starts no word
-        return rf"(?:[^{excluded}{stops}]++|(?!{named})[{stops}])*+"
-
-    return (
-        free(">=") + r"(?:=[\t\n\f\r ]*+"
-        rf"""(?:"{free('"')}"|'{free("'")}'|(?!["'])){free(">=")})*+>"""
-    )
-
-
-# Text and everything that cannot be a link, in one match (HTML content):
-# text runs; after "<", an end tag, a start tag whose name cannot matter
-# (and, when some attributes matter on any element (``style``, ``id``), that
-# has none of them), an ``<a>`` with no ``href`` (nor one of those
-# attributes, nor a ``name`` when ``id`` matters: half the tags of a
-# Doxygen page are such anchors), a comment, a bogus comment, or a "<"
-# that starts nothing.  Written as text, then (tag, text) repeated: each
-# turn of a group costs the regex engine, the commonest tags are tried
-# first, and a name whose first letter starts no interesting name is
-# boring without trying them.
-def _skip_pattern(attributes: tuple[str, ...] = ()) -> re.Pattern[str]:
-    without = ""
-    if attributes:  # attribute names, quoted values jumped over whole
-        without = (
-            r"""(?!(?:[^>=]|=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|(?!["'])))*?"""
-            r"""(?<=[\t\n\f\r /"'])(?i:""" + "|".join(attributes) + r")[\t\n\f\r ]*+=)"
-        )
-    firsts = {name[0] for name in INTERESTING}
-    others = "".join(c + c.upper() for c in "abcdefghijklmnopqrstuvwxyz" if c not in firsts)
-    boring = (
-        rf"(?:[{others}]|(?!" + _trie(INTERESTING) + r"[\t\n\f\r />])[A-Za-z])"
-        + _NAME + without + _ATTRS_RUNS
-    )
-    unlinked = ("href", *attributes, *(("name",) if "id" in attributes else ()))
-    anchor = r"[aA](?=[\t\n\f\r />])" + _attrs_naming_none(unlinked)
-    return re.compile(
-        r"[^<]*+(?:<(?:/(?:[A-Za-z]" + _NAME + _ATTRS_RUNS + r"|>|[^A-Za-z>][^>]*+>|\Z)"
-        r"|" + anchor + r"|" + boring + r"|!--(?:>|->|(?s:.*?)--!?>)|(?!!--)[!?][^>]*+>"
-        r"|(?![A-Za-z!/?]))[^<]*+)*+"
-        # and the start tag it stopped at, if any: its name and its attributes
-        r"(?:<([A-Za-z]" + _NAME + r")(" + _ATTRS_RUNS[:-1] + r")>)?"
-    )
 
 
 _SKIP = _skip_pattern()
@@ -134,6 +55,9 @@ _END_CACHE: dict[str, re.Pattern[str]] = {}
 
 
 STYLE_TEXT = "#style"  # the pseudo-tag that carries a <style> element's text
+# Start tags after which the tokenizer reads on differently (text content,
+# foreign content) or that the tree builder renames
+_OPENING = TEXT_CONTENT | {"svg", "math", "image"}
 
 
 class _EndOfDocument(Exception):
@@ -172,13 +96,14 @@ def _attributes(text: str, pos: int) -> tuple[dict[str, str], int, bool]:
 
 
 def _parse_attributes(body: str) -> dict[str, str]:
-    """The attributes of a whole tag's attribute text (quotes closed)."""
+    """The attributes of a whole tag's attribute text (quotes closed, NUL
+    already U+FFFD)."""
     attrs: dict[str, str] = {}
     for name, dq, sq, unquoted in _ATTR_ITEM.findall(body):
         name = name.lower()
         if name not in attrs:
             value = dq or sq or unquoted
-            attrs[name] = decode_attribute(value) if "&" in value or "\0" in value else value
+            attrs[name] = decode_attribute(value) if "&" in value else value
     return attrs
 
 
@@ -253,7 +178,7 @@ def start_tags(
     pattern = _SKIPS.get(attributes)
     if pattern is None:
         pattern = _SKIPS[attributes] = _skip_pattern(attributes)
-    skip = pattern.match
+    skip, count, parse = pattern.match, text.count, _parse_attributes
     try:
         while pos < n:
             if stack:
@@ -270,19 +195,23 @@ def start_tags(
                 if pos >= n:
                     break
             elif tree and not every:
-                m = skip(text, pos)
-                name, body = m.groups()
-                if name is None:  # the end, or an unterminated comment or tag
-                    break
-                start = m.start(1) - 1
-                line += text.count("\n", line_pos, start)
-                line_pos = start
-                pos = m.end()
-                name = name.lower()
+                while True:  # the common case, in a loop of its own: tags that open nothing
+                    m = skip(text, pos)
+                    name, body = m.groups()
+                    if name is None:  # the end, or an unterminated comment or tag
+                        return
+                    start = m.start(1) - 1
+                    line += count("\n", line_pos, start)
+                    line_pos = start
+                    pos = m.end()
+                    name = name.lower()
+                    if name in _OPENING:
+                        break
+                    yield (name, parse(body), line, "html")
                 if name == "svg" or name == "math":  # self-closing matters
                     attrs, pos, self_closing = _attributes(text, m.end(1))
                 else:
-                    attrs, self_closing = _parse_attributes(body), False
+                    attrs, self_closing = parse(body), False
                 namespace = "html"
                 if name == "image":
                     name = "img"  # the tree builder's rename
