@@ -28,9 +28,8 @@ from linkaudit.rules.html.landmarks import landmarks
 from linkaudit.rules.html.links import CappedExtracted, Extracted, RawLink, _style_attribute_url
 from linkaudit.rules.html.lowered import lowered
 from linkaudit.rules.html.tokenizer import STYLE_TEXT
-from linkaudit.rules.soft404 import says_not_found
 from linkaudit.rules.urls import _SCHEME, C0_SPACE, HTTP_SCHEMES, _resolve, canonicalize, clean
-from tests.test_linear import slow_landmarks, slow_title
+from tests.test_linear import slow_landmarks
 
 PAGES = sorted((Path(__file__).resolve().parent / "data" / "pages").glob("*.html"))
 PYTHON_DOCS = Path("/usr/share/doc/python3.11/html")
@@ -225,16 +224,3 @@ def test_lowered_page_is_str_lower_wherever_that_is_ascii():
         assert len(got) == len(want), repr(text)
         for a, b in zip(got, want, strict=True):
             assert a == b if b.isascii() else not a.isascii(), repr(text)
-
-
-# -- soft-404 titles -------------------------------------------------------------------------
-def test_soft_404_titles_as_before():
-    rng = random.Random(404)
-    pieces = [
-        "<title>", "</title>", "<TITLE lang=en>", "<Title\n>", "<t\u0131tle>", "<T\u0130TLE>",
-        "<titlex>", "<h1>", "</h1 >", "<H1 class=x>", "<h10>", "<h1", "Not found", "404 ",
-        "words", "\n", "<b>", "<", ">", "<!--", "-->", "\u00e9", "\u4e41", "\u212a",
-    ]  # fmt: skip
-    for _ in range(3000):
-        page = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 25)))
-        assert says_not_found(page) == slow_title(page), page

@@ -26,8 +26,6 @@ import re
 import zlib
 from urllib.parse import urlsplit
 
-from linkaudit.rules.html.lowered import lowered
-
 PROBE_PREFIX = "linkaudit-probe-"
 SKETCH = 16  # shingle hashes kept per page
 WORDS = 2000  # words read per page: an error page is short, a longer page is none
@@ -42,12 +40,8 @@ _HIDDEN_END = {  # by the length of the opening name
     0: re.compile(r"-->"),
 }
 _TAG = re.compile(r"<[^>]*>")
-_TITLE = (re.compile(r"<title\b[^>]*>", re.I), re.compile(r"</title\s*>", re.I), "<title")
-_H1 = (re.compile(r"<h1\b[^>]*>", re.I), re.compile(r"</h1\s*>", re.I), "<h1")
-# the letters a case-blind regex takes for ASCII ones ("i" for İ and ı, see
-# rules/html/landmarks.py): with one of them, the start tag is searched for
-# from the top of the page
-_UNFOLDED = ("\u0130", "\u0131", "\u017f", "\u212a")
+_TITLE = (re.compile(r"<title\b[^>]*>", re.I), re.compile(r"</title\s*>", re.I))
+_H1 = (re.compile(r"<h1\b[^>]*>", re.I), re.compile(r"</h1\s*>", re.I))
 _NOT_FOUND = re.compile(
     r"\bnot\s+found\b|\berror\s*404\b|^\s*404\b|\bpage\s+(?:does\s+not|doesn't|no\s+longer)\s+exists?\b"
     r"|\bno\s+longer\s+available\b|\bnicht\s+gefunden\b|\bintrouvable\b|\bno\s+encontrad[ao]\b",
@@ -99,9 +93,8 @@ def resemblance(a: list[int], b: list[int]) -> float:
 
 def says_not_found(html: str) -> str | None:
     """The page's title or first heading, when it says the page is not there."""
-    unfolded = any(c in html for c in _UNFOLDED)
-    for start, end, prefix in (_TITLE, _H1):
-        text = _element_text(html, start, end, None if unfolded else prefix)
+    for start, end in (_TITLE, _H1):
+        text = _element_text(html, start, end)
         if text is not None:
             text = " ".join(_strip_tags(text).split())
             if _NOT_FOUND.search(text):
@@ -113,22 +106,11 @@ def says_not_found(html: str) -> str | None:
 # ``<title\b[^>]*>(.*?)</title\s*>`` does by itself, trying every start and
 # scanning to the end of the page from each start that has no end (a page
 # of ``<title>`` without ``</title>`` costs the square of its size).
-def _element_text(
-    html: str, start: re.Pattern[str], end: re.Pattern[str], prefix: str | None
-) -> str | None:
+def _element_text(html: str, start: re.Pattern[str], end: re.Pattern[str]) -> str | None:
     """The text between the first start tag that has an end tag after it
     and that end tag: the first start tag's, or none (a later start tag
-    has no end tag after it either).  The case-blind search starts where
-    ``prefix`` (``<title``) first stands in the lower-cased page, which
-    ``str.find`` finds at C speed (a Doxygen page has no ``<h1>``: the
-    search read all of it, 3 % of the scan), none when it stands nowhere."""
-    stop = html.rfind(">") + 1  # each try stops at a ">"
-    at = 0
-    if prefix is not None:
-        at = lowered(html).find(prefix, 0, stop)
-        if at < 0:
-            return None
-    opened = start.search(html, at, stop)
+    has no end tag after it either)."""
+    opened = start.search(html, 0, html.rfind(">") + 1)  # each try stops at a ">"
     if opened is None:
         return None
     closed = end.search(html, opened.end())
