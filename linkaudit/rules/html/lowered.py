@@ -1,9 +1,8 @@
-"""A page lower-cased once.  The style-attribute check (``links.py``), the
-landmarks' word search (``landmarks.py``) and the soft-404 title search
-(``soft404.py``) each look for ASCII words in any case with ``str.find`` in
-the lower-cased page (a case-blind regular expression is several times
-slower), and a scanned page goes through all three in turn: the copy is
-made once, and only the last page's is kept."""
+"""A page lower-cased once.  The style-attribute check (``links.py``) and
+the landmarks' word search (``landmarks.py``) each look for ASCII words in
+any case with ``str.find`` in the lower-cased page (a case-blind regular
+expression is several times slower), and a scanned page goes through both
+in turn: the copy is made once, and only the last page's is kept."""
 
 from __future__ import annotations
 
