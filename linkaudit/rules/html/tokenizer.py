@@ -163,7 +163,8 @@ def start_tags(
 
     ``tree=False`` is the bare tokenizer (no text-content elements, no
     foreign content), for checking it against tokenizer tests; ``every``
-    yields every start tag, not only those that may hold a link;
+    yields every start tag, not only those that may hold a link (an HTML
+    ``<a>`` with no ``href`` is not one: half the tags of a Doxygen page);
     ``attributes``: also every tag with one of these attributes (``id``,
     ``style``); ``style_text``: after an HTML ``<style>``, its text as a
     ``STYLE_TEXT`` pseudo-tag (attribute ``text``, the line it starts on).
