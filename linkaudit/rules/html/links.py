@@ -146,6 +146,7 @@ def capped_links(
     images = dropped = 0
     append = links.append
     simple_attribute = _SIMPLE.get
+    new = tuple.__new__  # RawLink(...) runs a Python-level __new__: twice the cost per link
     for name, attrs, line, namespace in start_tags(text, style_text=css):
         if namespace == "html":
             simple = simple_attribute(name)
@@ -153,7 +154,7 @@ def capped_links(
                 value = attrs.get(simple)
                 if value is not None and value.strip(C0_SPACE):
                     if len(links) < limit:
-                        append(RawLink(value, line, name))
+                        append(new(RawLink, (value, line, name)))
                     else:
                         dropped += 1
                 continue
