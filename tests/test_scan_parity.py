@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,7 @@ from linkaudit.rules.html.links import CappedExtracted, Extracted, RawLink, _sty
 from linkaudit.rules.html.lowered import lowered
 from linkaudit.rules.html.tokenizer import STYLE_TEXT
 from linkaudit.rules.urls import _SCHEME, C0_SPACE, HTTP_SCHEMES, _resolve, canonicalize, clean
-from tests.test_linear import slow_landmarks
+from tests.test_linear import BOUND, GROWTH, _cpu, slow_landmarks
 
 PAGES = sorted((Path(__file__).resolve().parent / "data" / "pages").glob("*.html"))
 PYTHON_DOCS = Path("/usr/share/doc/python3.11/html")
@@ -224,3 +225,22 @@ def test_lowered_page_is_str_lower_wherever_that_is_ascii():
         assert len(got) == len(want), repr(text)
         for a, b in zip(got, want, strict=True):
             assert a == b if b.isascii() else not a.isascii(), repr(text)
+
+
+# -- growth ----------------------------------------------------------------------------------
+def _anchors(n: int) -> Callable[[], object]:
+    """``n`` anchors without ``href`` whose attribute text is full of what
+    starts the word (``h``, ``hre``), then one unterminated: the regex that
+    skips them must stay linear."""
+    page = "".join(
+        f'<a name="n{i}" title="{"h" * 20}hre{"hr" * 10}" class=x>x</a>\n' for i in range(n)
+    )
+    page += "<a " + "h" * n + "re"
+    return lambda: capped_links(page, css=True)
+
+
+def test_skipping_anchors_grows_linearly():
+    small, large = _anchors(1000), _anchors(1000 * GROWTH)
+    large()  # warm up
+    ratio = _cpu(large) / max(_cpu(small), 1e-4)
+    assert ratio < BOUND, f"{GROWTH}x the anchors cost {ratio:.1f}x the CPU"
