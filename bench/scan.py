@@ -2,6 +2,7 @@
 does with each page's text once it has it, without Scrapy, HTTP or state.
 
     .venv/bin/python bench/scan.py DIR [DIR ...] [--passes 5]
+    .venv/bin/python bench/scan.py DIR [DIR ...] --digest   # what the scan gives
 
 For each directory, every ``*.html``/``*.htm`` file is read and decoded
 first (not timed); then each pass times, in CPU seconds of this process:
@@ -11,11 +12,17 @@ passes would resolve nothing), ``landmarks``, ``page_blocks`` and
 ``says_not_found``.  Prints the median and the spread of the passes, per
 step and in all.  Run it with ``PYTHONPATH`` set to the tree to measure:
 two trees' medians, taken in turn, compare two versions of the scan.
+
+``--digest`` prints instead, per directory, a digest of everything the scan
+gives (links, lines, bases, images, anchors, dropped counts in each mode,
+canonical URLs, landmarks, blocks, soft-404 titles): two versions of the
+scan that print the same digests give the same output on those pages.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import statistics
 import time
 from pathlib import Path
@@ -81,13 +88,47 @@ def one_pass(site: list[tuple[str, str]]) -> dict[str, float]:
     return spent
 
 
+MODES = ({}, {"css": True}, {"anchors": True}, {"css": True, "anchors": True}, {"limit": 7})
+
+
+def digest(site: list[tuple[str, str]]) -> str:
+    """A digest of all the scan gives on ``site`` (reprs: equal outputs,
+    equal digests, whatever objects they are made of)."""
+    sha = hashlib.sha256()
+    for url, text in site:
+        for mode in MODES:
+            (raw, base, images, anchors), dropped = capped_links(text, **mode)
+            names = sorted(anchors) if anchors is not None else None
+            sha.update(repr((raw, base, images, names, dropped)).encode())
+        base_url = url
+        raw, base = capped_links(text, css=True).extracted[:2]
+        if base is not None:
+            try:
+                base_url = canonicalize(base, url)
+            except InvalidURL:
+                pass
+        links: list[tuple[str, int | None]] = []
+        for value, line, _tag in raw:
+            try:
+                links.append((canonicalize(value, base_url), line))
+            except InvalidURL as exc:
+                links.append((f"invalid: {exc}", line))
+        blocks = landmarks(text)
+        sha.update(repr((links, blocks, page_blocks(links, blocks), says_not_found(text))).encode())
+    return sha.hexdigest()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dirs", nargs="+", type=Path)
     parser.add_argument("--passes", type=int, default=5)
+    parser.add_argument("--digest", action="store_true", help="print what the scan gives")
     args = parser.parse_args()
     for root in args.dirs:
         site = pages(root)
+        if args.digest:
+            print(f"{root}: {digest(site)}", flush=True)
+            continue
         size = sum(len(t) for _u, t in site)
         runs = [one_pass(site) for _ in range(args.passes)]
         totals = [sum(r.values()) for r in runs]
