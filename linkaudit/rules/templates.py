@@ -42,11 +42,32 @@ def page_blocks(
     of the links, sorted once, make each landmark's links one slice found
     by bisection, each URL is hashed once, and the links in some landmark
     are marked by a sweep of +1/-1 at the slices' ends."""
+    blocks: list[list[Any]] = []
+    in_landmark: set[int] = set()
+    if landmarks:
+        in_landmark = _landmark_blocks(blocks, links, landmarks)
+    run: list[tuple[str, int]] = []
+    for i, (url, line) in enumerate(links):
+        if line is None or i in in_landmark:
+            if run:
+                _add_run(blocks, run)
+            continue
+        if run and line - run[-1][1] > 1:
+            _add_run(blocks, run)
+        run.append((url, line))
+    _add_run(blocks, run)
+    return blocks or None
+
+
+def _landmark_blocks(
+    blocks: list[list[Any]], links: Sequence[tuple[str, int | None]], landmarks: Sequence[Block]
+) -> set[int]:
+    """Add the blocks of the landmarks that hold links; the indexes of the
+    links in some landmark."""
     placed = sorted((line, i) for i, (_url, line) in enumerate(links) if line is not None)
     lines = [line for line, _i in placed]
     hashes_of: dict[str, int] = {}
     cover = [0] * (len(placed) + 1)  # +1 where a landmark's slice starts, -1 after it ends
-    blocks: list[list[Any]] = []
     for signature, first, last in landmarks:
         start, stop = bisect_left(lines, first), bisect_right(lines, last)
         if start < stop:
@@ -66,16 +87,7 @@ def page_blocks(
         depth += cover[k]
         if depth:
             in_landmark.add(i)
-    run: list[tuple[str, int]] = []
-    for i, (url, line) in enumerate(links):
-        if i in in_landmark or line is None:
-            _add_run(blocks, run)
-            continue
-        if run and line - run[-1][1] > 1:
-            _add_run(blocks, run)
-        run.append((url, line))
-    _add_run(blocks, run)
-    return blocks or None
+    return in_landmark
 
 
 def _add_run(blocks: list[list[Any]], run: list[tuple[str, int]]) -> None:

@@ -149,19 +149,35 @@ def _ends(text: str, found: list[tuple[str, str, int, int]]) -> list[int]:
     waiting: dict[str, dict[int, list[int]]] = {n: {} for n in names}
     ends = [len(text)] * len(found)
     following = 0  # the next candidate to open
-    for m in tags.finditer(text):
-        at = m.start()
-        while following < len(found) and found[following][3] <= at:
-            _s, name, _start, _pos = found[following]
-            waiting[name].setdefault(level[name] - 1, []).append(following)
-            following += 1
-        name = names[m.lastindex - 2]  # type: ignore[operator]
-        if m.group(1):
-            level[name] -= 1
-            for i in waiting[name].pop(level[name], ()):
-                ends[i] = at
+    unclosed = 0  # candidates waiting for their end tag
+    # Levels only count from where a candidate opens: while none waits,
+    # the tags up to the next candidate's start tag are skipped (a page's
+    # content between its header and its footer is not read)
+    pos = found[0][2]
+    while following < len(found):
+        for m in tags.finditer(text, pos):
+            at = m.start()
+            if not unclosed and at < found[following][2]:
+                pos = found[following][2]
+                break
+            while following < len(found) and found[following][3] <= at:
+                _s, name, _start, _pos = found[following]
+                waiting[name].setdefault(level[name] - 1, []).append(following)
+                following += 1
+                unclosed += 1
+            name = names[m.lastindex - 2]  # type: ignore[operator]
+            if m.group(1):
+                level[name] -= 1
+                closed = waiting[name].pop(level[name], ())
+                for i in closed:
+                    ends[i] = at
+                unclosed -= len(closed)
+                if not unclosed and following == len(found):
+                    return ends
+            else:
+                level[name] += 1
         else:
-            level[name] += 1
+            break
     return ends
 
 

@@ -82,15 +82,6 @@ _SIMPLE = {
 _STYLE_ATTRIBUTE = re.compile(r"""[\t\n\f\r /"']style[\t\n\f\r ]*=""", re.IGNORECASE)
 
 
-def _styled(text: str) -> bool:
-    """``<style`` or ``url(`` in the page, in any ASCII case (the tokenizer's
-    names are ASCII-case-insensitive).  A plain search in the lower-cased
-    page: a case-blind regex took 6 % of an audit's CPU on pages without
-    either (Doxygen's)."""
-    lowered = lower(text)
-    return "<style" in lowered or "url(" in lowered
-
-
 def _style_attribute_url(text: str) -> bool:
     """Some ``url(`` may sit in a style attribute (a ``style=`` between it
     and the ``<`` before it): only then is every tag read.
@@ -143,29 +134,36 @@ def capped_links(
     counted (``dropped``), so a page of 300,000 links costs no more memory
     than one of ``limit`` (LINKAUDIT_PAGE_MAXLINKS) would.
     """
-    if css and not _styled(text):
-        css = False  # no <style>, no url( in a style attribute: nothing more to see
-    if css or anchors:
-        return _extract_more(text, css, anchors, limit)
+    # with no url( in a style attribute (one str.find in most pages), the
+    # only CSS to read is that of <style> elements: the tokenizer hands
+    # their text on in the common pass
+    styles = css and _style_attribute_url(text)
+    if styles or anchors:
+        return _extract_more(text, css, styles, anchors, limit)
+    # the common case: only link attributes and <style> elements to read
     links: list[RawLink] = []
     base: str | None = None
     images = dropped = 0
     append = links.append
     simple_attribute = _SIMPLE.get
-    for name, attrs, line, namespace in start_tags(text):
+    new = tuple.__new__  # RawLink(...) runs a Python-level __new__: twice the cost per link
+    for name, attrs, line, namespace in start_tags(text, style_text=css):
         if namespace == "html":
             simple = simple_attribute(name)
             if simple is not None:  # a href, script src...: the common case
                 value = attrs.get(simple)
                 if value is not None and value.strip(C0_SPACE):
                     if len(links) < limit:
-                        append(RawLink(value, line, name))
+                        append(new(RawLink, (value, line, name)))
                     else:
                         dropped += 1
                 continue
             if name == "base":
                 if base is None and "href" in attrs:
                     base = attrs["href"]
+                continue
+            if name == STYLE_TEXT:
+                dropped += _style_links(links, attrs["text"], line, limit)
                 continue
         images += _tag_links(links, name, attrs, line, namespace)
         if len(links) > limit:
@@ -193,17 +191,26 @@ def _tag_links(
     return int(name == "img" and namespace == "html" and len(links) > found)
 
 
-def _extract_more(text: str, css: bool, anchors: bool, cap: int) -> CappedExtracted:
-    """``extract_links`` with CSS links or anchors: every tag with a
-    ``style`` or ``id`` attribute is read too (a slower pass).  Past
-    ``cap``, a tag's links are added, then cut back and counted: never
-    more than one tag's links over it."""
+def _style_links(links: list[RawLink], sheet: str, line: int, cap: int) -> int:
+    """Add the links of a ``<style>`` element's text, up to ``cap`` links in
+    all; how many more it has."""
+    found = capped_css_links(sheet, line, max(cap - len(links), 0))
+    links.extend(RawLink(v, n, "style") for v, n, _ in found.links)
+    return found.dropped
+
+
+def _extract_more(
+    text: str, css: bool, styles: bool, anchors: bool, cap: int
+) -> CappedExtracted:
+    """``extract_links`` with anchors, or with some ``url(`` in a style
+    attribute (``styles``): every tag with a ``style`` or ``id`` attribute
+    is read too (a slower pass).  Past ``cap``, a tag's links are added,
+    then cut back and counted: never more than one tag's links over it."""
     links: list[RawLink] = []
     dropped = 0
     names: set[str] | None = set() if anchors else None
     base: str | None = None
     images = 0
-    styles = css and _style_attribute_url(text)
     wanted = (("style",) if styles else ()) + (("id",) if anchors else ())
     simple_attribute = _SIMPLE.get
     for name, attrs, line, namespace in start_tags(text, attributes=wanted, style_text=css):
@@ -221,9 +228,7 @@ def _extract_more(text: str, css: bool, anchors: bool, cap: int) -> CappedExtrac
                     dropped += 1
             continue
         if name == STYLE_TEXT:
-            sheet = capped_css_links(attrs["text"], line, max(cap - len(links), 0))
-            links.extend(RawLink(v, n, "style") for v, n, _ in sheet.links)
-            dropped += sheet.dropped
+            dropped += _style_links(links, attrs["text"], line, cap)
             continue
         if names is not None:
             if "id" in attrs:

@@ -11,55 +11,19 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from linkaudit.rules.html.charrefs import decode_attribute
-from linkaudit.rules.html.elements import INTERESTING, TEXT_CONTENT, VOID
+from linkaudit.rules.html.elements import TEXT_CONTENT, VOID
 from linkaudit.rules.html.foreign import Stack, namespace_of, pop_to
+from linkaudit.rules.html.skipping import NAME as _NAME
+from linkaudit.rules.html.skipping import skip_pattern as _skip_pattern
 
 # -- the tokenizer's pieces ----------------------------------------------------------
 _SPACE = "\t\n\f\r "
-_NAME = r"[^\t\n\f\r />]*+"
 # The attributes of a tag up to its ">": quotes open a value only after "="
 _ATTRS_SKIP = r"""(?:[^>=]++|=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|(?!["'])))*+>"""
 _COMMENT = r"<!--(?:>|->|(?s:.*?)--!?>)"
 _BOGUS = r"<[!?](?!--)[^>]*+>|</(?:>|[^A-Za-z>][^>]*+>)"
 _END_TAG = r"</[A-Za-z]" + _NAME + _ATTRS_SKIP
 _LONE_LT = r"<(?![A-Za-z!/?])|</\Z"
-
-
-def _trie(names: set[str]) -> str:
-    """A regular expression for ``names``, case-insensitive, factored by
-    first letters (a long alternation is tried name by name)."""
-    if "" in names:
-        rest = _trie({n for n in names if n})
-        return f"(?:{rest})?" if rest else ""
-    groups: dict[str, set[str]] = {}
-    for name in names:
-        groups.setdefault(name[0], set()).add(name[1:])
-    parts = [
-        (f"[{c}{c.upper()}]" if c.isalpha() else re.escape(c)) + _trie(tails)
-        for c, tails in sorted(groups.items())
-    ]
-    return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
-
-
-# Text and everything that cannot be a link, in one match (HTML content):
-# text runs; after "<", a comment, a bogus comment, an end tag, a start tag
-# whose name cannot matter (and, when some attributes matter on any element
-# (``style``, ``id``), that has none of them), or a "<" that starts nothing
-def _skip_pattern(attributes: tuple[str, ...] = ()) -> re.Pattern[str]:
-    without = ""
-    if attributes:  # attribute names, quoted values jumped over whole
-        without = (
-            r"""(?!(?:[^>=]|=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|(?!["'])))*?"""
-            r"""(?<=[\t\n\f\r /"'])(?i:""" + "|".join(attributes) + r")[\t\n\f\r ]*+=)"
-        )
-    boring = r"(?!" + _trie(INTERESTING) + r"[\t\n\f\r />])[A-Za-z]" + _NAME + without + _ATTRS_SKIP
-    return re.compile(
-        r"(?:[^<]++|<(?:!--(?:>|->|(?s:.*?)--!?>)|(?!!--)[!?][^>]*+>"
-        r"|/(?:[A-Za-z]" + _NAME + _ATTRS_SKIP + r"|>|[^A-Za-z>][^>]*+>|\Z)"
-        r"|" + boring + r"|(?![A-Za-z!/?])))*+"
-        # and the start tag it stopped at, if any: its name and its attributes
-        r"(?:<([A-Za-z]" + _NAME + r")(" + _ATTRS_SKIP[:-1] + r")>)?"
-    )
 
 
 _SKIP = _skip_pattern()
@@ -91,6 +55,9 @@ _END_CACHE: dict[str, re.Pattern[str]] = {}
 
 
 STYLE_TEXT = "#style"  # the pseudo-tag that carries a <style> element's text
+# Start tags after which the tokenizer reads on differently (text content,
+# foreign content) or that the tree builder renames
+_OPENING = TEXT_CONTENT | {"svg", "math", "image"}
 
 
 class _EndOfDocument(Exception):
@@ -129,13 +96,14 @@ def _attributes(text: str, pos: int) -> tuple[dict[str, str], int, bool]:
 
 
 def _parse_attributes(body: str) -> dict[str, str]:
-    """The attributes of a whole tag's attribute text (quotes closed)."""
+    """The attributes of a whole tag's attribute text (quotes closed, NUL
+    already U+FFFD)."""
     attrs: dict[str, str] = {}
     for name, dq, sq, unquoted in _ATTR_ITEM.findall(body):
         name = name.lower()
         if name not in attrs:
             value = dq or sq or unquoted
-            attrs[name] = decode_attribute(value) if "&" in value or "\0" in value else value
+            attrs[name] = decode_attribute(value) if "&" in value else value
     return attrs
 
 
@@ -195,7 +163,8 @@ def start_tags(
 
     ``tree=False`` is the bare tokenizer (no text-content elements, no
     foreign content), for checking it against tokenizer tests; ``every``
-    yields every start tag, not only those that may hold a link;
+    yields every start tag, not only those that may hold a link (an HTML
+    ``<a>`` with no ``href`` is not one: half the tags of a Doxygen page);
     ``attributes``: also every tag with one of these attributes (``id``,
     ``style``); ``style_text``: after an HTML ``<style>``, its text as a
     ``STYLE_TEXT`` pseudo-tag (attribute ``text``, the line it starts on).
@@ -210,7 +179,7 @@ def start_tags(
     pattern = _SKIPS.get(attributes)
     if pattern is None:
         pattern = _SKIPS[attributes] = _skip_pattern(attributes)
-    skip = pattern.match
+    skip, count, parse = pattern.match, text.count, _parse_attributes
     try:
         while pos < n:
             if stack:
@@ -227,19 +196,23 @@ def start_tags(
                 if pos >= n:
                     break
             elif tree and not every:
-                m = skip(text, pos)
-                name, body = m.groups()
-                if name is None:  # the end, or an unterminated comment or tag
-                    break
-                start = m.start(1) - 1
-                line += text.count("\n", line_pos, start)
-                line_pos = start
-                pos = m.end()
-                name = name.lower()
+                while True:  # the common case, in a loop of its own: tags that open nothing
+                    m = skip(text, pos)
+                    name, body = m.groups()
+                    if name is None:  # the end, or an unterminated comment or tag
+                        return
+                    start = m.start(1) - 1
+                    line += count("\n", line_pos, start)
+                    line_pos = start
+                    pos = m.end()
+                    name = name.lower()
+                    if name in _OPENING:
+                        break
+                    yield (name, parse(body), line, "html")
                 if name == "svg" or name == "math":  # self-closing matters
                     attrs, pos, self_closing = _attributes(text, m.end(1))
                 else:
-                    attrs, self_closing = _parse_attributes(body), False
+                    attrs, self_closing = parse(body), False
                 namespace = "html"
                 if name == "image":
                     name = "img"  # the tree builder's rename

@@ -1,0 +1,92 @@
+"""The one regular expression that skips, at C speed, everything of a page
+the link reader need not see (``tokenizer.start_tags``): text, comments,
+end tags, and start tags that cannot hold a link.  Python sees only the
+start tag it stops at."""
+
+from __future__ import annotations
+
+import re
+
+from linkaudit.rules.html.elements import INTERESTING
+
+NAME = r"[^\t\n\f\r />]*+"  # a tag name after its first letter
+
+
+def _trie(names: set[str]) -> str:
+    """A regular expression for ``names``, case-insensitive, factored by
+    first letters (a long alternation is tried name by name)."""
+    if "" in names:
+        rest = _trie({n for n in names if n})
+        return f"(?:{rest})?" if rest else ""
+    groups: dict[str, set[str]] = {}
+    for name in names:
+        groups.setdefault(name[0], set()).add(name[1:])
+    parts = [
+        (f"[{c}{c.upper()}]" if c.isalpha() else re.escape(c)) + _trie(tails)
+        for c, tails in sorted(groups.items())
+    ]
+    return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
+
+
+# The attributes of a tag up to its ">", as tokenizer._ATTRS_SKIP reads them
+# (quotes open a value only after "="), written as runs between the "=" (one
+# repetition per value, not per run: the regex engine pays for each turn)
+ATTRS_RUNS = (
+    r"""[^>=]*+(?:=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|(?!["']))[^>=]*+)*+>"""
+)
+
+
+def _ascii_any_case(word: str) -> str:
+    return "".join(f"[{c}{c.upper()}]" if c.isalpha() else re.escape(c) for c in word)
+
+
+def _attrs_naming_none(words: tuple[str, ...]) -> str:
+    """ATTRS_RUNS over attribute text in which none of ``words`` stands,
+    in any ASCII case, anywhere (in a value too): it fails on a tag that
+    may have such an attribute.  ``str.lower`` makes an attribute name one
+    of them only from those ASCII letters, so no such tag goes unread."""
+    firsts = sorted({w[0] for w in words})
+    stops = "".join(c + c.upper() for c in firsts)
+    named = "(?:" + "|".join(map(_ascii_any_case, words)) + ")"
+
+    def free(excluded: str) -> str:  # a run of characters that starts no word
+        return rf"(?:[^{excluded}{stops}]++|(?!{named})[{stops}])*+"
+
+    return (
+        free(">=") + r"(?:=[\t\n\f\r ]*+"
+        rf"""(?:"{free('"')}"|'{free("'")}'|(?!["'])){free(">=")})*+>"""
+    )
+
+
+# Text and everything that cannot be a link, in one match (HTML content):
+# text runs; after "<", an end tag, a start tag whose name cannot matter
+# (and, when some attributes matter on any element (``style``, ``id``), that
+# has none of them), an ``<a>`` with no ``href`` (nor one of those
+# attributes, nor a ``name`` when ``id`` matters: half the tags of a
+# Doxygen page are such anchors), a comment, a bogus comment, or a "<"
+# that starts nothing.  Written as text, then (tag, text) repeated: each
+# turn of a group costs the regex engine, the commonest tags are tried
+# first, and a name whose first letter starts no interesting name is
+# boring without trying them.
+def skip_pattern(attributes: tuple[str, ...] = ()) -> re.Pattern[str]:
+    without = ""
+    if attributes:  # attribute names, quoted values jumped over whole
+        without = (
+            r"""(?!(?:[^>=]|=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|(?!["'])))*?"""
+            r"""(?<=[\t\n\f\r /"'])(?i:""" + "|".join(attributes) + r")[\t\n\f\r ]*+=)"
+        )
+    firsts = {name[0] for name in INTERESTING}
+    others = "".join(c + c.upper() for c in "abcdefghijklmnopqrstuvwxyz" if c not in firsts)
+    boring = (
+        rf"(?:[{others}]|(?!" + _trie(INTERESTING) + r"[\t\n\f\r />])[A-Za-z])"
+        + NAME + without + ATTRS_RUNS
+    )
+    unlinked = ("href", *attributes, *(("name",) if "id" in attributes else ()))
+    anchor = r"[aA](?=[\t\n\f\r />])" + _attrs_naming_none(unlinked)
+    return re.compile(
+        r"[^<]*+(?:<(?:/(?:[A-Za-z]" + NAME + ATTRS_RUNS + r"|>|[^A-Za-z>][^>]*+>|\Z)"
+        r"|" + anchor + r"|" + boring + r"|!--(?:>|->|(?s:.*?)--!?>)|(?!!--)[!?][^>]*+>"
+        r"|(?![A-Za-z!/?]))[^<]*+)*+"
+        # and the start tag it stopped at, if any: its name and its attributes
+        r"(?:<([A-Za-z]" + NAME + r")(" + ATTRS_RUNS[:-1] + r")>)?"
+    )
