@@ -16,7 +16,7 @@ import sys
 from collections import Counter
 
 COMPONENTS = [
-    ("page scan: CSS", r"_style_attribute_url|_styled \(|linkaudit/rules/css\.py"),
+    ("page scan: CSS", r"_style_attribute_url|linkaudit/rules/css\.py"),
     ("page scan: tokenizer and link extraction", r"capped_links|start_tags|_extract_more"),
     ("page scan: landmarks", r"landmarks \(linkaudit/rules/html/landmarks"),
     ("page scan: template blocks (page_blocks)", r"page_blocks \(linkaudit/rules/templates"),
@@ -24,9 +24,11 @@ COMPONENTS = [
     ("per link: resolving and judging", r"_resolve_link|canonicalize|LinkRules"),
     ("per link: state (discover, enqueue, record)",
      r"discover_many|_place_link|\(linkaudit/state/"),
-    ("rest of the page scan (decoding, the loop)", r"_scan \(linkaudit/spiders/discovery"),
+    ("rest of the page scan (decoding, the loop)",
+     r"_scan \(linkaudit/spiders/discovery|_place_page \(|read_job \(|decoded \("),
     ("report, journal, pipelines", r"\(linkaudit/output/"),
     ("start-up (imports)", r"<module> |importlib"),
+    ("walk of a build (files, static-host rules)", r"\(linkaudit/walk/|\(linkaudit/demo/static"),
     ("HTTP client (our handler, Scrapy's, Twisted's)",
      r"download_request|\(linkaudit/network/|http11\.py|twisted/web/"),
     ("spider callbacks, other", r"\(linkaudit/"),
