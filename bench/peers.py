@@ -124,6 +124,6 @@ def run_lychee(root: Path, cwd: Path) -> Result:
 
 
 def run_linkaudit_dir(root: Path, cwd: Path, *extra: str) -> Result:
-    """``linkaudit DIR``: the directory served on 127.0.0.1 and crawled."""
+    """``linkaudit DIR``: the build directory's files walked (linkaudit/walk/)."""
     excl = ("--exclude", EXTERNAL)
     return run_linkaudit({"start": str(root)}, cwd, *excl, *extra, name="linkaudit DIR")
