@@ -49,6 +49,16 @@ def pages(root: Path) -> list[tuple[str, str]]:
     return found
 
 
+def page_base(base: str | None, url: str) -> str:
+    """The URL a page's links resolve against: its ``<base>`` when it parses."""
+    if base is not None:
+        try:
+            return canonicalize(base, url)
+        except InvalidURL:
+            pass  # the Standard: a base that does not parse is ignored
+    return url
+
+
 def one_pass(site: list[tuple[str, str]]) -> dict[str, float]:
     """CPU seconds of each step over every page of ``site``."""
     spent = dict.fromkeys(STEPS, 0.0)
@@ -59,12 +69,7 @@ def one_pass(site: list[tuple[str, str]]) -> dict[str, float]:
         t0 = clock()
         (raw, base, _images, _anchors), _dropped = capped_links(text, css=True, limit=LIMIT)
         t1 = clock()
-        base_url = url
-        if base is not None:
-            try:
-                base_url = canonicalize(base, url)
-            except InvalidURL:
-                pass
+        base_url = page_base(base, url)
         links: list[tuple[str, int | None]] = []
         seen: dict[str, str] = {}
         for value, line, _tag in raw:
@@ -100,13 +105,8 @@ def digest(site: list[tuple[str, str]]) -> str:
             (raw, base, images, anchors), dropped = capped_links(text, **mode)
             names = sorted(anchors) if anchors is not None else None
             sha.update(repr((raw, base, images, names, dropped)).encode())
-        base_url = url
         raw, base = capped_links(text, css=True).extracted[:2]
-        if base is not None:
-            try:
-                base_url = canonicalize(base, url)
-            except InvalidURL:
-                pass
+        base_url = page_base(base, url)
         links: list[tuple[str, int | None]] = []
         for value, line, _tag in raw:
             try:
