@@ -5,8 +5,10 @@
 
 Each sample goes to the first component (in the order below) that one of
 its frames belongs to; the command's own frames above the reactor are left
-out, or every sample would be ``linkaudit/cli.py``'s.  Prints one column of
-shares (%) per profile, as the README's "Where the CPU goes" table.
+out, or every sample would be ``linkaudit/cli.py``'s (for a walk of a
+build, which has no reactor, those above the command's ``main``), and so are
+other threads' samples.  Prints one column of shares (%) per profile, as
+the README's "Where the CPU goes" table.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ COMPONENTS = [
      r"_scan \(linkaudit/spiders/discovery|_place_page \(|read_job \(|decoded \("),
     ("report, journal, pipelines", r"\(linkaudit/output/"),
     ("start-up (imports)", r"<module> |importlib"),
-    ("walk of a build (files, static-host rules)", r"\(linkaudit/walk/|\(linkaudit/demo/static"),
+    ("walk of a build (files, static-host rules)",
+     r"\(linkaudit/walk/|\(linkaudit/demo/static|_walked \("),
     ("HTTP client (our handler, Scrapy's, Twisted's)",
      r"download_request|\(linkaudit/network/|http11\.py|twisted/web/"),
     ("spider callbacks, other", r"\(linkaudit/"),
@@ -47,10 +50,14 @@ def shares(path: str) -> tuple[Counter[str], int]:
             if not count.isdigit():
                 continue
             frames = stack.split(";")
-            for i, frame in enumerate(frames):  # from the reactor down
-                if frame.startswith("CrawlerProcess.start"):
-                    stack = ";".join(frames[i:])
-                    break
+            # from the reactor down (a crawl), else from the command's main
+            # (a walk of a build); samples of other threads (the build's
+            # idle server) are left out
+            starts = [i for i, f in enumerate(frames) if f.startswith("CrawlerProcess.start")]
+            starts = starts or [i for i, f in enumerate(frames) if f.startswith("main (")]
+            if not starts:
+                continue
+            stack = ";".join(frames[starts[0] :])
             total += int(count)
             name = next(name for name, pattern in _PATTERNS if pattern.search(stack))
             found[name] += int(count)
