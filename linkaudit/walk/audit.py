@@ -182,15 +182,18 @@ class StatusLine:
     def __init__(self, interval: float):
         self.interval = interval
         self.started = self.drawn = time.monotonic()
+        self.counted = self.broken = 0  # the items looked at so far, the broken among them
 
     def __call__(self, walk: BuildWalk) -> None:
         now = time.monotonic()
         if now - self.drawn < self.interval:
             return
         self.drawn = now
-        broken = sum(item.outcome == "broken" for item in walk.items)
+        items = walk.items
+        self.broken += sum(items[i].outcome == "broken" for i in range(self.counted, len(items)))
+        self.counted = len(items)
         queued = walk.state.waiting()
-        line = status_line(len(walk.items), queued, broken, walk.requests, now - self.started)
+        line = status_line(len(items), queued, self.broken, walk.requests, now - self.started)
         sys.stdout.write(ERASE + line)
         sys.stdout.flush()
 
