@@ -26,7 +26,7 @@ import os
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 # The header that carries ``outside`` over HTTP (the directory's server sends
 # it, linkaudit/middlewares/localbuild.py reads it for the build's URLs only)
@@ -122,6 +122,13 @@ def answer(root: str, base_path: str, path: str) -> Answer:
     if found.location is not None:
         return Answer(301, location=base_path + found.location.lstrip("/"))
     return found
+
+
+def served_path(start_url: str) -> str:
+    """The path a build is served at, from the URL it is audited from: the
+    start URL's folder (``/`` or the path of ``--root-url``)."""
+    path = urlsplit(start_url).path
+    return path[: path.rfind("/") + 1] or "/"
 
 
 def outside_warning(target: str) -> str:

@@ -39,7 +39,7 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from linkaudit.config import config_of
 from linkaudit.demo.server import content_type
-from linkaudit.demo.static import NOT_FOUND_BODY, OUTSIDE_HEADER, answer
+from linkaudit.demo.static import NOT_FOUND_BODY, OUTSIDE_HEADER, answer, served_path
 from linkaudit.internals import check_stop_download, get_maxsize_msg, make_response
 from linkaudit.network.handler import HttpDownloadHandler
 from linkaudit.signals import request_sent
@@ -73,9 +73,8 @@ class LocalBuildHandler(HttpDownloadHandler):
             if not (root and config["LINKAUDIT_LOCAL_READ"] and config.start_urls):
                 self._build = None
             else:
-                start = urlsplit(config.start_urls[0])
-                path = start.path[: start.path.rfind("/") + 1] or "/"
-                self._build = _Build(start.netloc, root, path)
+                start = config.start_urls[0]
+                self._build = _Build(urlsplit(start).netloc, root, served_path(start))
         return self._build or None
 
     async def download_request(self, request: Request) -> Response:

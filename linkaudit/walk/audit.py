@@ -29,7 +29,7 @@ from typing import Any
 
 from linkaudit.config import BY_SETTING, Config
 from linkaudit.config.plain import PlainSettings
-from linkaudit.demo.static import answer
+from linkaudit.demo.static import answer, served_path
 from linkaudit.items import UrlResult
 from linkaudit.output.recording import record, report_facts, write_final_report
 from linkaudit.output.report import now_iso
@@ -121,10 +121,7 @@ def walks(config: Config) -> bool:
     if tuple(config.near_prefixes) != tuple(config.start_urls[:1]) or len(config.start_urls) != 1:
         return False
     if config["ROBOTSTXT_OBEY"]:  # the build's own robots.txt: the crawl obeys it
-        start = config.start_urls[0]
-        base = start[start.index("/", start.index("//") + 2) :]
-        base = base[: base.rfind("/") + 1] or "/"
-        if answer(root, base, "/robots.txt").status == 200:
+        if answer(root, served_path(config.start_urls[0]), "/robots.txt").status == 200:
             return False
     return True
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from linkaudit.demo.server import content_type
-from linkaudit.demo.static import answer, outside_warning
+from linkaudit.demo.static import answer, outside_warning, served_path
 from linkaudit.items import UrlResult, page_stats
 from linkaudit.meta import ANCHORS
 from linkaudit.rules.html import extract_links
@@ -80,9 +80,8 @@ class BuildWalk(Discovery):
         self.maxsize = config["LINKAUDIT_PAGE_MAXSIZE"]
         self.link_faults: set[str] = set()
         self.stats: Counter[str] = Counter()
-        start = urlsplit(self.start_urls[0])
-        self.netloc = start.netloc
-        self.base_path = start.path[: start.path.rfind("/") + 1] or "/"
+        self.netloc = urlsplit(self.start_urls[0]).netloc
+        self.base_path = served_path(self.start_urls[0])
         self.root = config["LINKAUDIT_LOCAL_DIR"]
         self.items: list[UrlResult] = []
         self.elsewhere: list[Pending] = []  # other origins: the crawl's
