@@ -133,8 +133,6 @@ def walk(config: Config) -> Walked:
     state.max_urls = config["LINKAUDIT_MAX_URLS"]
     started_at = now_iso()
     walker = BuildWalk(config, state)
-    if config["LINKAUDIT_PROGRESS"]:
-        walker.progress = StatusLine(config["LINKAUDIT_PROGRESS_INTERVAL"])  # type: ignore[method-assign]
     stop: list[str] = []
 
     def interrupted(signum: int, _frame: Any) -> None:
@@ -151,7 +149,11 @@ def walk(config: Config) -> Walked:
             gc.freeze()
         gc.set_threshold(threshold, *collecting[1:])
     try:
-        walker.run(stopped=lambda: bool(stop))
+        interval = config["LINKAUDIT_PROGRESS_INTERVAL"]
+        if config["LINKAUDIT_PROGRESS"]:
+            walker.run(stopped=lambda: bool(stop), progress=StatusLine(interval))
+        else:
+            walker.run(stopped=lambda: bool(stop))
     finally:
         gc.set_threshold(*collecting)
         for number, handler in previous.items():

@@ -99,13 +99,15 @@ class BuildWalk(Discovery):
         return self.stats["requests"]
 
     # -- the walk ------------------------------------------------------------
-    def progress(self, walk: BuildWalk) -> None:
-        """Called after each URL of the build (a status line, when drawn)."""
-
-    def run(self, stopped: Callable[[], bool] = lambda: False) -> None:
+    def run(
+        self,
+        stopped: Callable[[], bool] = lambda: False,
+        progress: Callable[[BuildWalk], None] = lambda walk: None,
+    ) -> None:
         """Walk level by level (depths are shortest, as the crawl's) until
         the build's URLs are all checked or ``stopped()`` says so; other
-        origins' URLs go back to the frontier for the crawl."""
+        origins' URLs go back to the frontier for the crawl.  ``progress``
+        is called after each URL of the build (a status line, when drawn)."""
         for url in self.start_urls:
             self.items.extend(self._discover(url, 0, None))
         if self.config["ROBOTSTXT_OBEY"]:
@@ -118,7 +120,7 @@ class BuildWalk(Discovery):
             for pending in level:
                 if urlsplit(pending.url).netloc == self.netloc and pending.url.startswith("http:"):
                     self.items.extend(self._checked(pending))
-                    self.progress(self)
+                    progress(self)
                 else:
                     self.elsewhere.append(pending)
         for pending in self.elsewhere:
