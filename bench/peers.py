@@ -97,13 +97,16 @@ def run_linkinator(start: str, cwd: Path, exclude: str | None = None) -> Result:
     return Result("linkinator", wall, cpu, rss, checked, broken)
 
 
-def run_scrapy_floor(pages: list[str], cwd: Path) -> Result:
-    """A bare Scrapy spider GETting each page once, nothing else (scrapy_floor.py)."""
+def run_scrapy_floor(pages: list[str], cwd: Path, head: bool = False) -> Result:
+    """A bare Scrapy spider GETting each page once, nothing else
+    (scrapy_floor.py); with ``head``, a HEAD before each GET."""
     listed = cwd / "pages.txt"
     listed.write_text("\n".join(pages))
     cmd = [sys.executable, str(Path(__file__).parent / "scrapy_floor.py"), str(listed)]
-    wall, cpu, rss, text = _measure([*cmd, str(CONCURRENCY)], cwd)
-    return Result("Scrapy floor", wall, cpu, rss, int(text.split()[0]))
+    cmd += [str(CONCURRENCY), *(["head"] if head else [])]
+    wall, cpu, rss, text = _measure(cmd, cwd)
+    name = "Scrapy floor HEAD+GET" if head else "Scrapy floor"
+    return Result(name, wall, cpu, rss, int(text.split()[0]))
 
 
 def site_pages(root: Path, start: str) -> list[str]:

@@ -160,6 +160,9 @@ def _tools(ds: DocSet, url: str) -> dict:
     tools["linkaudit fast"] = lambda cwd: run_linkaudit({"start": url}, cwd, *excl, *fast)
     tools["linkinator"] = lambda cwd: run_linkinator(url, cwd, EXTERNAL)
     tools["Scrapy floor"] = lambda cwd: run_scrapy_floor(site_pages(ds.root, url), cwd)
+    tools["Scrapy floor HEAD+GET"] = lambda cwd: run_scrapy_floor(
+        site_pages(ds.root, url), cwd, head=True
+    )
     tools["LinkChecker"] = lambda cwd: run_linkchecker({"start": url}, cwd, ignore=EXTERNAL)
     tools["linkaudit DIR"] = lambda cwd: run_linkaudit_dir(ds.root, cwd)
     tools["lychee DIR"] = lambda cwd: run_lychee(ds.root, cwd)
@@ -226,7 +229,8 @@ def print_tables(sets: dict[str, DocSet], results: dict, rounds: int) -> None:
                     share = f"{(cpu0 - cpu) / cpu0:.0%}"
                 print(f"| {name} | {_med(rs, 'wall'):.2f} | {cpu:.2f} | {share} |")
             print()
-        peers = ["linkaudit default", "linkaudit fast", "Scrapy floor", "linkinator", "LinkChecker"]
+        peers = ["linkaudit default", "linkaudit fast", "Scrapy floor", "Scrapy floor HEAD+GET"]
+        peers += ["linkinator", "LinkChecker"]
         peers += ["linkaudit DIR", "lychee DIR"]
         print("| tool | wall s median (min-max) | CPU s | peak RSS MB | URLs checked | broken |")
         print("| --- | --- | --- | --- | --- | --- |")
@@ -250,6 +254,7 @@ def print_tables(sets: dict[str, DocSet], results: dict, rounds: int) -> None:
             f"\n- linkaudit default: {ratio('linkaudit default', 'linkinator')} linkinator, "
             f"{ratio('linkaudit default', 'LinkChecker')} LinkChecker; fast mode: "
             f"{ratio('linkaudit fast', 'linkinator')} linkinator; a bare Scrapy spider: "
-            f"{ratio('Scrapy floor', 'linkinator')} linkinator; linkaudit DIR: "
+            f"{ratio('Scrapy floor', 'linkinator')} linkinator, with a HEAD before each GET "
+            f"{ratio('Scrapy floor HEAD+GET', 'linkinator')}; linkaudit DIR: "
             f"{ratio('linkaudit DIR', 'lychee DIR')} lychee (ratios of median wall times)"
         )
