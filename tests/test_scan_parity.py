@@ -212,6 +212,49 @@ def test_landmarks_far_apart_as_before():
         assert landmarks(page) == slow_landmarks(page), page
 
 
+def _word_page(rng: random.Random) -> str:
+    """A page of the words a landmark's tag or attribute holds, in any case,
+    next to what may or may not end a word (letters and digits in and out of
+    ASCII, "_", "-", quotes), inside tags and in text."""
+    words = ["nav", "navbar", "navigation", "menu", "header", "footer", "aside", "sidebar",
+             "breadcrumb", "banner", "contentinfo", "complementary", "role", "headerlink"]
+    edges = ["", "", "-", "_", "x", "1", " ", "\u00e9", "\u00c9", "\u4e41", "\u00b6", "\u2141", "'", '"']
+    tags = ["div", "ul", "section", "nav", "header", "footer", "aside", "span", "li"]
+    parts = []
+    for _ in range(rng.randrange(1, 30)):
+        word = rng.choice(words)
+        word = rng.choice([word, word.upper(), word.title()])
+        value = f"{rng.choice(edges)}{word}{rng.choice(edges)}"
+        roll = rng.random()
+        if roll < 0.5:
+            attribute = rng.choice(["class", "id", "role", "ID", "title"])
+            quote = rng.choice(['"', "'", ""])
+            extra = rng.choice(["", " my_footer", " nav", " x"])
+            parts.append(f"<{rng.choice(tags)} {attribute}={quote}{value}{extra}{quote}>")
+        elif roll < 0.7:
+            parts.append(f"<{word}{rng.choice([' ', '>', '/', 'x', '-'])}>")
+        else:
+            parts.append(f"<p>{value}</p>")
+        parts.append(rng.choice(["\n", "", "</div>", f"</{rng.choice(tags)}>\n"]))
+    return "".join(parts)
+
+
+def test_landmark_words_found_as_a_case_blind_regex_finds_them():
+    """The word search (a few patterns over the lowered page, word ends
+    checked on ASCII) reads every stretch the case-blind regex would match
+    in: on pages dense with the words in every context, and on real pages."""
+    rng = random.Random(2424)
+    for _ in range(1500):
+        page = _word_page(rng)
+        assert landmarks(page) == slow_landmarks(page), page
+    real = list(PAGES)
+    if PYTHON_DOCS.is_dir():
+        real += sorted(PYTHON_DOCS.rglob("*.html"))[::25]
+    for path in real:
+        page = path.read_bytes().decode("utf-8", "replace")
+        assert landmarks(page) == slow_landmarks(page), path
+
+
 # -- the lowered page ------------------------------------------------------------------------
 def test_lowered_page_is_str_lower_wherever_that_is_ascii():
     rng = random.Random(11)
