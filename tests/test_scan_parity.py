@@ -29,8 +29,10 @@ from linkaudit.rules.html.landmarks import landmarks
 from linkaudit.rules.html.links import CappedExtracted, Extracted, RawLink, _style_attribute_url
 from linkaudit.rules.html.lowered import lowered
 from linkaudit.rules.html.tokenizer import STYLE_TEXT
+from linkaudit.rules.templates import page_blocks
 from linkaudit.rules.urls import _SCHEME, C0_SPACE, HTTP_SCHEMES, _resolve, canonicalize, clean
-from tests.test_linear import BOUND, GROWTH, _cpu, slow_landmarks
+from tests.test_linear import BOUND, GROWTH, _cpu, slow_landmarks, slow_page_blocks
+from tests.test_linear import random_page as landmark_page
 
 PAGES = sorted((Path(__file__).resolve().parent / "data" / "pages").glob("*.html"))
 PYTHON_DOCS = Path("/usr/share/doc/python3.11/html")
@@ -253,6 +255,27 @@ def test_landmark_words_found_as_a_case_blind_regex_finds_them():
     for path in real:
         page = path.read_bytes().decode("utf-8", "replace")
         assert landmarks(page) == slow_landmarks(page), path
+
+
+def test_blocks_of_links_in_document_order_as_before():
+    """Links in document order (each with a line, lines sorted: the fast
+    path) and the same links shuffled or some without a line (the general
+    one) give the blocks the plain algorithm gives."""
+    rng = random.Random(2425)
+    fast = 0
+    for _ in range(400):
+        page = landmark_page(rng)
+        marks = landmarks(page)
+        links = [(raw.value, raw.line) for raw in capped_links(page).extracted.links]
+        # runs of links on one line and on consecutive lines, and gaps
+        links += [(f"/r{i % 5}", (links[-1][1] if links else 1) + i // 3) for i in range(rng.randrange(9))]
+        fast += len(links) > 3
+        assert page_blocks(links, marks) == slow_page_blocks(links, marks), page
+        shuffled = rng.sample(links, len(links))
+        assert page_blocks(shuffled, marks) == slow_page_blocks(shuffled, marks), page
+        unplaced = [(url, None if rng.random() < 0.2 else line) for url, line in links]
+        assert page_blocks(unplaced, marks) == slow_page_blocks(unplaced, marks), page
+    assert fast > 300
 
 
 # -- the lowered page ------------------------------------------------------------------------
