@@ -29,7 +29,7 @@ from linkaudit.rules.html.landmarks import landmarks
 from linkaudit.rules.html.links import CappedExtracted, Extracted, RawLink, _style_attribute_url
 from linkaudit.rules.html.lowered import lowered
 from linkaudit.rules.html.tokenizer import STYLE_TEXT
-from linkaudit.rules.templates import page_blocks
+from linkaudit.rules.templates import BlockIndex, page_blocks, url_hash
 from linkaudit.rules.urls import _SCHEME, C0_SPACE, HTTP_SCHEMES, _resolve, canonicalize, clean
 from tests.test_linear import BOUND, GROWTH, _cpu, slow_landmarks, slow_page_blocks
 from tests.test_linear import random_page as landmark_page
@@ -276,6 +276,63 @@ def test_blocks_of_links_in_document_order_as_before():
         unplaced = [(url, None if rng.random() < 0.2 else line) for url, line in links]
         assert page_blocks(unplaced, marks) == slow_page_blocks(unplaced, marks), page
     assert fast > 300
+
+
+def slow_block_of(blocks, url, line):
+    """``block_of`` as it was: every block of the page read for each link."""
+    if line is None:
+        return None
+    found = None
+    for block in blocks:
+        _signature, first, last, hashes = block
+        if not first <= line <= last:
+            continue
+        if hashes is None:
+            if found is None:
+                found = block
+            continue
+        narrower = found is None or found[3] is None or last - first < found[2] - found[1]
+        if narrower and url_hash(url) in hashes:
+            found = block
+    return found
+
+
+def test_block_index_finds_the_block_each_link_sat_in_before():
+    """The block of each link (the run by bisection, landmarks in turn) as
+    the plain reading of every block: on the blocks of generated pages' links
+    in document order (runs rising) and in any order, and on random blocks
+    (runs that overlap, out of order; nested landmarks of equal widths)."""
+    rng = random.Random(2426)
+    urls = [f"/p{i}" for i in range(6)]
+    cases = []
+    for _ in range(200):
+        page = landmark_page(rng)
+        marks = landmarks(page) + [("nav", 3, 5), ("footer", 3, 5)]  # equal widths
+        links = [(raw.value, raw.line) for raw in capped_links(page).extracted.links]
+        links += [(f"/p{i % 4}", rng.randrange(1, 12)) for i in range(rng.randrange(12))]
+        cases.append(page_blocks(sorted(links, key=lambda link: link[1]), marks) or [])
+        cases.append(page_blocks(rng.sample(links, len(links)), marks) or [])
+    for _ in range(300):
+        blocks = []
+        for k in range(rng.randrange(8)):
+            first = rng.randrange(1, 12)
+            last = first + rng.randrange(-1, 5)
+            if rng.random() < 0.5:
+                blocks.append([f"links:{k}", first, last, None])
+            else:
+                hashes = sorted({url_hash(u) for u in rng.sample(urls, rng.randrange(1, 4))})
+                blocks.append([rng.choice(["nav", "footer"]), first, last, hashes])
+        if rng.random() < 0.3:  # runs in line order, as page_blocks gives them
+            blocks.sort(key=lambda block: (block[3] is None, block[1], block[2]))
+        cases.append(blocks)
+    rising = 0
+    for blocks in cases:
+        index = BlockIndex(blocks)
+        rising += index.rising and len(index.runs) > 1
+        for url in [*urls, "/elsewhere"]:
+            for line in [None, *range(0, 17)]:
+                assert index.of(url, line) is slow_block_of(blocks, url, line), (blocks, url, line)
+    assert 50 < rising < len(cases) - 50  # both ways taken
 
 
 # -- the lowered page ------------------------------------------------------------------------

@@ -44,9 +44,10 @@ _CANDIDATE = re.compile(
 # speed of a str.find of that character, and five such passes cost half of
 # the ten str.find of the words themselves (a case-blind regex, or one with
 # all the words, tries every letter of the page: slower still).  Word ends
-# are checked on ASCII only ([a-z0-9_]): a page letter outside ASCII stays
-# one when lowered (see lowered.py), so this finds every word the regex's
-# Unicode \b does, and perhaps a few more, whose stretch then gives nothing.
+# are checked on ASCII only ([a-z0-9_]): a character outside ASCII stays
+# outside it when lowered (see lowered.py), so it never counts as a letter
+# here, and this finds every word the regex's Unicode \b finds, perhaps a
+# few more ("énav"), whose stretches then give nothing.
 _ANCHORS = "vbfmd"
 _ASCII_WORD = "[a-z0-9_]"
 
