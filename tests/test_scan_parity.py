@@ -29,8 +29,10 @@ from linkaudit.rules.html.landmarks import landmarks
 from linkaudit.rules.html.links import CappedExtracted, Extracted, RawLink, _style_attribute_url
 from linkaudit.rules.html.lowered import lowered
 from linkaudit.rules.html.tokenizer import STYLE_TEXT
+from linkaudit.rules.templates import BlockIndex, page_blocks, url_hash
 from linkaudit.rules.urls import _SCHEME, C0_SPACE, HTTP_SCHEMES, _resolve, canonicalize, clean
-from tests.test_linear import BOUND, GROWTH, _cpu, slow_landmarks
+from tests.test_linear import BOUND, GROWTH, _cpu, slow_landmarks, slow_page_blocks
+from tests.test_linear import random_page as landmark_page
 
 PAGES = sorted((Path(__file__).resolve().parent / "data" / "pages").glob("*.html"))
 PYTHON_DOCS = Path("/usr/share/doc/python3.11/html")
@@ -210,6 +212,127 @@ def test_landmarks_far_apart_as_before():
                 parts.append(rng.choice(["<p>text</p>\n", "<div>\n", "</div>\n", "\n" * 3, "<a href=/x>"]))
         page = "".join(parts)
         assert landmarks(page) == slow_landmarks(page), page
+
+
+def _word_page(rng: random.Random) -> str:
+    """A page of the words a landmark's tag or attribute holds, in any case,
+    next to what may or may not end a word (letters and digits in and out of
+    ASCII, "_", "-", quotes), inside tags and in text."""
+    words = ["nav", "navbar", "navigation", "menu", "header", "footer", "aside", "sidebar",
+             "breadcrumb", "banner", "contentinfo", "complementary", "role", "headerlink"]
+    edges = ["", "", "-", "_", "x", "1", " ", "\u00e9", "\u00c9", "\u4e41", "\u00b6", "\u2141", "'", '"']
+    tags = ["div", "ul", "section", "nav", "header", "footer", "aside", "span", "li"]
+    parts = []
+    for _ in range(rng.randrange(1, 30)):
+        word = rng.choice(words)
+        word = rng.choice([word, word.upper(), word.title()])
+        value = f"{rng.choice(edges)}{word}{rng.choice(edges)}"
+        roll = rng.random()
+        if roll < 0.5:
+            attribute = rng.choice(["class", "id", "role", "ID", "title"])
+            quote = rng.choice(['"', "'", ""])
+            extra = rng.choice(["", " my_footer", " nav", " x"])
+            parts.append(f"<{rng.choice(tags)} {attribute}={quote}{value}{extra}{quote}>")
+        elif roll < 0.7:
+            parts.append(f"<{word}{rng.choice([' ', '>', '/', 'x', '-'])}>")
+        else:
+            parts.append(f"<p>{value}</p>")
+        parts.append(rng.choice(["\n", "", "</div>", f"</{rng.choice(tags)}>\n"]))
+    return "".join(parts)
+
+
+def test_landmark_words_found_as_a_case_blind_regex_finds_them():
+    """The word search (a few patterns over the lowered page, word ends
+    checked on ASCII) reads every stretch the case-blind regex would match
+    in: on pages dense with the words in every context, and on real pages."""
+    rng = random.Random(2424)
+    for _ in range(1500):
+        page = _word_page(rng)
+        assert landmarks(page) == slow_landmarks(page), page
+    real = list(PAGES)
+    if PYTHON_DOCS.is_dir():
+        real += sorted(PYTHON_DOCS.rglob("*.html"))[::25]
+    for path in real:
+        page = path.read_bytes().decode("utf-8", "replace")
+        assert landmarks(page) == slow_landmarks(page), path
+
+
+def test_blocks_of_links_in_document_order_as_before():
+    """Links in document order (each with a line, lines sorted: the fast
+    path) and the same links shuffled or some without a line (the general
+    one) give the blocks the plain algorithm gives."""
+    rng = random.Random(2425)
+    fast = 0
+    for _ in range(400):
+        page = landmark_page(rng)
+        marks = landmarks(page)
+        links = [(raw.value, raw.line) for raw in capped_links(page).extracted.links]
+        # runs of links on one line and on consecutive lines, and gaps
+        links += [(f"/r{i % 5}", (links[-1][1] if links else 1) + i // 3) for i in range(rng.randrange(9))]
+        fast += len(links) > 3
+        assert page_blocks(links, marks) == slow_page_blocks(links, marks), page
+        shuffled = rng.sample(links, len(links))
+        assert page_blocks(shuffled, marks) == slow_page_blocks(shuffled, marks), page
+        unplaced = [(url, None if rng.random() < 0.2 else line) for url, line in links]
+        assert page_blocks(unplaced, marks) == slow_page_blocks(unplaced, marks), page
+    assert fast > 300
+
+
+def slow_block_of(blocks, url, line):
+    """``block_of`` as it was: every block of the page read for each link."""
+    if line is None:
+        return None
+    found = None
+    for block in blocks:
+        _signature, first, last, hashes = block
+        if not first <= line <= last:
+            continue
+        if hashes is None:
+            if found is None:
+                found = block
+            continue
+        narrower = found is None or found[3] is None or last - first < found[2] - found[1]
+        if narrower and url_hash(url) in hashes:
+            found = block
+    return found
+
+
+def test_block_index_finds_the_block_each_link_sat_in_before():
+    """The block of each link (the run by bisection, landmarks in turn) as
+    the plain reading of every block: on the blocks of generated pages' links
+    in document order (runs rising) and in any order, and on random blocks
+    (runs that overlap, out of order; nested landmarks of equal widths)."""
+    rng = random.Random(2426)
+    urls = [f"/p{i}" for i in range(6)]
+    cases = []
+    for _ in range(200):
+        page = landmark_page(rng)
+        marks = landmarks(page) + [("nav", 3, 5), ("footer", 3, 5)]  # equal widths
+        links = [(raw.value, raw.line) for raw in capped_links(page).extracted.links]
+        links += [(f"/p{i % 4}", rng.randrange(1, 12)) for i in range(rng.randrange(12))]
+        cases.append(page_blocks(sorted(links, key=lambda link: link[1]), marks) or [])
+        cases.append(page_blocks(rng.sample(links, len(links)), marks) or [])
+    for _ in range(300):
+        blocks = []
+        for k in range(rng.randrange(8)):
+            first = rng.randrange(1, 12)
+            last = first + rng.randrange(-1, 5)
+            if rng.random() < 0.5:
+                blocks.append([f"links:{k}", first, last, None])
+            else:
+                hashes = sorted({url_hash(u) for u in rng.sample(urls, rng.randrange(1, 4))})
+                blocks.append([rng.choice(["nav", "footer"]), first, last, hashes])
+        if rng.random() < 0.3:  # runs in line order, as page_blocks gives them
+            blocks.sort(key=lambda block: (block[3] is None, block[1], block[2]))
+        cases.append(blocks)
+    rising = 0
+    for blocks in cases:
+        index = BlockIndex(blocks)
+        rising += index.rising and len(index.runs) > 1
+        for url in [*urls, "/elsewhere"]:
+            for line in [None, *range(0, 17)]:
+                assert index.of(url, line) is slow_block_of(blocks, url, line), (blocks, url, line)
+    assert 50 < rising < len(cases) - 50  # both ways taken
 
 
 # -- the lowered page ------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from linkaudit.rules.templates import RUN, block_of
+from linkaudit.rules.templates import RUN, BlockIndex
 from linkaudit.state.base import Entry
 
 MIN_PAGES = 2
@@ -39,23 +39,24 @@ class Groups:
         if not self.targets:
             return []
         pages = {r["url"] for item in self.targets for r in item["referrers"]}
-        blocks: dict[str, list[list[Any]]] = {}
+        blocks: dict[str, BlockIndex] = {}  # a page's, built once for all its referrers
         for entry in entries():
             result = entry.result
             if entry.url in pages and result is not None and result.blocks:
-                blocks[entry.url] = result.blocks
+                blocks[entry.url] = BlockIndex(result.blocks)
         out: list[dict[str, Any]] = []
         for item in self.targets:
             out.extend(self._target_groups(item, blocks))
         return out
 
     def _target_groups(
-        self, item: dict[str, Any], blocks: dict[str, list[list[Any]]]
+        self, item: dict[str, Any], blocks: dict[str, BlockIndex]
     ) -> list[dict[str, Any]]:
         by_block: dict[str, list[dict[str, Any]]] = {}
         own: list[dict[str, Any]] = []
         for referrer in item["referrers"]:
-            block = block_of(blocks.get(referrer["url"], ()), item["url"], referrer["line"])
+            index = blocks.get(referrer["url"])
+            block = index.of(item["url"], referrer["line"]) if index is not None else None
             if block is None:
                 own.append(referrer)
             else:

@@ -20,6 +20,8 @@ from __future__ import annotations
 import zlib
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from itertools import chain, compress
+from operator import sub
 from typing import Any
 
 from linkaudit.rules.html.landmarks import Block
@@ -38,10 +40,64 @@ def page_blocks(
     """A page's blocks from its links (resolved URL, line) and landmarks;
     None when it has none.
 
-    Linear in the links and landmarks (plus what a block lists): the lines
-    of the links, sorted once, make each landmark's links one slice found
-    by bisection, each URL is hashed once, and the links in some landmark
-    are marked by a sweep of +1/-1 at the slices' ends."""
+    Linear in the links and landmarks (plus what a block lists).  A page's
+    links come in document order: their lines already sorted, each
+    landmark's links are one slice of them, found by bisection, and the runs
+    lie between those slices, cut where a line is skipped (found in C, by
+    ``compress``: most of a page's links are in runs).  Links in any other
+    order (or without a line) go the general way, ``_any_order``."""
+    lines = [line for _url, line in links if line is not None]
+    if len(lines) < len(links) or lines != sorted(lines):
+        return _any_order(links, landmarks)
+    blocks: list[list[Any]] = []
+    covered: list[tuple[int, int]] = []  # the slices of links in some landmark
+    hashes_of: dict[str, int] = {}
+    for signature, first, last in landmarks:
+        start, stop = bisect_left(lines, first), bisect_right(lines, last)
+        if start < stop:
+            covered.append((start, stop))
+            hashes = set()
+            for url in {links[i][0] for i in range(start, stop)}:
+                hashed = hashes_of.get(url)
+                if hashed is None:
+                    hashed = hashes_of[url] = url_hash(url)
+                hashes.add(hashed)
+            blocks.append([signature, first, last, sorted(hashes)])
+    covered.sort()
+    at = 0  # the first link not yet in a run or a landmark
+    for start, stop in [*covered, (len(links), len(links))]:
+        if at < start:
+            _slice_runs(blocks, links, lines, at, start)
+        at = max(at, stop)
+    return blocks or None
+
+
+def _slice_runs(
+    blocks: list[list[Any]],
+    links: Sequence[tuple[str, int | None]],
+    lines: list[int],
+    start: int,
+    stop: int,
+) -> None:
+    """Add the runs of ``links[start:stop]`` (no landmark holds them, their
+    lines sorted): a run ends where the next link is more than a line on."""
+    steps = map(sub, lines[start + 1 : stop], lines[start:stop])
+    cuts = compress(range(start + 1, stop), map((1).__lt__, steps))
+    for cut in chain(cuts, (stop,)):
+        if cut - start >= RUN_MIN:
+            urls = "\n".join(links[i][0] for i in range(start, cut))
+            digest = zlib.crc32(urls.encode("utf-8", "surrogatepass"))
+            blocks.append([f"{RUN}{digest:08x}", lines[start], lines[cut - 1], None])
+        start = cut
+
+
+def _any_order(
+    links: Sequence[tuple[str, int | None]], landmarks: Sequence[Block]
+) -> list[list[Any]] | None:
+    """``page_blocks`` of links in any order, some perhaps without a line:
+    the lines sorted once, each landmark's links are one slice of them, and
+    the links in some landmark are marked by a sweep of +1/-1 at the
+    slices' ends."""
     blocks: list[list[Any]] = []
     in_landmark: set[int] = set()
     if landmarks:
@@ -107,22 +163,48 @@ def _holds(hashes: Sequence[int], hashed: int) -> bool:
 def block_of(blocks: Sequence[Sequence[Any]], url: str, line: int | None) -> Sequence[Any] | None:
     """The block a link to ``url`` at ``line`` sits in: the narrowest
     landmark that links to ``url`` and spans the line, else the run that
-    spans it."""
-    if line is None:
-        return None
-    found: Sequence[Any] | None = None
-    hashed: int | None = None
-    for block in blocks:
-        _signature, first, last, hashes = block
-        if not first <= line <= last:
-            continue
-        if hashes is None:  # a run: only when no landmark holds the link
-            if found is None:
-                found = block
-            continue
-        if hashed is None:
-            hashed = url_hash(url)
-        narrower = found is None or found[3] is None or last - first < found[2] - found[1]
-        if narrower and _holds(hashes, hashed):
-            found = block
-    return found
+    spans it.  For many links of one page, ``BlockIndex(blocks).of``."""
+    return BlockIndex(blocks).of(url, line)
+
+
+class BlockIndex:
+    """A page's blocks, for the block each of its links sits in (``of``).
+
+    A page may hold hundreds of runs and only a few landmarks: the landmarks
+    are read in turn, the run by bisection when the runs' first and last
+    lines both rise in list order (as ``page_blocks`` gives them for links
+    in document order), in turn otherwise.  Built once per page, it answers
+    every broken link's referrers on that page (an index page of the Python
+    docs holds about 500 runs, once read whole for each referrer)."""
+
+    def __init__(self, blocks: Sequence[Sequence[Any]]) -> None:
+        self.landmarks = [b for b in blocks if b[3] is not None]
+        self.runs = [b for b in blocks if b[3] is None]
+        self.firsts = [b[1] for b in self.runs]
+        self.lasts = [b[2] for b in self.runs]
+        self.rising = self.firsts == sorted(self.firsts) and self.lasts == sorted(self.lasts)
+
+    def of(self, url: str, line: int | None) -> Sequence[Any] | None:
+        if line is None:
+            return None
+        found: Sequence[Any] | None = None
+        hashed: int | None = None
+        for block in self.landmarks:  # the narrowest, the first of equals
+            _signature, first, last, hashes = block
+            if first <= line <= last:
+                if hashed is None:
+                    hashed = url_hash(url)
+                narrower = found is None or last - first < found[2] - found[1]
+                if narrower and _holds(hashes, hashed):
+                    found = block
+        return found if found is not None else self._run(line)
+
+    def _run(self, line: int) -> Sequence[Any] | None:
+        """The first run in list order that spans ``line``: with first and
+        last lines rising, the first whose last line is not before it."""
+        if self.rising:
+            at = bisect_left(self.lasts, line)
+            if at < len(self.runs) and self.firsts[at] <= line:
+                return self.runs[at]
+            return None
+        return next((b for b in self.runs if b[1] <= line <= b[2]), None)

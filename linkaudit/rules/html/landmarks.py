@@ -12,6 +12,7 @@ a link sharing a line with a block's start or end tag counts as in it.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 
@@ -37,12 +38,43 @@ _CANDIDATE = re.compile(
 # boundaries: only the stretches between the ">" before and the ">" after
 # one are read by _CANDIDATE (its matches never span a ">"), which would
 # otherwise try every attribute of every tag (on the Python docs, more than
-# the link tokenizer costs).  Words by the text they start with, to find
-# with str.find (one regex for all of them is slower).
-_STARTS: dict[str, tuple[str, ...]] = {}
-for _word in sorted(LANDMARK_ROLES | BLOCK_WORDS | {"aside"}):
-    _start = "nav" if _word.startswith("nav") else _word
-    _STARTS[_start] = (*_STARTS.get(_start, ()), _word)
+# the link tokenizer costs).  The words are found in the lower-cased page by
+# a few patterns, each starting with one rare letter (v, b, f, m, d): a
+# pattern that starts with one literal character is searched for at the
+# speed of a str.find of that character, and five such passes cost half of
+# the ten str.find of the words themselves (a case-blind regex, or one with
+# all the words, tries every letter of the page: slower still).  Word ends
+# are checked on ASCII only ([a-z0-9_]): a character outside ASCII stays
+# outside it when lowered (see lowered.py), so it never counts as a letter
+# here, and this finds every word the regex's Unicode \b finds, perhaps a
+# few more ("énav"), whose stretches then give nothing.
+_ANCHORS = "vbfmd"
+_ASCII_WORD = "[a-z0-9_]"
+
+
+def _anchored(words: frozenset[str]) -> tuple[re.Pattern[str], ...]:
+    """One pattern per anchor letter, matching (from that letter) each word
+    whose first anchor letter it is, standing whole.  Each starts with the
+    letters its words share from the anchor on (``de`` for header and
+    aside): the search compares those at each anchor letter before it tries
+    the words."""
+    by_anchor: dict[str, list[str]] = {}
+    for word in sorted(words, key=lambda w: (-len(w), w)):
+        anchor = next(c for c in _ANCHORS if c in word)  # StopIteration: add an anchor
+        by_anchor.setdefault(anchor, []).append(word)
+    patterns = []
+    for anchor, group in by_anchor.items():
+        rests = [w[w.index(anchor) :] for w in group]
+        common = os.path.commonprefix(rests)
+        alternatives = "|".join(
+            f"{re.escape(rest[len(common) :])}(?<=(?<!{_ASCII_WORD}){re.escape(word)})"
+            for word, rest in zip(group, rests, strict=True)
+        )
+        patterns.append(re.compile(f"{re.escape(common)}(?:{alternatives})(?!{_ASCII_WORD})"))
+    return tuple(patterns)
+
+
+_WORD_PATTERNS = _anchored(LANDMARK_ROLES | BLOCK_WORDS | {"aside"})
 # the letters a case-blind regex takes for ASCII ones (İ ı ſ K): with one of
 # them the lower-cased page would not find every candidate (İ even changes
 # the length), so the page is read whole
@@ -92,23 +124,11 @@ def _candidates(text: str) -> Iterator[re.Match[str]]:
 
 
 def _words_at(text: str) -> list[int]:
-    """Where the words of ``_STARTS`` stand whole (as ``\\b`` sees words:
-    not after or before a letter, digit or "_"), in order."""
+    """A place inside each of the words of ``_WORD_PATTERNS`` standing whole
+    (as ``\\b`` sees words: not after or before a letter, digit or "_"),
+    in order; perhaps more places, never fewer (see ``_ANCHORS``)."""
     lowered = lower(text)  # as long as text: no U+0130 (see _UNFOLDED)
-    size = len(text)
-    found = []
-    for start, words in _STARTS.items():
-        at = lowered.find(start)
-        while at >= 0:
-            if at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_"):
-                for word in words:
-                    end = at + len(word)
-                    if lowered.startswith(word, at) and (
-                        end == size or not (text[end].isalnum() or text[end] == "_")
-                    ):
-                        found.append(at)
-                        break
-            at = lowered.find(start, at + len(start))
+    found = [m.start() for pattern in _WORD_PATTERNS for m in pattern.finditer(lowered)]
     found.sort()
     return found
 
