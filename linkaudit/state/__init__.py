@@ -19,7 +19,9 @@ _WHERE = {
     "AuditState": "base",
     "Entry": "base",
     "Pending": "base",
+    "ProgressCounts": "base",
     "Run": "base",
+    "Totals": "base",
     "MemoryState": "memory",
 }
 __all__ = sorted(_WHERE)

@@ -29,12 +29,10 @@ _WAIT_REPORT = 600.0  # seconds a worker waits for the winner's report
 class Election:
     """The report's side of RedisState (a mixin)."""
 
-    note: str | None = None  # what the command prints when this worker wrote no report
-    verdict: dict[str, Any] | None = None  # the audit's report, as exit codes need it
-    report_path: str | None = None  # where the worker that won wrote it
-
-    def report_reason(self: RedisState, reason: str) -> str | None:
-        """The finish reason of the report this worker writes, None: no report."""
+    def settle_report(self: RedisState, reason: str) -> str | None:
+        """Leave the audit and settle who writes its report (see the module
+        and ``AuditState.settle_report``): the finish reason of the report
+        this worker writes, None: another worker's (or none: ``note``)."""
         if self.lost is not None:
             self.note = (
                 f"lost the connection to Redis ({self.lost}): this worker stopped; "
