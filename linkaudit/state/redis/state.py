@@ -15,12 +15,8 @@ The operations are Lua scripts (scripts.py); the report is elected
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import time
-import uuid
 from collections.abc import Callable
-from typing import Any
 from urllib.parse import urlsplit
 
 import redis
@@ -33,13 +29,12 @@ from linkaudit.items import UrlResult
 from linkaudit.signals import request_sent
 from linkaudit.state.base import NEW_RUN, AuditState, Pending, Run, scanned_page
 from linkaudit.state.compact import encode_result
-from linkaudit.state.redis.calls import CHUNK, Calls
+from linkaudit.state.redis.calls import CHUNK
 from linkaudit.state.redis.codec import decode_pending
 from linkaudit.state.redis.connection import (
     RedisUnavailable,
     connect,
     delete_audit,
-    prefix,
 )
 from linkaudit.state.redis.counting import RequestCounter
 from linkaudit.state.redis.election import Election
@@ -50,14 +45,12 @@ logger = logging.getLogger(__name__)
 _KNOWN_MAX = 200_000  # URLs this worker remembers as already discovered
 
 
-class RedisState(Calls, Election, Reading, Marks, AuditState):
+class RedisState(Election, Reading, Marks, AuditState):
     durable = True  # the audit is in Redis: a worker started again joins it
     shared = True
 
     def __init__(self, client: redis.Redis, audit: str, lease: float, batch: int):
-        self.client = client
-        self.audit = audit
-        self.prefix = prefix(audit)
+        super().__init__(client, audit)
         self.lease_ms = int(lease * 1000)
         self.batch = batch
         self.delay = 0.0  # seconds a handed-back host waits (DOWNLOAD_DELAY)
@@ -65,15 +58,10 @@ class RedisState(Calls, Election, Reading, Marks, AuditState):
         self.max_responses = 0  # CLOSESPIDER_PAGECOUNT, over all workers
         self.max_depth: int | None = None  # for `linkaudit report`
         self.expire = 0.0  # seconds a finished audit's keys are kept (0: for ever)
-        self.worker = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-        self.shas: dict[str, str] = {}  # script name -> SHA-1, loaded when first needed
         self.creator = False
         self.status = "missing"
         self.reason = ""
-        self.lost: str | None = None  # why Redis could not be used mid-audit
         self._known: set[str] = set()
-        self._queue: list[Any] = []  # ENQUEUE arguments not sent yet
-        self._owed: list[str] = []  # OWE arguments not sent yet
         self._links: dict[str, list[tuple[str, int | None]]] = {}  # page -> links
         self._loop: task.LoopingCall | None = None
         self._local: Callable[[], tuple[int, int, int]] = lambda: (0, 0, 0)
@@ -112,13 +100,6 @@ class RedisState(Calls, Election, Reading, Marks, AuditState):
         state.counter.open()
         crawler.signals.connect(state.counter.count, signal=request_sent)
         return state
-
-    # -- calling Redis: calls.py ---------------------------------------------
-    def key(self, name: str) -> str:
-        return self.prefix + name
-
-    def meta(self, *fields: str) -> list[str | None]:
-        return self._do(lambda: self.client.hmget(self.key("meta"), fields), [None] * len(fields))
 
     # -- the audit ------------------------------------------------------------
     def check_joinable(self, start_urls: tuple[str, ...], near: tuple[str, ...]) -> None:
