@@ -375,9 +375,11 @@ def test_totals_and_progress_are_the_whole_audit_s(backend):
     assert state.progress(mine) == ProgressCounts(checked=2, waiting=0, broken=1)
 
 
-def test_the_report_is_settled_once(backend, tmp_path):
+def test_the_report_is_settled_once(backend, tmp_path, monkeypatch):
     """Alone, a process writes the report; in a shared audit one worker
     does, and the others learn where it is and its verdict."""
+    # a worker waits this long for the winner's report: seconds here, not minutes
+    monkeypatch.setattr("linkaudit.state.redis.election._WAIT_REPORT", 5.0)
     state = backend.open()
     queue(state, [url("p")], 0)
     taken(state)
