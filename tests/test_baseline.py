@@ -20,7 +20,7 @@ def test_the_report_marks_new_and_lists_fixed():
     state = MemoryState()
     for url, outcome in [("http://s/a", "broken"), ("http://s/b", "broken"), ("http://s/c", "ok")]:
         state.discover(url, 0)
-        state.set_result(UrlResult(url=url, near=True, outcome=outcome, depth=0), 0.0)
+        state.record(UrlResult(url=url, near=True, outcome=outcome, depth=0), 0.0)
     report = build_report(
         state,
         start_urls=["http://s/"],

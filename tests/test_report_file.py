@@ -62,7 +62,7 @@ def test_the_streamed_report_is_the_built_one(tmp_path, n):
         state.discover(url, 1)
         outcome = "broken" if i % 2 else "ok"
         state.add_referrer(url, "http://s/", i)
-        state.set_result(UrlResult(url=url, near=True, outcome=outcome, depth=1), 0.0)
+        state.record(UrlResult(url=url, near=True, outcome=outcome, depth=1), 0.0)
     facts = dict(
         start_urls=["http://s/"],
         near_prefixes=["http://s/"],

@@ -79,7 +79,7 @@ def test_memory_state_remembers_nothing_across_audits():
     run = state.open_run(START, NEAR)
     assert not run.resumed and run.baseline is None
     assert state.history("http://site.test/") is None
-    assert state.set_result(result("http://site.test/", "broken", method="GET"), 5.0) == 5.0
+    assert state.record(result("http://site.test/", "broken", method="GET"), 5.0) == 5.0
 
 
 def fill(state: SQLiteState) -> None:
@@ -99,7 +99,7 @@ def fill(state: SQLiteState) -> None:
         state.discover(target, 1)
         state.enqueue(target, 1, "http://site.test/")
         state.add_referrer(target, page.url, line)
-    state.set_result(page, 1000.0)
+    state.record(page, 1000.0)
     state.owe("http://site.test/a", "get")  # its HEAD said "a page": the GET is owed
 
 
@@ -130,8 +130,8 @@ def test_a_finished_audit_is_history_for_the_next(tmp_path):
     path = str(tmp_path / "audit.sqlite")
     state = SQLiteState(path)
     fill(state)
-    state.set_result(result("http://site.test/a", "broken", method="HEAD", depth=1), 1001.0)
-    state.set_result(result("http://site.test/b", depth=1, method="HEAD"), 1001.0)
+    state.record(result("http://site.test/a", "broken", method="HEAD", depth=1), 1001.0)
+    state.record(result("http://site.test/b", depth=1, method="HEAD"), 1001.0)
     state.finish_run("finished", ["http://site.test/a"])
     state.close()
 
@@ -147,7 +147,7 @@ def test_a_finished_audit_is_history_for_the_next(tmp_path):
     broken = nxt.history("http://site.test/a")
     assert (broken.first_failed_at, broken.fail_count) == (1001.0, 1)
     # failing again: the run of failures goes on from its first day
-    assert nxt.set_result(result("http://site.test/a", "broken", method="HEAD"), 2000.0) == 1001.0
+    assert nxt.record(result("http://site.test/a", "broken", method="HEAD"), 2000.0) == 1001.0
     nxt.close()
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
@@ -277,7 +277,7 @@ def test_every_result_survives_the_database(tmp_path_factory, r):
     state = SQLiteState(path)
     state.open_run(START, NEAR)
     state.discover(r.url, r.depth)
-    state.set_result(r, 1000.0)
+    state.record(replace(r), 1000.0)  # record fills in the copy's referrers
     state.commit()
     state.conn.close()  # killed: the run stays open
 

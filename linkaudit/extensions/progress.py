@@ -23,6 +23,7 @@ from linkaudit import internals
 from linkaudit.config import config_of
 from linkaudit.items import UrlResult
 from linkaudit.output.status import ERASE, status_line
+from linkaudit.state.base import ProgressCounts
 
 _ERASE = ERASE
 
@@ -65,8 +66,8 @@ class Progress:
     def draw(self) -> None:
         checked, queued, broken = self.checked, self.queued(), self.broken
         state = getattr(self.crawler.spider, "state", None)
-        if state is not None and state.shared:  # the whole audit, every worker
-            checked, queued, broken = state.progress()
+        if state is not None:  # a shared audit's: every worker's
+            checked, queued, broken = state.progress(ProgressCounts(checked, queued, broken))
         line = status_line(
             checked,
             queued,

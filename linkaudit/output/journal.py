@@ -178,7 +178,7 @@ def rebuild_report(records: list[dict[str, Any]]) -> dict[str, Any]:
     for rec in results:
         fields = {name: rec.get(name) for name in _RESULT_FIELDS}
         optional = {name: rec[name] for name in OPTIONAL_FIELDS if name in rec}
-        state.set_result(UrlResult(**fields, **optional), 0.0)
+        state.record(UrlResult(**fields, **optional), 0.0)
     return build_report(
         state,
         start_urls=start["start_urls"],

@@ -17,6 +17,7 @@ from linkaudit.output.report import now_iso
 from linkaudit.rules.soft404 import is_probe
 from linkaudit.rules.statuses import internal_error
 from linkaudit.signals import report_written
+from linkaudit.state.base import Totals
 
 logger = logging.getLogger(__name__)
 
@@ -85,20 +86,18 @@ class ReportPipeline:
     def spider_closed(self, spider: Spider, reason: str) -> None:
         stats = self.crawler.stats
         state = spider.state
-        finish_reason = state.report_reason(reason)
+        finish_reason = state.settle_report(reason)
         if finish_reason is None:  # a shared audit's report is another worker's
             logger.warning("linkaudit: %s", state.note)
-            path = getattr(state, "report_path", None)
-            if path is not None:  # written: this worker's journal has served too
-                self.crawler.signals.send_catch_log(report_written, path=path)
+            if state.report_path is not None:  # written: this worker's journal has served too
+                self.crawler.signals.send_catch_log(report_written, path=state.report_path)
             state.close()
             return
         # a resumed audit's pages include those scanned before the interruption
         pages = stats.get_value("linkaudit/pages", 0) + spider.run.pages
         requests = stats.get_value("downloader/request_count", 0)
-        started_at = self.started_at
-        if state.shared:  # every worker's
-            pages, requests, started_at = state.totals()
+        # a shared audit's are every worker's
+        pages, requests, started_at = state.totals(Totals(pages, requests, self.started_at))
         facts = report_facts(
             self.config,
             started_at=started_at,

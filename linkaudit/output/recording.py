@@ -12,10 +12,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from linkaudit.items import UrlResult
-from linkaudit.output.exitstatus import EXIT_INTERNAL, broken_keys, fail_at_exit
+from linkaudit.output.exitstatus import EXIT_INTERNAL, fail_at_exit
 from linkaudit.output.formats.text import summary_text
 from linkaudit.output.report import build_report, now_iso, write_report
 from linkaudit.state.base import AuditState
+from linkaudit.state.baseline import broken_keys
 from linkaudit.state.recheck import iso
 
 if TYPE_CHECKING:

@@ -5,6 +5,10 @@ interrupted audit resumes, the next audit compares).  ``recheck`` holds the
 rules of when an earlier check still counts, ``baseline`` what changed since
 an earlier report.  ``LINKAUDIT_STATE`` names the class to use.
 
+The shared backend is ``redis/`` (several workers, one audit).  How the
+backends may differ is declared by the interface (``durable``,
+``remembers``, ``shared``) and held to by ``tests/test_state_contract.py``.
+
 The names below are loaded on first use (the package imports nothing, so
 its modules import each other without going round in circles).
 """
@@ -19,7 +23,9 @@ _WHERE = {
     "AuditState": "base",
     "Entry": "base",
     "Pending": "base",
+    "ProgressCounts": "base",
     "Run": "base",
+    "Totals": "base",
     "MemoryState": "memory",
 }
 __all__ = sorted(_WHERE)

@@ -5,7 +5,9 @@ The spider asks it what is new and what to check next; the report pipeline
 tells it outcomes and referrers and reads everything back at the end.  The
 memory implementation is the default; an embedded database (resume) and a
 shared one (several machines) implement the same methods, so neither the
-spider nor the pipelines change when the state moves.
+spider nor the pipelines change when the state moves.  ``AuditState``
+declares everything they ask, and how backends may differ (its
+capabilities); ``tests/test_state_contract.py`` holds every backend to it.
 """
 
 from __future__ import annotations
@@ -61,45 +63,97 @@ class Entry(NamedTuple):
     failing_since: float | None = None  # epoch seconds: first failure in a row
 
 
+class Totals(NamedTuple):
+    """What the report's summary counts of the whole audit."""
+
+    pages: int  # pages scanned
+    requests: int  # requests sent
+    started_at: str  # ISO 8601, when the audit started
+
+
+class ProgressCounts(NamedTuple):
+    """The live status line's counts."""
+
+    checked: int
+    waiting: int
+    broken: int
+
+
 class AuditState(ABC):
     """The audit's memory.  Depths are link hops from the nearest start URL.
 
     The crawl runs breadth-first by levels (see the spider), so the first
     depth a URL is discovered at is its shortest.
+
+    Everything a component asks of a state is declared here, and every
+    backend answers it: a question that only a shared audit could ask has a
+    single-process answer too (``totals``, ``progress``: what this process
+    knows; ``settle_report``: this process writes the report), so no caller
+    asks which backend it has.  How backends legitimately differ is declared
+    by three flags, which ``tests/test_state_contract.py`` holds each
+    backend to:
+
+    - ``durable``: the audit outlives this process; a state opened again on
+      the same storage continues it (the audit database resumes an
+      interrupted audit: ``open_run`` says ``resumed``; a Redis worker joins
+      the running audit).  A memory state starts from nothing.
+    - ``remembers``: ``history`` reads what earlier, finished audits learnt
+      (the audit database only).
+    - ``shared``: several processes work on the audit at once (Redis): the
+      frontier may be empty here while other workers still produce work
+      (``over()`` tells when the audit ends), claims are batches
+      (``LINKAUDIT_RELEASE_BATCH``), counts are the audit's, and one worker
+      writes the report (``settle_report``).
+
+    A new backend subclasses this (or ``MemoryState``, for a working set in
+    memory), is named by ``LINKAUDIT_STATE``, and is added to the contract
+    suite's backends.
     """
 
-    # A state shared by several processes (Redis): the frontier may be empty
-    # here while other workers still produce work (``over()`` tells when the
-    # audit ends), one worker writes the report (``report_reason``).
+    durable = False
+    remembers = False
     shared = False
     # LINKAUDIT_MAX_URLS (set by the spider; 0: no bound): once the audit
     # knows that many URLs, a new one is not recorded (memory stays
     # bounded), only counted: ``discover`` says None, ``urls_dropped`` counts
     max_urls = 0
-    note: str | None = None  # why this process wrote no report
-    verdict: dict | None = None  # the report another process wrote, for the exit code
+    # What ``settle_report`` decided when this process writes no report, for
+    # the command after the crawl: why (``note``, printed), and the report
+    # another process wrote (``report_path``, ``verdict``: its summary and
+    # broken URLs, as the exit code needs them; None: not known).
+    note: str | None = None
+    report_path: str | None = None
+    verdict: dict | None = None
 
     # -- the audit ------------------------------------------------------------
     def open_run(self, start_urls: list[str], near_prefixes: tuple[str, ...]) -> Run:
-        """Start an audit, or resume an interrupted one of the same site."""
+        """Start an audit, or resume an interrupted one of the same site
+        (``durable``), or join the running one (``shared``)."""
         return NEW_RUN
 
     def finish_run(self, finish_reason: str, broken: list[str]) -> None:  # noqa: B027
-        """The audit closed; ``broken`` is what its report called broken."""
+        """The audit closed; ``broken`` is what its report called broken (the
+        next audit's baseline, in a state that ``remembers``)."""
 
     def history(self, url: str) -> History | None:
         """What earlier audits learnt about ``url`` (None: nothing, or this
-        state does not remember across audits)."""
+        state does not ``remember`` across audits)."""
         return None
 
     def owe(self, url: str, phase: str) -> None:  # noqa: B027
-        """``url``'s check continues with a ``phase`` request (see Pending)."""
+        """``url``'s check continues with a ``phase`` request (see Pending):
+        a ``durable`` state's frontier gives it back with that phase to the
+        process that continues the audit; in memory nobody continues it."""
 
-    # -- the spider's side ------------------------------------------------
+    # -- the frontier -----------------------------------------------------
     @abstractmethod
     def discover(self, url: str, depth: int) -> bool | None:
         """Note ``url`` at ``depth``; True only the first time it is seen;
         None: new, but past ``max_urls``, so not recorded (counted)."""
+
+    def discover_many(self, urls: list[str], depth: int) -> list[bool | None]:
+        """``discover`` for each URL (a shared state asks once)."""
+        return [self.discover(url, depth) for url in urls]
 
     @abstractmethod
     def enqueue(self, url: str, depth: int, referer: str | None) -> None:
@@ -108,15 +162,12 @@ class AuditState(ABC):
     @abstractmethod
     def next_level(self, limit: int | None = None) -> list[Pending]:
         """Take frontier URLs of the shallowest waiting depth, in the order
-        they were found: all of them, or the first ``limit``."""
+        they were found: all of them, or the first ``limit`` (a shared state:
+        a claim of at most ``limit``, or of its batch)."""
 
     @abstractmethod
     def waiting(self) -> int:
         """How many URLs the frontier holds (for progress reports)."""
-
-    def discover_many(self, urls: list[str], depth: int) -> list[bool | None]:
-        """``discover`` for each URL (a shared state asks once)."""
-        return [self.discover(url, depth) for url in urls]
 
     def urls_dropped(self) -> int:
         """New URLs not recorded because the audit knew ``max_urls``."""
@@ -127,68 +178,90 @@ class AuditState(ABC):
         it goes on, or this process decides alone (the engine is idle)."""
         return None
 
-    # -- the pipeline's side ----------------------------------------------
-    def add_referrers(self, page: str, links: list[tuple[str, int | None]]) -> None:
-        for target, line in links:
-            self.add_referrer(target, page, line)
-
-    def report_reason(self, reason: str) -> str | None:
-        """The crawl closed with ``reason``: the finish reason of the report
-        this process writes, or None when it writes none (``note`` says why)."""
-        return reason
-
-    def report_written(self, path: str, report: dict) -> None:  # noqa: B027
-        """The report is on disk."""
-
+    # -- outcomes and referrers ---------------------------------------------
     @abstractmethod
     def add_referrer(self, target: str, page: str, line: int | None) -> None:
         """One link occurrence on ``page`` (or a redirect) points at ``target``."""
 
-    @abstractmethod
-    def set_result(self, result: UrlResult, now: float) -> float | None:
-        """Record a URL's outcome, decided at ``now`` (epoch seconds).
-        Returns when its current run of failures began (None: not failing)."""
+    def add_referrers(self, page: str, links: list[tuple[str, int | None]]) -> None:
+        """``page``'s links (a shared state counts them when ``page``'s
+        result is recorded: once, however often the page is checked)."""
+        for target, line in links:
+            self.add_referrer(target, page, line)
 
     def record(self, result: UrlResult, now: float) -> float | None:
-        """:meth:`set_result`, with the referrers known so far read into
-        ``result`` first (the item handed on carries them).  A state with a
-        round trip per call (Redis) does both in one."""
-        count, refs = self.referrers(result.url)
+        """Record a URL's outcome, decided at ``now`` (epoch seconds), and
+        read the referrers known so far into ``result`` (the item handed on
+        carries them).  Returns when its current run of failures began
+        (None: not failing).  The one way a result enters the state: the
+        crawl, a local build's walk and a journal's rebuild all call it."""
+        failing_since, count, refs = self._settle(result, now)
         result.referrer_count = count
         result.referrers = [{"url": page, "line": line} for page, line in refs]
-        return self.set_result(result, now)
+        return failing_since
+
+    @abstractmethod
+    def _settle(
+        self, result: UrlResult, now: float
+    ) -> tuple[float | None, int, list[tuple[str, int | None]]]:
+        """:meth:`record`'s backend hook: store ``result``; return when its
+        failures began and ``referrers(result.url)`` as they were before it
+        was stored (an ok URL's list is dropped then).  One hook, so that a
+        state with a round trip per call (Redis) does both in one."""
 
     @abstractmethod
     def referrers(self, url: str) -> tuple[int, list[tuple[str, int | None]]]:
-        """How many link occurrences point at ``url``, and those kept."""
+        """How many link occurrences point at ``url``, and those kept (an ok
+        URL's may be dropped: a count is enough for the report)."""
 
     @abstractmethod
     def entries(self) -> Iterator[Entry]:
         """Every discovered URL, in no particular order."""
 
     # -- marks: URLs to read in a special way --------------------------------------
+    @abstractmethod
     def mark(self, kind: str, urls: list[str]) -> None:
         """Note ``urls`` as ``kind``: ANCHORS (some link points at one of
         their fragments: a far HTML page among them is downloaded for its
         anchors) or SITEMAP (read as a sitemap when checked)."""
-        self._marks(kind).update(urls)
 
+    @abstractmethod
     def marked(self, kind: str, url: str) -> bool:
-        return url in self._marks(kind)
-
-    def _marks(self, kind: str) -> set[str]:
-        marks = self.__dict__.setdefault("_marks_by_kind", {})
-        return marks.setdefault(kind, set())
+        """``url`` was marked ``kind``."""
 
     # -- redirect chains: each hop is a URL of its own --------------------------
+    @abstractmethod
     def hops(self, url: str) -> int:
         """How many redirects in a row led to ``url`` when it was discovered
         (0: it was found as a link, not only as a redirect's target)."""
-        return self.__dict__.get("_hops", {}).get(url, 0)
 
+    @abstractmethod
     def set_hops(self, url: str, hops: int) -> None:
         """``url``, new, is the target of a chain of ``hops`` redirects."""
-        self.__dict__.setdefault("_hops", {})[url] = hops
+
+    # -- the audit's counts and its report ------------------------------------
+    def totals(self, own: Totals) -> Totals:
+        """The report's counts of the whole audit, given this process's
+        ``own``: the same, when this process is the whole audit; a shared
+        state's are every worker's, read from the shared state."""
+        return own
+
+    def progress(self, own: ProgressCounts) -> ProgressCounts:
+        """The status line's counts of the whole audit, given this
+        process's ``own`` (as :meth:`totals`)."""
+        return own
+
+    def settle_report(self, reason: str) -> str | None:
+        """The crawl closed with ``reason``: settle who writes the report.
+        Returns the finish reason of the report this process writes, or
+        None when it writes none (``note`` says why; ``report_path`` and
+        ``verdict``, the report another process wrote, if known).  A
+        shared state leaves the audit here, takes the report's lock and
+        may wait (bounded) for the other workers or for their report."""
+        return reason
+
+    def report_written(self, path: str, report: dict) -> None:  # noqa: B027
+        """The report is on disk (a shared state tells the other workers)."""
 
     def close(self) -> None:  # noqa: B027 - optional hook, nothing to release in memory
         """Release resources (a database connection, say)."""

@@ -11,6 +11,7 @@ broken then and not now (repaired, or no longer linked).
 from __future__ import annotations
 
 import json
+from typing import Any
 
 
 def load_baseline(path: str) -> frozenset[str]:
@@ -31,6 +32,16 @@ def load_baseline(path: str) -> frozenset[str]:
         for u in urls
     ):
         raise ValueError(f"{path} is not a linkaudit report (no list of urls)")
-    from linkaudit.output.exitstatus import broken_keys
-
     return frozenset(broken_keys(data))
+
+
+def broken_keys(report: dict[str, Any]) -> list[str]:
+    """What a report calls broken, as a baseline holds it: each broken URL,
+    and each missing fragment as ``URL#fragment``."""
+    keys = [u["url"] for u in report["urls"] if u["outcome"] == "broken"]
+    keys += [
+        f"{u['url']}#{g['fragment']}"
+        for u in report["urls"]
+        for g in u.get("missing_fragments", ())
+    ]
+    return keys

@@ -26,6 +26,8 @@ class MemoryState(AuditState):
         self._counts: dict[str, int] = {}
         self._refs: dict[str, list[tuple[str, int | None]]] = {}
         self._dropped = 0  # new URLs past max_urls
+        self._marks: dict[str, set[str]] = {}  # kind -> URLs
+        self._hops: dict[str, int] = {}  # redirect targets -> chain length
 
     @classmethod
     def from_crawler(cls, crawler: object) -> MemoryState:
@@ -65,8 +67,11 @@ class MemoryState(AuditState):
         if target not in self._ok:
             self._refs.setdefault(target, []).append((page, line))
 
-    def set_result(self, result: UrlResult, now: float) -> float | None:
-        return self._remember(result, now if result.outcome == "broken" else None)
+    def _settle(
+        self, result: UrlResult, now: float
+    ) -> tuple[float | None, int, list[tuple[str, int | None]]]:
+        count, refs = self.referrers(result.url)  # before an ok result drops them
+        return self._remember(result, now if result.outcome == "broken" else None), count, refs
 
     def _remember(self, result: UrlResult, failing_since: float | None) -> float | None:
         url = result.url
@@ -88,6 +93,18 @@ class MemoryState(AuditState):
 
     def referrers(self, url: str) -> tuple[int, list[tuple[str, int | None]]]:
         return self._counts.get(url, 0), self._refs.get(url, [])
+
+    def mark(self, kind: str, urls: list[str]) -> None:
+        self._marks.setdefault(kind, set()).update(urls)
+
+    def marked(self, kind: str, url: str) -> bool:
+        return url in self._marks.get(kind, ())
+
+    def hops(self, url: str) -> int:
+        return self._hops.get(url, 0)
+
+    def set_hops(self, url: str, hops: int) -> None:
+        self._hops[url] = hops
 
     def entries(self) -> Iterator[Entry]:
         for url, depth in self._depth.items():

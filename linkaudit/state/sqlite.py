@@ -60,6 +60,9 @@ def _http_date(text: str | None) -> str | None:
 class SQLiteState(MemoryState):
     """The audit's state in memory, written through to an SQLite file."""
 
+    durable = True  # an interrupted audit resumes
+    remembers = True  # the next audit reads this one's results (recheck, baseline)
+
     def __init__(self, path: str, commit_interval: float = 1.0):
         super().__init__()
         self.path = path
@@ -181,7 +184,9 @@ class SQLiteState(MemoryState):
         buffered = self._urls.get(url)  # None referer: the stored one is kept
         self._urls[url] = (self._depth[url], _QUEUED[phase], buffered[2] if buffered else None)
 
-    def set_result(self, result: UrlResult, now: float) -> float | None:
+    def _settle(
+        self, result: UrlResult, now: float
+    ) -> tuple[float | None, int, list[tuple[str, int | None]]]:
         url = result.url
         if result.from_cache:  # carried over: the earlier check's row stays as it was
             row = self.conn.execute(
@@ -218,7 +223,8 @@ class SQLiteState(MemoryState):
             )
             if result.links and not result.stored_links:
                 self._links.append((url, list(result.links)))
-        return super()._remember(result, failing)
+        count, refs = self.referrers(url)  # before an ok result drops them
+        return super()._remember(result, failing), count, refs
 
     def commit(self) -> None:
         """Write what is buffered, in one transaction."""

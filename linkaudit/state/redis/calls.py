@@ -5,16 +5,16 @@ a Redis that goes away noted once, never raised into the crawl."""
 from __future__ import annotations
 
 import logging
+import os
+import socket
+import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import redis
 
-from linkaudit.state.redis.connection import FAILURES
+from linkaudit.state.redis.connection import FAILURES, prefix
 from linkaudit.state.redis.lifecycle import SCRIPTS
-
-if TYPE_CHECKING:
-    from linkaudit.state.redis.state import RedisState
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -22,9 +22,26 @@ CHUNK = 500  # URLs per script call
 
 
 class Calls:
-    """RedisState's calls (a mixin)."""
+    """One worker's connection to one audit in Redis: the base of
+    RedisState and of its parts (election.py, reading.py, marks.py)."""
 
-    def _run(self: RedisState, name: str, args: list[Any], default: T) -> T:
+    def __init__(self, client: redis.Redis, audit: str):
+        self.client = client
+        self.audit = audit
+        self.prefix = prefix(audit)
+        self.worker = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+        self.shas: dict[str, str] = {}  # script name -> SHA-1, loaded when first needed
+        self.lost: str | None = None  # why Redis could not be used mid-audit
+        self._queue: list[Any] = []  # ENQUEUE arguments not sent yet
+        self._owed: list[str] = []  # OWE arguments not sent yet
+
+    def key(self, name: str) -> str:
+        return self.prefix + name
+
+    def meta(self, *fields: str) -> list[str | None]:
+        return self._do(lambda: self.client.hmget(self.key("meta"), fields), [None] * len(fields))
+
+    def _run(self, name: str, args: list[Any], default: T) -> T:
         """A script, in one round trip with the writes waiting to be sent
         (URLs enqueued, phases owed: sent before it, in order).  If Redis
         is gone, note it (the spider closes) and go on with ``default``:
@@ -47,7 +64,7 @@ class Calls:
             logger.error("linkaudit: lost the connection to Redis: %s", self.lost)
             return default
 
-    def _execute(self: RedisState, calls: list[tuple[str, list[Any]]]) -> list[Any]:
+    def _execute(self, calls: list[tuple[str, list[Any]]]) -> list[Any]:
         """EVALSHA each call in one pipeline (redis-py's Script objects
         would ask SCRIPT EXISTS first, one more round trip each time); the
         scripts are loaded once, and again if Redis forgot them."""
@@ -65,7 +82,7 @@ class Calls:
                 self.shas = {}  # a restarted Redis: no script ran, load and send again
         raise AssertionError("unreachable")
 
-    def _do(self: RedisState, call: Callable[[], T], default: T) -> T:
+    def _do(self, call: Callable[[], T], default: T) -> T:
         if self.lost is not None:
             return default
         try:

@@ -14,27 +14,41 @@ from __future__ import annotations
 import json
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from abc import abstractmethod
+from typing import Any
 
+from linkaudit.state.redis.calls import Calls
 from linkaudit.state.redis.connection import expire_audit
-
-if TYPE_CHECKING:
-    from linkaudit.state.redis.state import RedisState
 
 logger = logging.getLogger(__name__)
 _LOCK_MS = 600_000  # a winner that dies while writing frees the lock after this
 _WAIT_REPORT = 600.0  # seconds a worker waits for the winner's report
 
 
-class Election:
-    """The report's side of RedisState (a mixin)."""
+class Election(Calls):
+    """The report's side of RedisState.  What it needs of the worker
+    besides its connection is declared here; RedisState provides it."""
 
-    note: str | None = None  # what the command prints when this worker wrote no report
-    verdict: dict[str, Any] | None = None  # the audit's report, as exit codes need it
-    report_path: str | None = None  # where the worker that won wrote it
+    lease_ms: int  # a worker is taken for dead after this long without a heartbeat
+    delay: float  # seconds a handed-back host waits (DOWNLOAD_DELAY)
+    expire: float  # seconds a finished audit's keys are kept (0: for ever)
+    reason: str  # why the audit stopped, as Redis says
+    note: str | None  # the three answers of AuditState.settle_report
+    report_path: str | None
+    verdict: dict | None
 
-    def report_reason(self: RedisState, reason: str) -> str | None:
-        """The finish reason of the report this worker writes, None: no report."""
+    @abstractmethod
+    def leave(self, not_before: float = 0.0) -> int:
+        """Hand back what this worker claimed and did not settle."""
+
+    @abstractmethod
+    def stop(self, reason: str) -> None:
+        """Stop the whole audit: every worker closes."""
+
+    def settle_report(self, reason: str) -> str | None:
+        """Leave the audit and settle who writes its report (see the module
+        and ``AuditState.settle_report``): the finish reason of the report
+        this worker writes, None: another worker's (or none: ``note``)."""
         if self.lost is not None:
             self.note = (
                 f"lost the connection to Redis ({self.lost}): this worker stopped; "
@@ -61,7 +75,7 @@ class Election:
         self._wait_for_report()
         return None
 
-    def _wait_for_others(self: RedisState) -> None:
+    def _wait_for_others(self) -> None:
         """Until every other live worker has left (bounded by one lease)."""
         deadline = time.monotonic() + self.lease_ms / 1000
         while time.monotonic() < deadline and self.lost is None:
@@ -76,7 +90,7 @@ class Election:
                 return
             time.sleep(0.05)
 
-    def _wait_for_report(self: RedisState) -> None:
+    def _wait_for_report(self) -> None:
         deadline = time.monotonic() + _WAIT_REPORT
         while self.lost is None:
             path, verdict, winner = self.meta("report", "verdict", "winner")
@@ -96,7 +110,7 @@ class Election:
             "`linkaudit report` builds it from Redis"
         )
 
-    def report_written(self: RedisState, path: str, report: dict[str, Any]) -> None:
+    def report_written(self, path: str, report: dict[str, Any]) -> None:
         verdict = {
             "complete": report["complete"],
             "summary": report["summary"],

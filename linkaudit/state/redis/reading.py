@@ -6,31 +6,28 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
-from linkaudit.state.base import Entry
+from linkaudit.state.base import Entry, ProgressCounts, Totals
 from linkaudit.state.compact import decode_result
+from linkaudit.state.redis.calls import Calls
 from linkaudit.state.redis.codec import fingerprint
-
-if TYPE_CHECKING:
-    from linkaudit.state.redis.state import RedisState
 
 _READ = 5000  # list items and URLs read per round trip
 
 
-class Reading:
-    """RedisState's reading side (a mixin)."""
+class Reading(Calls):
+    """RedisState's reading side."""
 
-    def waiting(self: RedisState) -> int:
+    def waiting(self) -> int:
         meta = self._do(lambda: self.client.hgetall(self.key("meta")), {})
         return sum(int(v) for k, v in meta.items() if k.startswith("out:"))
 
-    def progress(self: RedisState) -> tuple[int, int, int]:
-        """The whole audit: URLs checked, waiting, broken."""
+    def progress(self, own: ProgressCounts) -> ProgressCounts:
+        """The whole audit: URLs checked, waiting, broken (not this worker's)."""
         checked, broken = self.meta("checked", "broken")
-        return int(checked or 0), self.waiting(), int(broken or 0)
+        return ProgressCounts(int(checked or 0), self.waiting(), int(broken or 0))
 
-    def referrers(self: RedisState, url: str) -> tuple[int, list[tuple[str, int | None]]]:
+    def referrers(self, url: str) -> tuple[int, list[tuple[str, int | None]]]:
         bucket, field = fingerprint(url)
         pipe = self.client.pipeline(transaction=False)
         pipe.hget(self.key(f"c:{bucket}"), field)
@@ -38,7 +35,7 @@ class Reading:
         count, refs = self._do(pipe.execute, [0, []])
         return int(count or 0), [parse_referrer(r) for r in refs]
 
-    def entries(self: RedisState) -> Iterator[Entry]:
+    def entries(self) -> Iterator[Entry]:
         """Every URL: the results first (the last of a URL's counts), then
         the URLs in the order discovered, a chunk at a time, with their
         states, counts and referrers."""
@@ -71,15 +68,16 @@ class Reading:
                 result, failing = decode_result(url, depth, text)
                 yield Entry(url, depth, result, int(count or 0), refs, failing)
 
-    def totals(self: RedisState) -> tuple[int, int, str]:
-        """The whole audit: pages scanned, requests sent, when it started.
-        Both are counts of the shared state, not sums of the workers' own
-        (a killed worker's would miss its last second): the URLs whose
-        result is a scanned page (the settling script counts them), and
-        the requests as they were sent (counting.py)."""
+    def totals(self, own: Totals) -> Totals:
+        """The whole audit: pages scanned, requests sent, when it started
+        (not this worker's ``own``).  Both are counts of the shared state,
+        not sums of the workers' own (a killed worker's would miss its last
+        second): the URLs whose result is a scanned page (the settling
+        script counts them), and the requests as they were sent
+        (counting.py)."""
         pages, requests, started = self.meta("pages", "requests", "started_at")
         when = datetime.fromtimestamp(float(started or time.time()), UTC)
-        return int(pages or 0), int(requests or 0), when.isoformat(timespec="seconds")
+        return Totals(int(pages or 0), int(requests or 0), when.isoformat(timespec="seconds"))
 
 
 def parse_referrer(text: str) -> tuple[str, int | None]:

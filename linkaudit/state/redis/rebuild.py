@@ -8,6 +8,7 @@ from typing import Any
 
 from linkaudit.output.groups import MIN_PAGES
 from linkaudit.output.report import build_report, now_iso
+from linkaudit.state.base import Totals
 from linkaudit.state.redis.connection import RedisUnavailable, connect
 from linkaudit.state.redis.state import RedisState
 
@@ -22,7 +23,7 @@ def shared_report(url: str, audit: str) -> dict[str, Any]:
         )
         if starts is None:
             raise RedisUnavailable(f"no audit {audit!r} in the Redis at {url}")
-        pages, requests, started_at = state.totals()
+        pages, requests, started_at = state.totals(Totals(0, 0, now_iso()))
         return build_report(
             state,
             start_urls=starts.split("\n"),

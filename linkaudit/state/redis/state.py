@@ -15,12 +15,8 @@ The operations are Lua scripts (scripts.py); the report is elected
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import time
-import uuid
 from collections.abc import Callable
-from typing import Any
 from urllib.parse import urlsplit
 
 import redis
@@ -33,29 +29,28 @@ from linkaudit.items import UrlResult
 from linkaudit.signals import request_sent
 from linkaudit.state.base import NEW_RUN, AuditState, Pending, Run, scanned_page
 from linkaudit.state.compact import encode_result
-from linkaudit.state.redis.calls import CHUNK, Calls
+from linkaudit.state.redis.calls import CHUNK
 from linkaudit.state.redis.codec import decode_pending
 from linkaudit.state.redis.connection import (
     RedisUnavailable,
     connect,
     delete_audit,
-    prefix,
 )
 from linkaudit.state.redis.counting import RequestCounter
 from linkaudit.state.redis.election import Election
+from linkaudit.state.redis.marks import Marks
 from linkaudit.state.redis.reading import Reading, parse_referrer
 
 logger = logging.getLogger(__name__)
 _KNOWN_MAX = 200_000  # URLs this worker remembers as already discovered
 
 
-class RedisState(Calls, Election, Reading, AuditState):
+class RedisState(Election, Reading, Marks, AuditState):
+    durable = True  # the audit is in Redis: a worker started again joins it
     shared = True
 
     def __init__(self, client: redis.Redis, audit: str, lease: float, batch: int):
-        self.client = client
-        self.audit = audit
-        self.prefix = prefix(audit)
+        super().__init__(client, audit)
         self.lease_ms = int(lease * 1000)
         self.batch = batch
         self.delay = 0.0  # seconds a handed-back host waits (DOWNLOAD_DELAY)
@@ -63,15 +58,10 @@ class RedisState(Calls, Election, Reading, AuditState):
         self.max_responses = 0  # CLOSESPIDER_PAGECOUNT, over all workers
         self.max_depth: int | None = None  # for `linkaudit report`
         self.expire = 0.0  # seconds a finished audit's keys are kept (0: for ever)
-        self.worker = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-        self.shas: dict[str, str] = {}  # script name -> SHA-1, loaded when first needed
         self.creator = False
         self.status = "missing"
         self.reason = ""
-        self.lost: str | None = None  # why Redis could not be used mid-audit
         self._known: set[str] = set()
-        self._queue: list[Any] = []  # ENQUEUE arguments not sent yet
-        self._owed: list[str] = []  # OWE arguments not sent yet
         self._links: dict[str, list[tuple[str, int | None]]] = {}  # page -> links
         self._loop: task.LoopingCall | None = None
         self._local: Callable[[], tuple[int, int, int]] = lambda: (0, 0, 0)
@@ -110,13 +100,6 @@ class RedisState(Calls, Election, Reading, AuditState):
         state.counter.open()
         crawler.signals.connect(state.counter.count, signal=request_sent)
         return state
-
-    # -- calling Redis: calls.py ---------------------------------------------
-    def key(self, name: str) -> str:
-        return self.prefix + name
-
-    def meta(self, *fields: str) -> list[str | None]:
-        return self._do(lambda: self.client.hmget(self.key("meta"), fields), [None] * len(fields))
 
     # -- the audit ------------------------------------------------------------
     def check_joinable(self, start_urls: tuple[str, ...], near: tuple[str, ...]) -> None:
@@ -192,9 +175,6 @@ class RedisState(Calls, Election, Reading, AuditState):
             return self.reason or self.status
         return None
 
-    def active(self) -> bool:
-        return self.over() is None
-
     # -- the spider's side ------------------------------------------------
     def discover(self, url: str, depth: int) -> bool:
         return self.discover_many([url], depth)[0]
@@ -251,29 +231,13 @@ class RedisState(Calls, Election, Reading, AuditState):
         the same script, once, however often the page is checked."""
         self._links[page] = links
 
-    def set_result(self, result: UrlResult, now: float) -> float | None:
-        return self.record(result, now)
-
-    def mark(self, kind: str, urls: list[str]) -> None:
-        """Marks, for every worker (``m:<kind>``: a set of URLs)."""
-        if urls:
-            self._do(lambda: self.client.sadd(self.key("m:" + kind), *urls), None)
-
-    def marked(self, kind: str, url: str) -> bool:
-        return bool(self._do(lambda: self.client.sismember(self.key("m:" + kind), url), False))
-
-    def hops(self, url: str) -> int:
-        """Redirect chains, for every worker (``hops``: a hash URL -> count)."""
-        return int(self._do(lambda: self.client.hget(self.key("hops"), url), None) or 0)
-
-    def set_hops(self, url: str, hops: int) -> None:
-        self._do(lambda: self.client.hset(self.key("hops"), url, hops), None)
-
-    def record(self, result: UrlResult, now: float) -> float | None:
+    def _settle(
+        self, result: UrlResult, now: float
+    ) -> tuple[float | None, int, list[tuple[str, int | None]]]:
         """One round trip: the result settled, its page's links counted
         (once, however often the page is checked), the URLs it enqueued
         sent before it (a level never closes while a page's links are still
-        on their way), and the referrers known so far read into ``result``."""
+        on their way), and the referrers known so far read back."""
         failing = now if result.outcome == "broken" else None
         # "@p": a scanned page, counted in summary.pages by the script
         page = "@p" if scanned_page(result) else ""
@@ -286,13 +250,10 @@ class RedisState(Calls, Election, Reading, AuditState):
             [self.worker, result.url, state, encode_result(result, failing), broken, *args],
             None,
         )
-        if reply:
-            result.referrer_count = int(reply[1])
-            result.referrers = [
-                {"url": page, "line": line} for page, line in map(parse_referrer, reply[2:])
-            ]
         self._known.add(result.url)
-        return failing
+        if not reply:  # Redis lost: nothing settled, nothing known
+            return failing, 0, []
+        return failing, int(reply[1]), [parse_referrer(r) for r in reply[2:]]
 
     # -- leaving ----------------------------------------------------------
     def leave(self, not_before: float = 0.0) -> int:

@@ -1,0 +1,24 @@
+"""Marks and redirect hops in the shared state, so that every worker
+reads what another noted (a part of RedisState): ``m:<kind>``, a set of
+URLs per kind; ``hops``, a hash URL -> how many redirects led to it."""
+
+from __future__ import annotations
+
+from linkaudit.state.redis.calls import Calls
+
+
+class Marks(Calls):
+    """RedisState's marks and hops."""
+
+    def mark(self, kind: str, urls: list[str]) -> None:
+        if urls:
+            self._do(lambda: self.client.sadd(self.key("m:" + kind), *urls), None)
+
+    def marked(self, kind: str, url: str) -> bool:
+        return bool(self._do(lambda: self.client.sismember(self.key("m:" + kind), url), False))
+
+    def hops(self, url: str) -> int:
+        return int(self._do(lambda: self.client.hget(self.key("hops"), url), None) or 0)
+
+    def set_hops(self, url: str, hops: int) -> None:
+        self._do(lambda: self.client.hset(self.key("hops"), url, hops), None)
