@@ -100,6 +100,8 @@ ANCHORS = [
     "<a Style='color: red'>", '<a ſtyle="url(/s2)">', "<a İd=i3>", "<a\x00href=/a19>",
     "<a href=/a20/>", "<a/href=/a21>", "<a\fhref=/a22>", "<a href='/a23", '<a title="',
     "<a hre", "<a", "<abbr href=/no>", "<a1 href=/no>", "<area href=/ar>", "<aside id=i4>",
+    # an "=" where a name may start starts one ("=" then a quote is a name)
+    "<a =\" x>", "<a name=n =' x>", "<a id=i5 =\"", "<a/=' x>", "<a x=y=\" x>",
 ]  # fmt: skip
 OTHERS = [
     "text ", "\n", "\r\n", "<p>", "</a>", "</p >", "<!-- <a href=/c1> -->", "<!-->", "<!", "<?x>",
@@ -108,6 +110,7 @@ OTHERS = [
     "<base href=/b/>", '<link rel=stylesheet href=/l1>', "<meta http-equiv=refresh content='0;url=/m1'>",
     '<p style="background: url(/s4)" id=p1>', "<div id=d1 class=x>", "<svg><a href=/v1></a><a xlink:href=/v2>",
     "</svg>", "<math href=/mm1>", "</math>", "<p title='<a href=/c5>'>", "&amp;", "<", ">", "'", '"', "=",
+    '<p =" x>', "<p a=1 =' x>", '</p =" x>', '<div =" style="background: url(/s5)" id=d2>', "<p a=b=' x>",
 ]  # fmt: skip
 
 
