@@ -189,6 +189,16 @@ def test_character_references_in_attributes(raw, decoded):
         ('<template><a href="/a"></a></template>', ["/a"]),
         ('<a href="/x"', []),  # the end of the page in a tag
         ('<a title="x href=/y', []),  # ... or in a quoted value
+        # an "=" where an attribute name may start (after the tag name, a
+        # value or "/") starts a name: "=" then a quote is not a value
+        ('<p =" x> <a href=/a> ">', ["/a"]),
+        ('<p a="1" =" x> <a href=/a> ">', ["/a"]),
+        ("<p a=1 =' x><a href=/a>'>", ["/a"]),
+        ('<p/=" x><a href=/a>">', ["/a"]),
+        ('<p a =" x> <a href=/x> "> <a href=/a>', ["/a"]),  # after a name: a value
+        ('<p a=b=" x><a href=/a>">', ["/a"]),  # an unquoted value opens nothing
+        ('</p =" x> <a href=/a> ">', ["/a"]),  # end tags alike
+        ('<svg><g></g =" x><a href=/a>"></svg>', ["/a"]),
         # SVG and MathML
         ('<svg><a xlink:href="/a"/><a href="/b" xlink:href="/x"/></svg>', ["/a", "/b"]),
         (

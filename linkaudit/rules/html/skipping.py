@@ -6,6 +6,7 @@ start tag it stops at."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from linkaudit.rules.html.elements import INTERESTING
 
@@ -28,11 +29,34 @@ def _trie(names: set[str]) -> str:
     return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
 
 
-# The attributes of a tag up to its ">", as tokenizer._ATTRS_SKIP reads them
-# (quotes open a value only after "="), written as runs between the "=" (one
-# repetition per value, not per run: the regex engine pays for each turn)
-ATTRS_RUNS = (
-    r"""[^>=]*+(?:=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|(?!["']))[^>=]*+)*+>"""
+# The attributes of a tag up to its ">" (the tokenizer's attribute states),
+# written as runs between the "=" that open values.  An "=" where a name may
+# start (after the tag name, after a value, after "/") starts a name: "="
+# then a quote is a name, not a value.  An unquoted value runs to a space or
+# ">" ("=" and quotes included).  Each turn of a group costs the regex
+# engine a jump (a repetition even when it fails at once): one turn per
+# value; a tag without attributes, or whose attributes hold no "/" outside
+# their values, is one quick test of ">" at each end.
+_SPACE = r"[\t\n\f\r ]"
+
+
+def attrs_runs(run: Callable[[str], str] = lambda excluded: f"[^{excluded}]*+") -> str:
+    """ATTRS_RUNS with ``run(excluded)`` for a run of characters other than
+    ``excluded`` (names and spaces; a quoted value; an unquoted value)."""
+    names = run(">=/")  # names and spaces: the next "=" opens a value
+    unquoted = run(_SPACE[1:-1] + ">")
+    value = rf"""(?:"{run('"')}"|'{run("'")}'|(?!["']){unquoted})"""
+    values = rf"(?:={_SPACE}*+{value}{_SPACE}*+=?+{names})*+"
+    after = rf"(?:>|(?:/[\t\n\f\r /]*+=?+{names}{values})++>)"  # "/": a name may start
+    return rf"(?:>|{_SPACE}*+=?+{names}{values}{after})"
+
+
+ATTRS_RUNS = attrs_runs()
+# One attribute, name and value (a name may start with "="), as the
+# tokenizer reads it; an unterminated quote leaves the value out
+_ATTRIBUTE = (
+    r"[^\t\n\f\r />][^\t\n\f\r />=]*+(?:[\t\n\f\r ]*+=[\t\n\f\r ]*+"
+    r"""(?:"[^"]*+"|'[^']*+'|(?!["'])[^\t\n\f\r >]*+))?+"""
 )
 
 
@@ -52,10 +76,7 @@ def _attrs_naming_none(words: tuple[str, ...]) -> str:
     def free(excluded: str) -> str:  # a run of characters that starts no word
         return rf"(?:[^{excluded}{stops}]++|(?!{named})[{stops}])*+"
 
-    return (
-        free(">=") + r"(?:=[\t\n\f\r ]*+"
-        rf"""(?:"{free('"')}"|'{free("'")}'|(?!["'])){free(">=")})*+>"""
-    )
+    return attrs_runs(free)
 
 
 # Text and everything that cannot be a link, in one match (HTML content):
@@ -71,9 +92,9 @@ def _attrs_naming_none(words: tuple[str, ...]) -> str:
 def skip_pattern(attributes: tuple[str, ...] = ()) -> re.Pattern[str]:
     without = ""
     if attributes:  # attribute names, quoted values jumped over whole
-        without = (
-            r"""(?!(?:[^>=]|=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|(?!["'])))*?"""
-            r"""(?<=[\t\n\f\r /"'])(?i:""" + "|".join(attributes) + r")[\t\n\f\r ]*+=)"
+        without = (  # the attributes one by one: each may be one of them
+            r"(?!(?:[\t\n\f\r /]|" + _ATTRIBUTE + r")*?(?i:"
+            + "|".join(attributes) + r")[\t\n\f\r ]*+=)"
         )
     firsts = {name[0] for name in INTERESTING}
     others = "".join(c + c.upper() for c in "abcdefghijklmnopqrstuvwxyz" if c not in firsts)
@@ -88,5 +109,6 @@ def skip_pattern(attributes: tuple[str, ...] = ()) -> re.Pattern[str]:
         r"|" + anchor + r"|" + boring + r"|!--(?:>|->|(?s:.*?)--!?>)|(?!!--)[!?][^>]*+>"
         r"|(?![A-Za-z!/?]))[^<]*+)*+"
         # and the start tag it stopped at, if any: its name and its attributes
-        r"(?:<([A-Za-z]" + NAME + r")(" + ATTRS_RUNS[:-1] + r")>)?"
+        # (with their ">")
+        r"(?:<([A-Za-z]" + NAME + r")(" + ATTRS_RUNS + r"))?"
     )

@@ -13,13 +13,14 @@ from typing import NamedTuple
 from linkaudit.rules.html.charrefs import decode_attribute
 from linkaudit.rules.html.elements import TEXT_CONTENT, VOID
 from linkaudit.rules.html.foreign import Stack, namespace_of, pop_to
+from linkaudit.rules.html.skipping import ATTRS_RUNS
 from linkaudit.rules.html.skipping import NAME as _NAME
 from linkaudit.rules.html.skipping import skip_pattern as _skip_pattern
 
 # -- the tokenizer's pieces ----------------------------------------------------------
 _SPACE = "\t\n\f\r "
-# The attributes of a tag up to its ">": quotes open a value only after "="
-_ATTRS_SKIP = r"""(?:[^>=]++|=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|(?!["'])))*+>"""
+# The attributes of a tag up to its ">" (an end tag's too)
+_ATTRS_SKIP = ATTRS_RUNS
 _COMMENT = r"<!--(?:>|->|(?s:.*?)--!?>)"
 _BOGUS = r"<[!?](?!--)[^>]*+>|</(?:>|[^A-Za-z>][^>]*+>)"
 _END_TAG = r"</[A-Za-z]" + _NAME + _ATTRS_SKIP
@@ -96,8 +97,8 @@ def _attributes(text: str, pos: int) -> tuple[dict[str, str], int, bool]:
 
 
 def _parse_attributes(body: str) -> dict[str, str]:
-    """The attributes of a whole tag's attribute text (quotes closed, NUL
-    already U+FFFD)."""
+    """The attributes of a whole tag's attribute text, its ">" included
+    (quotes closed, NUL already U+FFFD)."""
     attrs: dict[str, str] = {}
     for name, dq, sq, unquoted in _ATTR_ITEM.findall(body):
         name = name.lower()
