@@ -30,7 +30,7 @@ MOVED: dict[str, tuple[str, ...]] = {
         "linkaudit.network.failures",
     ),
     "linkaudit.sqlitestate": ("linkaudit.state.sqlite", "linkaudit.state.database"),
-    "linkaudit.recheck": ("linkaudit.state.recheck",),
+    "linkaudit.recheck": ("linkaudit.rules.recheck",),
     "linkaudit.baseline": ("linkaudit.state.baseline",),
     "linkaudit.pipelines": ("linkaudit.output.pipelines",),
     "linkaudit.report": ("linkaudit.output.report", "linkaudit.output.formats.text"),

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 
 from linkaudit.items import UrlResult
+from linkaudit.rules.recheck import iso
 from linkaudit.state.compact import decode_result, encode_result
-from linkaudit.state.recheck import iso
 from tests.test_state_db import _results
 
 

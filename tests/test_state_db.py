@@ -13,9 +13,9 @@ from scrapy.http import Request
 from linkaudit.items import UrlResult
 from linkaudit.middlewares.recheck import FIRST, HISTORY, RecheckMiddleware
 from linkaudit.middlewares.redirects import CHECK_URL
+from linkaudit.rules.recheck import History, RecheckPolicy
 from linkaudit.state.database import DatabaseError, dump_result, load_result, open_database
 from linkaudit.state.memory import MemoryState
-from linkaudit.state.recheck import History, RecheckPolicy
 from linkaudit.state.sqlite import SQLiteState
 
 START = ["http://site.test/"]

@@ -15,8 +15,8 @@ from linkaudit.items import UrlResult
 from linkaudit.output.exitstatus import EXIT_INTERNAL, broken_keys, fail_at_exit
 from linkaudit.output.formats.text import summary_text
 from linkaudit.output.report import build_report, now_iso, write_report
+from linkaudit.rules.recheck import iso
 from linkaudit.state.base import AuditState
-from linkaudit.state.recheck import iso
 
 if TYPE_CHECKING:
     from linkaudit.config import Config

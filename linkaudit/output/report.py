@@ -17,10 +17,10 @@ from linkaudit.output.reading import needed_in_summary, read_report
 from linkaudit.output.redirects import RedirectFixes
 from linkaudit.output.sitemap import sitemap_section
 from linkaudit.output.soft404 import Soft404s
+from linkaudit.rules.recheck import RecheckPolicy
 from linkaudit.rules.statuses import INTERNAL_ERROR
 from linkaudit.rules.urls import is_near
 from linkaudit.state.base import AuditState, Entry
-from linkaudit.state.recheck import RecheckPolicy
 
 __all__ = ["build_report", "dumps_report", "read_report", "needed_in_summary", "write_report"]
 REPORT_VERSION = 1
