@@ -211,7 +211,3 @@ def config_of(crawler: Any) -> Config:
     if isinstance(config, Config):
         return config
     return Config.build(crawler.settings, require_start=False)
-
-
-def option(setting: str) -> Option:
-    return BY_SETTING[setting]
