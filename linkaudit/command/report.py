@@ -1,42 +1,27 @@
-"""The command line of shared audits: checking Redis before the crawl, and
-``linkaudit report --redis URL --audit NAME --report PATH``, which builds a
-shared audit's report from Redis at any time, on any machine."""
+"""``linkaudit report --redis URL --audit NAME --report PATH``: a shared
+audit's report, built from Redis at any time (finished or not) and
+anywhere: the report is a function of the shared state."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from scrapy.settings import Settings
 
 from linkaudit.config import Config, ConfigError
 from linkaudit.output.exitstatus import EXIT_USAGE, exit_code
 from linkaudit.output.formats import FORMATS
-from linkaudit.output.report import write_json_atomic
+from linkaudit.output.groups import MIN_PAGES
+from linkaudit.output.report import build_report, now_iso, write_json_atomic
 from linkaudit.state.redis.connection import RedisUnavailable, connect
-from linkaudit.state.redis.rebuild import shared_report
 from linkaudit.state.redis.state import RedisState
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
-
-
-def check_shared(config: Config, settings: Settings) -> None:
-    """Before the crawl: Redis answers, and the audit of that name (if any)
-    audits this site (--restart drops it when the crawl starts)."""
-    try:
-        client = connect(config["LINKAUDIT_REDIS"], settings.getdict("REDIS_PARAMS"))
-    except RedisUnavailable as exc:
-        raise ConfigError(f"{config.label('LINKAUDIT_REDIS')}: {exc}") from None
-    try:
-        if not config["LINKAUDIT_REDIS_RESTART"]:
-            state = RedisState(client, config["LINKAUDIT_AUDIT"], lease=30.0, batch=1)
-            state.check_joinable(config.start_urls, config.near_prefixes)
-    finally:
-        client.close()
 
 
 def report_main(argv: list[str]) -> int:
@@ -69,3 +54,34 @@ def report_main(argv: list[str]) -> int:
     print(FORMATS[ns.format](report))
     print(f"linkaudit: report written to {ns.report}", file=sys.stderr)
     return exit_code(report, ns.fail_on)
+
+
+def shared_report(url: str, audit: str) -> dict[str, Any]:
+    """The report of the audit ``audit`` in the Redis at ``url``."""
+    client = connect(url)
+    state = RedisState(client, audit, lease=30.0, batch=1)
+    try:
+        starts, nears, status, reason, depth = state.meta(
+            "start", "near", "status", "reason", "depth"
+        )
+        if starts is None:
+            raise RedisUnavailable(f"no audit {audit!r} in the Redis at {url}")
+        pages, requests, started_at = state.totals()
+        return build_report(
+            state,
+            start_urls=starts.split("\n"),
+            near_prefixes=(nears or starts).split("\n"),
+            started_at=started_at,
+            finished_at=now_iso(),
+            # an audit still running reports what is known so far
+            finish_reason=(reason or status) if status in ("finished", "stopping") else "running",
+            pages=pages,
+            requests=requests,
+            max_depth=int(depth) if depth else None,
+            sitemaps=True,  # the section is there when a sitemap was read
+            templates=MIN_PAGES,
+            # the default mode and similarity; probe answers read if there are any
+            soft_404=("warn", 0.9, True),
+        )
+    finally:
+        client.close()
