@@ -8,6 +8,7 @@ import pytest
 
 from linkaudit.items import UrlResult
 from linkaudit.output.report import (
+    ReportFacts,
     build_report,
     dumps_report,
     read_report,
@@ -63,7 +64,7 @@ def test_the_streamed_report_is_the_built_one(tmp_path, n):
         outcome = "broken" if i % 2 else "ok"
         state.add_referrer(url, "http://s/", i)
         state.set_result(UrlResult(url=url, near=True, outcome=outcome, depth=1), 0.0)
-    facts = dict(
+    facts = ReportFacts(
         start_urls=["http://s/"],
         near_prefixes=["http://s/"],
         started_at="then",
@@ -73,8 +74,8 @@ def test_the_streamed_report_is_the_built_one(tmp_path, n):
         requests=n,
     )
     path = tmp_path / "report.json"
-    kept = write_report(str(path), state, **facts)
-    built = build_report(state, **facts)
+    kept = write_report(str(path), state, facts)
+    built = build_report(state, facts)
     written = path.read_text(encoding="utf-8")
     assert written == dumps_report(built) + "\n"
     assert json.loads(written) == built

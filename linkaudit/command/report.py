@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from typing import Any, NoReturn
 
 from scrapy.settings import Settings
 
 from linkaudit.config import Config, ConfigError
 from linkaudit.output.exitstatus import EXIT_USAGE, exit_code
+from linkaudit.output.facts import report_facts
 from linkaudit.output.formats import FORMATS
-from linkaudit.output.groups import MIN_PAGES
-from linkaudit.output.report import build_report, now_iso, write_json_atomic
+from linkaudit.output.report import build_report, write_json_atomic
 from linkaudit.state.redis.connection import RedisUnavailable, connect
 from linkaudit.state.redis.state import RedisState
 
@@ -39,11 +40,12 @@ def report_main(argv: list[str]) -> int:
         "--fail-on", choices=("broken", "new", "none"), default="broken", help="as for an audit"
     )
     ns = p.parse_args(argv)
+    # the audit's configuration: its switches are the defaults (the workers'
+    # are not in Redis), but probe answers are read whenever a worker sent some
+    arguments = {"redis": ns.redis, "audit": ns.audit, "report": ns.report}
     try:
-        Config.build(
-            Settings(), {"redis": ns.redis, "audit": ns.audit, "report": ns.report}, None, False
-        )
-        report = shared_report(ns.redis, ns.audit)
+        config = Config.build(Settings(), {**arguments, "soft_404_probes": True}, None, False)
+        report = shared_report(config)
         write_json_atomic(ns.report, report)
     except (ConfigError, RedisUnavailable) as exc:
         print(f"linkaudit report: error: {exc}", file=sys.stderr)
@@ -56,8 +58,11 @@ def report_main(argv: list[str]) -> int:
     return exit_code(report, ns.fail_on)
 
 
-def shared_report(url: str, audit: str) -> dict[str, Any]:
-    """The report of the audit ``audit`` in the Redis at ``url``."""
+def shared_report(config: Config) -> dict[str, Any]:
+    """The report of the shared audit ``config`` names (LINKAUDIT_REDIS,
+    LINKAUDIT_AUDIT): its scope and run as Redis has them, its findings
+    switches from ``config``."""
+    url, audit = config["LINKAUDIT_REDIS"], config["LINKAUDIT_AUDIT"]
     client = connect(url)
     state = RedisState(client, audit, lease=30.0, batch=1)
     try:
@@ -67,21 +72,19 @@ def shared_report(url: str, audit: str) -> dict[str, Any]:
         if starts is None:
             raise RedisUnavailable(f"no audit {audit!r} in the Redis at {url}")
         pages, requests, started_at = state.totals()
-        return build_report(
-            state,
-            start_urls=starts.split("\n"),
-            near_prefixes=(nears or starts).split("\n"),
+        facts = report_facts(
+            config,
             started_at=started_at,
-            finished_at=now_iso(),
             # an audit still running reports what is known so far
             finish_reason=(reason or status) if status in ("finished", "stopping") else "running",
             pages=pages,
             requests=requests,
-            max_depth=int(depth) if depth else None,
-            sitemaps=True,  # the section is there when a sitemap was read
-            templates=MIN_PAGES,
-            # the default mode and similarity; probe answers read if there are any
-            soft_404=("warn", 0.9, True),
         )
+        scope = dict(
+            start_urls=starts.split("\n"),
+            near_prefixes=(nears or starts).split("\n"),
+            max_depth=int(depth) if depth else None,
+        )
+        return build_report(state, replace(facts, **scope))
     finally:
         client.close()
