@@ -14,7 +14,6 @@ from __future__ import annotations
 import gzip
 import random
 import re
-import time
 import zlib
 from collections.abc import Callable
 
@@ -22,41 +21,15 @@ import pytest
 
 from linkaudit.rules.css import css_links
 from linkaudit.rules.html import capped_links
-from linkaudit.rules.html.landmarks import _CANDIDATE, _signature, landmarks
+from linkaudit.rules.html.landmarks import landmarks
 from linkaudit.rules.html.links import _style_attribute_url
 from linkaudit.rules.sitemap import parse_sitemap, robots_sitemaps
 from linkaudit.rules.soft404 import _NOT_FOUND, fingerprint, says_not_found
 from linkaudit.rules.templates import page_blocks
-
-GROWTH = 8
-BOUND = 16  # linear: about 8; quadratic: about 64
+from tests.helpers import GROWTH, GROWTH_BOUND, least_cpu, slow_landmarks
 
 
 # -- the slow algorithms, kept as the reference ------------------------------------
-def slow_landmarks(text: str) -> list[tuple[str, int, int]]:
-    """``landmarks`` as it was: each block's lines counted from the top."""
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    blocks = []
-    for m in _CANDIDATE.finditer(text):
-        name = (m.group(1) or m.group(2)).lower()
-        signature = _signature(name, m.group(3), m.group(4))
-        if signature is None:
-            continue
-        # the one change: end tags' names compared ASCII case-insensitively,
-        # as HTML does (``</section>`` does not close a ``<ſection>``)
-        end_tag = re.compile(rf"<(/?)(?ai:{re.escape(name)})(?=[\s/>])")
-        depth, end = 1, len(text)
-        for e in end_tag.finditer(text, m.end()):
-            depth += -1 if e.group(1) else 1
-            if depth == 0:
-                end = e.start()
-                break
-        first = text.count("\n", 0, m.start()) + 1
-        blocks.append((signature, first, first + text.count("\n", m.start(), end)))
-    return blocks
-
-
 def slow_page_blocks(links, marks):
     """``page_blocks`` as it was: every link tested against every landmark."""
     blocks, in_landmark = [], set()
@@ -290,16 +263,6 @@ def _stylesheet(n: int) -> Callable[[], object]:
     return lambda: css_links(sheet)
 
 
-def _cpu(work: Callable[[], object], repeat: int = 5) -> float:
-    """The least CPU time of ``repeat`` runs (the machine is shared)."""
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        work()
-        best = min(best, time.process_time() - start)
-    return best
-
-
 @pytest.mark.parametrize(
     "feature, make, n",
     [
@@ -314,5 +277,5 @@ def _cpu(work: Callable[[], object], repeat: int = 5) -> float:
 def test_work_grows_linearly(feature, make, n):
     small, large = make(n), make(n * GROWTH)
     large()  # warm up: compiled patterns, caches
-    ratio = _cpu(large) / max(_cpu(small), 1e-4)
-    assert ratio < BOUND, f"{feature}: {GROWTH}x the input cost {ratio:.1f}x the CPU"
+    ratio = least_cpu(large) / max(least_cpu(small), 1e-4)
+    assert ratio < GROWTH_BOUND, f"{feature}: {GROWTH}x the input cost {ratio:.1f}x the CPU"
