@@ -113,12 +113,11 @@ def cache_hostname_encoding() -> None:
         endpoints._idnaBytes = functools.lru_cache(maxsize=4096)(current)
 
 
-def connect_single_addresses_directly() -> None:
-    """Twisted's HTTP agent builds linkaudit's endpoint from now on."""
-    from linkaudit.network.endpoint import HostnameEndpoint
-
+def connect_single_addresses_directly(endpoint_class: type) -> None:
+    """Twisted's HTTP agent builds ``endpoint_class`` from now on (the
+    endpoint of ``linkaudit/network/endpoint.py``)."""
     if client.HostnameEndpoint is endpoints.HostnameEndpoint:
-        client.HostnameEndpoint = HostnameEndpoint
+        client.HostnameEndpoint = endpoint_class
 
 
 def send_item(crawler: Crawler, item: Any) -> None:

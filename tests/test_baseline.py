@@ -8,9 +8,9 @@ import sqlite3
 
 import pytest
 
+from linkaudit.config.baseline import load_baseline
 from linkaudit.items import UrlResult
 from linkaudit.output.report import ReportFacts, build_report
-from linkaudit.state.baseline import load_baseline
 from linkaudit.state.memory import MemoryState
 from tests.conftest import validate
 from tests.helpers import run

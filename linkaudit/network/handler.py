@@ -33,6 +33,7 @@ from scrapy.http import Response
 from twisted.internet.defer import Deferred
 
 from linkaudit import internals
+from linkaudit.network.endpoint import HostnameEndpoint
 from linkaudit.network.looplag import INTERVAL, LoopLag
 from linkaudit.signals import request_sent
 
@@ -45,7 +46,7 @@ class HttpDownloadHandler(http11.HTTP11DownloadHandler):
     def __init__(self, crawler: Crawler):
         super().__init__(crawler)
         internals.cache_hostname_encoding()
-        internals.connect_single_addresses_directly()
+        internals.connect_single_addresses_directly(HostnameEndpoint)
         internals.time_downloads_with(FairAgent)
         self._lag = LoopLag.of(crawler)
         self._lag.start()

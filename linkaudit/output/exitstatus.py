@@ -63,15 +63,3 @@ def exit_code(report: dict[str, Any], fail_on: str = "broken") -> int:
     if broken and fail_on != "none":
         return EXIT_BROKEN
     return EXIT_OK if report["complete"] or broken else EXIT_INCOMPLETE
-
-
-def broken_keys(report: dict[str, Any]) -> list[str]:
-    """What a report calls broken, as a baseline holds it: each broken URL,
-    and each missing fragment as ``URL#fragment``."""
-    keys = [u["url"] for u in report["urls"] if u["outcome"] == "broken"]
-    keys += [
-        f"{u['url']}#{g['fragment']}"
-        for u in report["urls"]
-        for g in u.get("missing_fragments", ())
-    ]
-    return keys

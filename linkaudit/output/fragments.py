@@ -23,11 +23,6 @@ from linkaudit.state.base import Entry
 MAX_HOPS = 20  # a redirect chain longer than this (or a loop) is not followed
 
 
-def fragment_key(url: str, fragment: str) -> str:
-    """How a missing fragment is named in a baseline: ``URL#fragment``."""
-    return f"{url}#{fragment}"
-
-
 class MissingFragments:
     """Sees every entry (:meth:`see`), then works out each target's missing
     fragments (:meth:`missing`)."""

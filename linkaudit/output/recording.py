@@ -12,10 +12,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from linkaudit.items import UrlResult
-from linkaudit.output.exitstatus import EXIT_INTERNAL, broken_keys, fail_at_exit
+from linkaudit.output.exitstatus import EXIT_INTERNAL, fail_at_exit
 from linkaudit.output.facts import ReportFacts
 from linkaudit.output.formats.text import summary_text
 from linkaudit.output.report import build_report, write_report
+from linkaudit.rules.baseline import broken_keys
 from linkaudit.rules.recheck import iso
 from linkaudit.state.base import AuditState
 

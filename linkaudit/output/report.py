@@ -10,10 +10,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from linkaudit.output.facts import ReportFacts, now_iso
-from linkaudit.output.fragments import fragment_key
 from linkaudit.output.jsontext import json_text
 from linkaudit.output.reading import needed_in_summary, read_report
 from linkaudit.output.sections import Sections
+from linkaudit.rules.baseline import fragment_key
 from linkaudit.rules.recheck import RecheckPolicy
 from linkaudit.rules.statuses import INTERNAL_ERROR
 from linkaudit.rules.urls import is_near

@@ -6,11 +6,17 @@ file (``--baseline OLD_REPORT.json``, ``-a baseline=``, setting
 same start URLs that finished.  The new report marks each broken URL that
 the baseline did not have ``"new": true`` and lists under ``fixed`` the URLs
 broken then and not now (repaired, or no longer linked).
+
+Read here, with the configuration: a baseline file that is not a report is
+one error line before anything is requested.  What a report calls broken
+is ``linkaudit/rules/baseline.py``.
 """
 
 from __future__ import annotations
 
 import json
+
+from linkaudit.rules.baseline import broken_keys
 
 
 def load_baseline(path: str) -> frozenset[str]:
@@ -31,6 +37,4 @@ def load_baseline(path: str) -> frozenset[str]:
         for u in urls
     ):
         raise ValueError(f"{path} is not a linkaudit report (no list of urls)")
-    from linkaudit.output.exitstatus import broken_keys
-
     return frozenset(broken_keys(data))
