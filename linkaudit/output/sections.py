@@ -70,8 +70,14 @@ class Sections:
         return entries[at] if at < len(entries) and entries[at].url == url else None
 
     def missing_fragments(self) -> dict[str, list[dict[str, Any]]]:
-        """Target URL -> its missing fragments (none unless asked for)."""
-        return self.fragments.missing(self.find) if self.fragments is not None else {}
+        """Target URL -> its missing fragments (none unless asked for); what
+        the builder gathered is freed (every link to a fragment: a set of
+        places each)."""
+        if self.fragments is None:
+            return {}
+        missing = self.fragments.missing(self.find)
+        self.fragments = None
+        return missing
 
     def closing(self) -> dict[str, Any]:
         """The sections that follow the entries, those that have something
