@@ -173,7 +173,7 @@ def _local_site(ns: argparse.Namespace, folder: str | None) -> Any:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["report"]:
-        from linkaudit.state.redis.command import report_main
+        from linkaudit.command.report import report_main
 
         return report_main(argv[1:])
     parser = build_parser()
@@ -226,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
             settings = _settings(ns)
             config = Config.build(settings, _arguments(ns), _names(ns))
             if config["LINKAUDIT_REDIS"]:
-                from linkaudit.state.redis.command import check_shared
+                from linkaudit.command.shared import check_shared
 
                 check_shared(config, settings)
         except ConfigError as exc:

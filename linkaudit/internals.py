@@ -1,7 +1,10 @@
-"""The Scrapy and Twisted internals linkaudit depends on, in one place.
+"""The Scrapy, Twisted and argparse internals linkaudit depends on, in one
+place: no other module names a private ``_attribute`` of theirs.
 
 Checked against Scrapy 2.19.0 and Twisted 26.10.0 (the versions
-``requirements.txt`` pins).  Each function says what it reads or changes; a
+``requirements.txt`` pins) and Python 3.11's argparse.  Nothing here imports
+Scrapy or Twisted until a function needs it (``linkaudit --version`` and a
+walked build import neither).  Each function says what it reads or changes; a
 new Scrapy or Twisted that moves one of them breaks here, not across the
 code.  Where an attribute is missing the functions degrade to doing
 nothing rather than failing an audit.
@@ -20,8 +23,8 @@ nothing rather than failing an audit.
 - Scrapy's HTTP/1.1 handler builds its download agent from the module
   attribute ``http11._ScrapyAgent``, replaced by a subclass that swaps the
   agent's private download timer ``_timeout_cl`` (and reads its
-  ``_connectTimeout`` and ``_crawler``) for one that does not count the
-  seconds our own code held the event loop.
+  ``_connectTimeout`` and ``_crawler``: :func:`agent_timer` and the next)
+  for one that does not count the seconds our code held the event loop.
 - Twisted: ``twisted.internet.endpoints._idnaBytes`` is wrapped in a cache,
   and ``twisted.web.client.HostnameEndpoint`` is replaced by
   ``linkaudit.network.endpoint.HostnameEndpoint`` (which reads the endpoint's
@@ -39,27 +42,34 @@ nothing rather than failing an audit.
   ``bytes_received`` signals with their ``StopDownload``, the response built
   as they build it, the ``DOWNLOAD_MAXSIZE`` message): the local build's
   handler (``linkaudit/network/localbuild.py``) answers as they do.
+- Scrapy's cookies middleware asks ``scrapy...cookies._split_domain`` (a
+  ``tldextract`` instance) for public suffixes: replaced by one that uses
+  the list bundled with tldextract (:func:`bundled_public_suffixes`).
+- Private hooks overridden where they are: the robots.txt middleware's
+  ``_parse_robots`` (``middlewares/robots.py`` bounds a robots.txt first:
+  tests/test_politeness.py), the CSV exporter's ``_join_if_needed``
+  (``output/exporters.py``: list cells as JSON, tests/test_feeds.py).
+- Twisted's client errors are in its private ``twisted.web._newclient``.
+- argparse: ``config/file.py`` reads a parser's options and exclusive
+  groups, converts a value as the command line does, and knows the classes
+  of ``append``, ``count``, ``store_const``; the help overrides two hooks
+  (:class:`HelpFormatter`).  Renamed, ``--config`` and ``--help`` break.
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import functools
 import inspect
 import sys
 from collections.abc import Iterator
 from types import FrameType, ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from scrapy.crawler import Crawler
-from scrapy.http import Request
-from scrapy.utils._download_handlers import (  # noqa: F401 - re-exported, see above
-    check_stop_download,
-    get_maxsize_msg,
-    make_response,
-)
-from twisted.internet import endpoints
-from twisted.web import client
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.http import Request
 
 
 def engine_closing(crawler: Crawler) -> bool:
@@ -108,17 +118,21 @@ def set_default_delay(crawler: Crawler, delay: float) -> None:
 def cache_hostname_encoding() -> None:
     """Cache Twisted's IDNA encoding of host names (Scrapy patches the same
     function when its handler is created; ours wraps Scrapy's)."""
+    from twisted.internet import endpoints
+
     current = endpoints._idnaBytes
     if not hasattr(current, "cache_info"):  # not wrapped yet
         endpoints._idnaBytes = functools.lru_cache(maxsize=4096)(current)
 
 
-def connect_single_addresses_directly() -> None:
-    """Twisted's HTTP agent builds linkaudit's endpoint from now on."""
-    from linkaudit.network.endpoint import HostnameEndpoint
+def connect_single_addresses_directly(endpoint_class: type) -> None:
+    """Twisted's HTTP agent builds ``endpoint_class`` from now on (the
+    endpoint of ``linkaudit/network/endpoint.py``)."""
+    from twisted.internet import endpoints
+    from twisted.web import client
 
     if client.HostnameEndpoint is endpoints.HostnameEndpoint:
-        client.HostnameEndpoint = HostnameEndpoint
+        client.HostnameEndpoint = endpoint_class
 
 
 def send_item(crawler: Crawler, item: Any) -> None:
@@ -190,3 +204,94 @@ def scrapy_http11() -> ModuleType:
         with _cheap_deprecations():
             __import__(name)
     return sys.modules[name]
+
+
+# -- Scrapy's HTTP handlers' helpers, for the local build's handler -------------------
+def download_helpers() -> ModuleType:
+    """``check_stop_download``, ``get_maxsize_msg``, ``make_response``."""
+    from scrapy.utils import _download_handlers
+
+    return _download_handlers
+
+
+# -- the download agent's timer --------------------------------------------------------
+def download_agent_class() -> type:
+    """Scrapy's download agent (``http11._ScrapyAgent``), to subclass."""
+    return scrapy_http11()._ScrapyAgent
+
+
+def agent_timer(agent: Any) -> Any | None:
+    """The agent's download timeout call (None: Scrapy set none)."""
+    return getattr(agent, "_timeout_cl", None)
+
+
+def set_agent_timer(agent: Any, call: Any) -> None:
+    """The agent checks this call is still active to tell "answered in time"."""
+    agent._timeout_cl = call
+
+
+def agent_connect_timeout(agent: Any) -> float:
+    return agent._connectTimeout
+
+
+def agent_crawler(agent: Any) -> Crawler:  # Scrapy's agent keeps the crawler privately
+    return agent._crawler
+
+
+# -- cookies, robots.txt, Twisted's client errors ---------------------------------------
+def bundled_public_suffixes() -> None:
+    """Scrapy's cookies middleware asks tldextract for public suffixes with
+    one that never downloads the list (see ``middlewares/cookiejar.py``)."""
+    from scrapy.downloadermiddlewares import cookies
+    from tldextract import TLDExtract
+
+    cookies._split_domain = TLDExtract(  # type: ignore[attr-defined]
+        cache_dir=None, suffix_list_urls=(), include_psl_private_domains=True
+    )
+
+
+def newclient_errors() -> ModuleType:
+    """``twisted.web._newclient``: ParseError, ResponseFailed..."""
+    from twisted.web import _newclient as errors
+
+    return errors
+
+
+# -- argparse ----------------------------------------------------------------------------
+AppendAction = argparse._AppendAction
+CountAction = argparse._CountAction
+StoreConstAction = argparse._StoreConstAction  # store_true and store_false too
+
+
+def parser_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    """Every option of ``parser``, in the order added."""
+    return parser._actions
+
+
+def exclusive_groups(parser: argparse.ArgumentParser) -> list[list[argparse.Action]]:
+    """The options of each mutually exclusive group (the same objects)."""
+    return [group._group_actions for group in parser._mutually_exclusive_groups]
+
+
+def convert_value(parser: argparse.ArgumentParser, action: argparse.Action, text: str) -> Any:
+    """``text`` through ``action``'s type, as the command line's (raises
+    ``argparse.ArgumentError``)."""
+    return parser._get_value(action, text)
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """argparse's formatter with its two hooks named: :meth:`help_text` (an
+    option's help, "(default: ...)" added) and :meth:`lines` (a help text
+    wrapped)."""
+
+    def help_text(self, action: argparse.Action) -> str:
+        return super()._get_help_string(action) or ""
+
+    def lines(self, text: str, width: int) -> list[str]:
+        return super()._split_lines(text, width)
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        return self.help_text(action)
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return self.lines(text, width)

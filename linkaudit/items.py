@@ -52,7 +52,7 @@ class UrlResult:
     # scanned page's statistics (see page_stats()).
     truncated: bool = False
     page: dict[str, Any] | None = None
-    # With an audit database (linkaudit/sqlitestate.py): when the outcome
+    # With an audit database (linkaudit/state/sqlite.py): when the outcome
     # was decided (ISO 8601 UTC); carried over from an earlier run without a
     # request; the server answered 304 to a conditional request, so status,
     # type and links are those of the last full answer; a failure still in

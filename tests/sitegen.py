@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.conftest import run_process, validate
+from tests.helpers import LINKAUDIT
 from tests.server import Route, TestServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from gen_site import generate  # noqa: E402
 
-LINKAUDIT = str(Path(sys.executable).with_name("linkaudit"))
 FAST = {"CONCURRENT_REQUESTS_PER_DOMAIN": "8"}
 TYPES = {".html": "text/html; charset=utf-8", ".png": "image/png", ".txt": "text/plain"}
 

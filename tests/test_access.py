@@ -11,8 +11,8 @@ from contextlib import ExitStack
 import pytest
 
 from tests.conftest import run_crawl
+from tests.helpers import run
 from tests.server import TestServer
-from tests.test_cli import run
 
 AUTH = "Basic " + base64.b64encode(b"editor:pa:ss").decode()
 

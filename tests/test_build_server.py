@@ -5,7 +5,6 @@ file's size, a GET streamed)."""
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import subprocess
@@ -16,24 +15,12 @@ from urllib.parse import urlsplit
 
 from linkaudit.demo.directory import DirectorySite
 from tests.conftest import ROOT
+from tests.helpers import SERVE, request
 from tests.peak import measure
 from tests.sitegen import LINKAUDIT
 
 GIB = 1024**3
 SECRET = "linkaudit-outside-7d1e"  # in a file outside the build: never served
-
-
-def request(url: str, method: str = "GET", read: int | None = None) -> tuple[int, dict, bytes]:
-    """One request; at most ``read`` bytes of the body are read."""
-    parts = urlsplit(url)
-    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
-    try:
-        conn.request(method, parts.path)
-        answer = conn.getresponse()
-        body = answer.read(read) if read is not None else answer.read()
-        return answer.status, dict(answer.getheaders()), body
-    finally:
-        conn.close()
 
 
 def test_symbolic_links_out_of_the_build_are_never_served(tmp_path):
@@ -98,15 +85,6 @@ def test_a_huge_file_in_a_build_costs_no_memory(tmp_path):
         assert (by_path["/big.html"]["outcome"], by_path["/big.html"]["method"]) == ("ok", "GET")
         assert by_path["/big.html"]["truncated"] is True
         assert peak < 300 * 1024, f"peak RSS {peak} KiB ({read})"
-
-
-SERVE = """
-import sys, time
-from linkaudit.demo.directory import DirectorySite
-with DirectorySite(sys.argv[1]) as site:
-    print(site.url, flush=True)
-    time.sleep(120)
-"""
 
 
 def test_a_get_of_a_huge_file_is_streamed(tmp_path):

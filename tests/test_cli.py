@@ -9,20 +9,14 @@ import re
 import subprocess
 import sys
 import threading
-from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
 
 from linkaudit import __version__
 from tests.conftest import check_no_fault, run_process
+from tests.helpers import LINKAUDIT, run
 from tests.server import Route
-
-LINKAUDIT = str(Path(sys.executable).with_name("linkaudit"))  # installed by pip -e .
-
-
-def run(tmp_path, *args, timeout=90):
-    return run_process([LINKAUDIT, *args], cwd=tmp_path, timeout=timeout)
 
 
 @pytest.fixture

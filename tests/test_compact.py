@@ -5,12 +5,12 @@ from __future__ import annotations
 from hypothesis import given, settings
 
 from linkaudit.items import UrlResult
+from linkaudit.rules.recheck import iso
 from linkaudit.state.compact import decode_result, encode_result
-from linkaudit.state.recheck import iso
-from tests.test_state_db import _results
+from tests.helpers import url_results
 
 
-@given(_results)
+@given(url_results)
 @settings(max_examples=300, deadline=None)
 def test_every_result_survives_the_compact_form(r):
     assert decode_result(r.url, r.depth, encode_result(r, None)) == (r, None)

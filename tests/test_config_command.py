@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tests.test_cli import run
+from tests.helpers import run
 
 
 @pytest.fixture

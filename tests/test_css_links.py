@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 from tests.conftest import run_crawl
+from tests.helpers import run
 from tests.server import Route
-from tests.test_cli import run
 
 CSS = "text/css; charset=utf-8"
 

@@ -31,7 +31,7 @@ from linkaudit.output.formats import FORMATS
 from linkaudit.output.formats.common import shown
 from linkaudit.output.formats.markdown import code
 from linkaudit.output.reading import read_report
-from linkaudit.output.report import write_report
+from linkaudit.output.report import ReportFacts, write_report
 from linkaudit.rules.urls import InvalidURL, canonicalize
 from linkaudit.state.memory import MemoryState
 from tests.conftest import run_crawl
@@ -267,9 +267,7 @@ def test_a_report_file_holds_a_lone_surrogate_from_the_state(tmp_path):
         state.add_referrer(url, "http://site.test/\ud800", 2)
     path = tmp_path / "report.json"
     times = {"started_at": "2026-01-01T10:00:00+00:00", "finished_at": "2026-01-01T10:00:01+00:00"}
-    write_report(
-        str(path),
-        state,
+    facts = ReportFacts(
         start_urls=["http://site.test/\udfff"],
         near_prefixes=["http://site.test/"],
         finish_reason="finished",
@@ -277,6 +275,7 @@ def test_a_report_file_holds_a_lone_surrogate_from_the_state(tmp_path):
         requests=1,
         **times,
     )
+    write_report(str(path), state, facts)
     text = path.read_bytes().decode("utf-8")  # strict
     assert not _RAW.search(text)
     report = json.loads(text, strict=True)

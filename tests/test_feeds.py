@@ -6,20 +6,12 @@ from __future__ import annotations
 import csv
 import json
 
-import jsonschema
-
 from linkaudit.items import CONTRACT_FIELDS, OPTIONAL_FIELDS
-from tests.conftest import ROOT, SCHEMA, run_crawl
+from tests.conftest import SCHEMA, run_crawl
+from tests.helpers import ITEM_SCHEMA, valid_item
 from tests.server import Route
 
-ITEM_SCHEMA = json.loads((ROOT / "docs" / "item.schema.json").read_text())
-ITEM = jsonschema.Draft202012Validator(ITEM_SCHEMA)
 FIELDS = [*CONTRACT_FIELDS, *OPTIONAL_FIELDS]
-
-
-def _valid(item: dict) -> None:
-    errors = [f"{list(e.path)}: {e.message}" for e in ITEM.iter_errors(item)]
-    assert not errors, (item, errors)
 
 
 def test_item_schema_agrees_with_the_report_schema():
@@ -54,7 +46,7 @@ def test_jsonl_json_and_csv_feeds_in_one_crawl(tmp_path, server):
 
     lines = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
     for item in lines:
-        _valid(item)
+        valid_item(item)
         assert list(item) == FIELDS
     assert sorted(i["url"] for i in lines) == report_urls  # each checked URL once
     by_url = {i["url"]: i for i in lines}

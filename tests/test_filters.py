@@ -10,9 +10,9 @@ from contextlib import ExitStack
 import pytest
 
 from tests.conftest import run_crawl
+from tests.helpers import run
 from tests.server import Route
 from tests.sitegen import audit, comparable, generated_site
-from tests.test_cli import run
 
 
 @pytest.fixture

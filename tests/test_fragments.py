@@ -11,8 +11,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from tests.conftest import run_crawl
+from tests.helpers import run
 from tests.server import Route
-from tests.test_cli import run
 
 
 @pytest.fixture

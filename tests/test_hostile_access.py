@@ -13,9 +13,9 @@ from contextlib import ExitStack
 import pytest
 
 from tests.conftest import ROOT, check_no_fault, run_crawl
+from tests.helpers import HANG_BOUND as BOUND
+from tests.helpers import LINKAUDIT, refused, run
 from tests.server import Route, TestServer
-from tests.test_cli import LINKAUDIT, run
-from tests.test_hostile_config import BOUND, refused
 
 SECRET = "Hunter2Secret"
 

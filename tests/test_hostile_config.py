@@ -17,20 +17,8 @@ from scrapy.settings import Settings
 from linkaudit.config import OPTIONS
 from linkaudit.config.file import ConfigFileError, find_config
 from tests.conftest import run_crawl, run_process
-from tests.test_cli import LINKAUDIT, run
-
-BOUND = 30  # seconds: a run that hangs fails here, not at the suite's timeout
-
-
-def refused(out, words: str) -> str:
-    """The run stopped with exit code 2 and one error line holding ``words``."""
-    assert out.returncode == 2, out.stdout + out.stderr
-    errors = [line for line in out.stderr.splitlines() if "error" in line.lower()]
-    assert len(errors) == 1 and errors[0].startswith("linkaudit: error: "), out.stderr
-    assert words in errors[0], out.stderr
-    assert "Traceback" not in out.stderr
-    return errors[0]
-
+from tests.helpers import HANG_BOUND as BOUND
+from tests.helpers import LINKAUDIT, refused, run
 
 # -- numbers -------------------------------------------------------------------------
 NUMERIC = [o for o in OPTIONS if o.read.__qualname__.startswith("number.")]

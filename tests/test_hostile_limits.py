@@ -12,7 +12,6 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from linkaudit.config.options import BY_SETTING as OPTION
 from linkaudit.output.formats.markdown import as_markdown
 from linkaudit.rules.css import capped_css_links
 from tests.conftest import ROOT, check_no_fault, run_crawl, run_process, validate
+from tests.helpers import many_links
 from tests.peak import measure
 from tests.redisserver import RedisServer
 from tests.server import Route, TestServer
@@ -53,16 +53,8 @@ class Measured:
 
 
 # -- links per page ------------------------------------------------------------------
-def _many_links() -> Iterator[bytes]:
-    """300,000 links, generated as they are sent (4.4 MB: under the 5 MiB page cap)."""
-    yield b"<!doctype html><base href=/x/>\n<a href=/first>first</a>\n"
-    for start in range(0, 300_000, 10_000):
-        yield "".join(f"<a href={n}>" for n in range(start, start + 10_000)).encode()
-    yield b"\n<a href=/last>last</a>\n"
-
-
 def test_a_page_of_300000_links_reads_up_to_the_cap(tmp_path, server):
-    server.add("/", Route(stream=_many_links))
+    server.add("/", Route(stream=many_links))
     server.add("/first", "first")
     server.add("/last", "last")
     # a cap of 2,000, not the default 20,000: each distinct URL read is a
@@ -92,8 +84,8 @@ def test_a_page_of_300000_links_reads_up_to_the_cap(tmp_path, server):
 _READER = """
 import resource, sys
 from linkaudit.rules.html import capped_links
-from tests.test_hostile_limits import _many_links
-text = "".join(chunk.decode() for chunk in _many_links())
+from tests.helpers import many_links
+text = "".join(chunk.decode() for chunk in many_links())
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 page, dropped = capped_links(text, limit=int(sys.argv[1]))
 grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before

@@ -26,8 +26,8 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 from linkaudit.output.formats.html import as_html
 from tests.browser import chromium, missing
 from tests.conftest import ROOT, validate
+from tests.helpers import run
 from tests.server import Route, TestServer
-from tests.test_cli import run
 
 OUTCOMES = ("ok", "redirect", "broken", "blocked", "excluded", "unchecked")
 WAIT = 10  # seconds: every wait for the page is bounded

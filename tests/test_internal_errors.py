@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
-from pathlib import Path
 
 import pytest
 from scrapy.exceptions import CannotResolveHostError, DownloadTimeoutError
@@ -18,6 +16,7 @@ from linkaudit.middlewares.hostfailures import HostUnreachable
 from linkaudit.network.failures import is_network_failure
 from linkaudit.rules.statuses import internal_error
 from tests.conftest import ROOT, check_no_fault, run_crawl, run_process, validate
+from tests.helpers import LINKAUDIT
 
 BUGS = {
     "/bug-request": "TypeError: injected bug in a downloader middleware",
@@ -34,7 +33,6 @@ FAULTY = {
         ("ITEM_PIPELINES", "tests.faulty.BuggyPipeline", 200),
     )
 }
-LINKAUDIT = str(Path(sys.executable).with_name("linkaudit"))
 
 
 @pytest.fixture

@@ -84,7 +84,7 @@ def test_ctrl_c_twice_loses_nothing_the_journal_rebuilds_the_report(tmp_path, se
 
     rebuilt = tmp_path / "rebuilt.json"
     out = run_process(
-        [sys.executable, "-m", "linkaudit.journal", str(journal), "-o", str(rebuilt)], timeout=30
+        [sys.executable, "-m", "linkaudit.output.journal", str(journal), "-o", str(rebuilt)], timeout=30
     )
     assert out.returncode == 0, out.stderr
     data = json.loads(rebuilt.read_text())
@@ -102,7 +102,7 @@ def test_rebuilding_from_a_bad_journal_is_one_line(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text("not json\n")
     out = run_process(
-        [sys.executable, "-m", "linkaudit.journal", str(bad), "-o", str(tmp_path / "r.json")],
+        [sys.executable, "-m", "linkaudit.output.journal", str(bad), "-o", str(tmp_path / "r.json")],
         timeout=30,
     )
     assert out.returncode == 2

@@ -6,15 +6,13 @@ report cannot be written, and goes once it is."""
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT, crawl_command, run_process
+from tests.helpers import LINKAUDIT
 from tests.server import Route
-
-LINKAUDIT = str(Path(sys.executable).with_name("linkaudit"))
 
 
 @pytest.fixture

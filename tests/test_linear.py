@@ -14,7 +14,6 @@ from __future__ import annotations
 import gzip
 import random
 import re
-import time
 import zlib
 from collections.abc import Callable
 
@@ -22,69 +21,21 @@ import pytest
 
 from linkaudit.rules.css import css_links
 from linkaudit.rules.html import capped_links
-from linkaudit.rules.html.landmarks import _CANDIDATE, _signature, landmarks
+from linkaudit.rules.html.landmarks import landmarks
 from linkaudit.rules.html.links import _style_attribute_url
 from linkaudit.rules.sitemap import parse_sitemap, robots_sitemaps
 from linkaudit.rules.soft404 import _NOT_FOUND, fingerprint, says_not_found
 from linkaudit.rules.templates import page_blocks
-
-GROWTH = 8
-BOUND = 16  # linear: about 8; quadratic: about 64
-
+from tests.helpers import (
+    GROWTH,
+    GROWTH_BOUND,
+    least_cpu,
+    random_page,
+    slow_landmarks,
+    slow_page_blocks,
+)
 
 # -- the slow algorithms, kept as the reference ------------------------------------
-def slow_landmarks(text: str) -> list[tuple[str, int, int]]:
-    """``landmarks`` as it was: each block's lines counted from the top."""
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    blocks = []
-    for m in _CANDIDATE.finditer(text):
-        name = (m.group(1) or m.group(2)).lower()
-        signature = _signature(name, m.group(3), m.group(4))
-        if signature is None:
-            continue
-        # the one change: end tags' names compared ASCII case-insensitively,
-        # as HTML does (``</section>`` does not close a ``<ſection>``)
-        end_tag = re.compile(rf"<(/?)(?ai:{re.escape(name)})(?=[\s/>])")
-        depth, end = 1, len(text)
-        for e in end_tag.finditer(text, m.end()):
-            depth += -1 if e.group(1) else 1
-            if depth == 0:
-                end = e.start()
-                break
-        first = text.count("\n", 0, m.start()) + 1
-        blocks.append((signature, first, first + text.count("\n", m.start(), end)))
-    return blocks
-
-
-def slow_page_blocks(links, marks):
-    """``page_blocks`` as it was: every link tested against every landmark."""
-    blocks, in_landmark = [], set()
-    for signature, first, last in marks:
-        members = [i for i, (_u, line) in enumerate(links) if line is not None and first <= line <= last]
-        if members:
-            in_landmark.update(members)
-            hashes = sorted({zlib.crc32(links[i][0].encode("utf-8", "surrogatepass")) for i in members})
-            blocks.append([signature, first, last, hashes])
-    run: list = []
-
-    def add_run():
-        if len(run) >= 3:
-            digest = zlib.crc32("\n".join(u for u, _ in run).encode("utf-8", "surrogatepass"))
-            blocks.append([f"links:{digest:08x}", run[0][1], run[-1][1], None])
-        run.clear()
-
-    for i, (url, line) in enumerate(links):
-        if i in in_landmark or line is None:
-            add_run()
-            continue
-        if run and line - run[-1][1] > 1:
-            add_run()
-        run.append((url, line))
-    add_run()
-    return blocks or None
-
-
 _HIDDEN = re.compile(r"<(script|style|template)\b.*?</\1\s*>|<!--.*?-->", re.S | re.I)
 _TAG = re.compile(r"<[^>]*>")
 _TITLES = [re.compile(rf"<{t}\b[^>]*>(.*?)</{t}\s*>", re.S | re.I) for t in ("title", "h1")]
@@ -117,62 +68,6 @@ def slow_style_attribute_url(text: str) -> bool:
 
 
 # -- generated pages ---------------------------------------------------------------------
-OPENERS = [
-    ("nav", "<nav>"),
-    ("NAV", '<NAV class="x">'),
-    ("footer", "<footer >"),
-    ("header", "<header\n>"),
-    ("aside", "<aside/>"),
-    ("div", '<div class="menu">'),
-    ("div", "<div id='sidebar' class=x>"),
-    ("div", "<div>"),  # not a block: nests with the blocks of its name
-    ("ul", '<ul class="nav navbar">'),
-    ("section", '<section role="navigation">'),
-    ("section", '<section role="main">'),  # not a landmark role
-    ("li", '<li class="menu-item">'),  # an item
-    ("Div", '<Div class="Footer">'),
-]
-
-
-TRICKS = [
-    "text words",
-    "<divx class=menu>",
-    "<p>",
-    "<!-- c -->",
-    '<a class="headerlink" href="#x">x</a>',  # a word inside a longer one
-    '<div class="x id=menu">',
-    '<p title="<nav>">',
-    "<div class=nav_bar>",
-    '<DIV CLASS="Side-Bar SIDEBAR">',
-    "<div\nclass='footer'\n>",
-    "<p>the navigation menu, header and footer</p>",
-    "<ul role=navigation class=x>",
-    "<ſection role=navigation>",  # a letter a case-blind regex takes for s
-]
-
-
-def random_page(rng: random.Random) -> str:
-    """A page of nested blocks, links and text; some blocks never closed,
-    some closed twice, newlines of every kind, lines holding several tags."""
-    parts: list[str] = []
-    stack: list[str] = []
-    for _ in range(rng.randrange(5, 120)):
-        roll = rng.random()
-        if roll < 0.3:
-            name, tag = rng.choice(OPENERS)
-            parts.append(tag)
-            stack.append(name)
-        elif roll < 0.5 and stack:
-            name = stack.pop() if rng.random() < 0.9 else rng.choice(OPENERS)[0]
-            parts.append(rng.choice([f"</{name}>", f"</{name.upper()} >", f"</{name}\n>"]))
-        elif roll < 0.85:
-            parts.append(f'<a href="/p{rng.randrange(12)}">x</a>')
-        else:
-            parts.append(rng.choice(TRICKS))
-        parts.append(rng.choice(["\n", "\n", "\r\n", "\r", " ", "\n\n"]))
-    return "".join(parts)
-
-
 def test_landmarks_and_blocks_as_before_on_generated_pages():
     rng = random.Random(24)
     nested = 0
@@ -290,16 +185,6 @@ def _stylesheet(n: int) -> Callable[[], object]:
     return lambda: css_links(sheet)
 
 
-def _cpu(work: Callable[[], object], repeat: int = 5) -> float:
-    """The least CPU time of ``repeat`` runs (the machine is shared)."""
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        work()
-        best = min(best, time.process_time() - start)
-    return best
-
-
 @pytest.mark.parametrize(
     "feature, make, n",
     [
@@ -314,5 +199,5 @@ def _cpu(work: Callable[[], object], repeat: int = 5) -> float:
 def test_work_grows_linearly(feature, make, n):
     small, large = make(n), make(n * GROWTH)
     large()  # warm up: compiled patterns, caches
-    ratio = _cpu(large) / max(_cpu(small), 1e-4)
-    assert ratio < BOUND, f"{feature}: {GROWTH}x the input cost {ratio:.1f}x the CPU"
+    ratio = least_cpu(large) / max(least_cpu(small), 1e-4)
+    assert ratio < GROWTH_BOUND, f"{feature}: {GROWTH}x the input cost {ratio:.1f}x the CPU"

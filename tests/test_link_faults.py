@@ -21,8 +21,8 @@ from linkaudit.rules.statuses import internal_error
 from linkaudit.spiders.discovery import Discovery
 from tests.conftest import check_no_fault, run_crawl
 from tests.corpus import UNICODE_DIGIT_PORTS
+from tests.helpers import urlset
 from tests.server import Route
-from tests.test_sitemaps import _urlset
 
 FINE = ["/a", "/b", "/c"]
 
@@ -151,7 +151,7 @@ def test_a_bug_on_one_sitemap_url_costs_only_that_url(tmp_path, server):
     """A sitemap's <loc> is a link like any: the same handling."""
     server.add("/robots.txt", f"User-agent: *\nAllow: /\nSitemap: {server.url}/sitemap.xml\n")
     locs = [f"{server.url}{path}" for path in (FINE[0], "/bug-link", FINE[1])]
-    server.add("/sitemap.xml", Route(200, _urlset(*locs), "application/xml"))
+    server.add("/sitemap.xml", Route(200, urlset(*locs), "application/xml"))
     server.add("/", "<p>no links</p>")
     for path in FINE[:2]:
         server.add(path, "<p>fine</p>")

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
+from tests.helpers import run
 from tests.server import TestServer
-from tests.test_cli import run
 
 
 @pytest.fixture

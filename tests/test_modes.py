@@ -30,9 +30,9 @@ from tests.conftest import (
     validate,
     wait_for,
 )
+from tests.helpers import LINKAUDIT
 from tests.sitegen import GeneratedSite, assert_same, audit, generated_site
 
-LINKAUDIT = str(Path(sys.executable).with_name("linkaudit"))
 FAST = {"CONCURRENT_REQUESTS_PER_DOMAIN": "8"}
 # one request at a time per host: slow enough to interrupt where we choose
 SERIAL = {"CONCURRENT_REQUESTS_PER_DOMAIN": "1", "LINKAUDIT_DB_COMMIT_INTERVAL": "0.1"}

@@ -11,9 +11,9 @@ import pytest
 
 from linkaudit.rules.referrer import origin_of, referrer_header
 from tests.conftest import run_crawl
+from tests.helpers import certificate
 from tests.rawserver import RawServer, garbage
 from tests.server import Route, TestServer
-from tests.test_tls import _certificate
 
 
 @pytest.mark.parametrize(
@@ -88,7 +88,7 @@ def test_far_origins_get_the_origin_only_and_redirects_keep_the_page_as_referrer
 def test_from_https_to_plain_http_no_referer_at_all(tmp_path):
     certs = tmp_path / "certs"
     certs.mkdir()
-    tls = _certificate(certs, "near", expired=False)
+    tls = certificate(certs, "near", expired=False)
     with TestServer(tls=tls) as near, TestServer() as far:
         near.add("/", f'<a href="/inside">in</a>\n<a href="{far.url}/out">far</a>')
         near.add("/inside", "inside")

@@ -14,8 +14,8 @@ import sys
 import pytest
 
 from tests.conftest import ROOT, run_process, validate
+from tests.helpers import valid_item
 from tests.server import Route
-from tests.test_feeds import _valid as valid_item
 
 MARK = "<!-- tests/test_readme.py runs this block against a local site -->"
 README = (ROOT / "README.md").read_text()

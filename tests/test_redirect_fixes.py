@@ -8,8 +8,8 @@ import csv
 import json
 
 from tests.conftest import run_crawl
+from tests.helpers import run
 from tests.server import Route
-from tests.test_cli import run
 
 
 def _site(server):
@@ -147,6 +147,6 @@ def test_a_chain_past_the_browsers_limit_ends_broken():
     fixes = RedirectFixes()
     for entry in entries:
         fixes.see(entry)
-    (fix,) = fixes.fixes(lambda: entries)
+    (fix,) = fixes.fixes({entry.url: entry for entry in entries}.get)
     assert (fix["to"], fix["final_outcome"], fix["final_status"]) == (url(MAX_HOPS), "broken", 302)
     assert not fix["loop"]

@@ -8,12 +8,15 @@ import pytest
 
 from linkaudit.items import UrlResult
 from linkaudit.output.report import (
+    ReportFacts,
     build_report,
     dumps_report,
     read_report,
     write_json_atomic,
     write_report,
 )
+from linkaudit.rules.soft404 import pattern_of, probe_url
+from linkaudit.rules.templates import url_hash
 from linkaudit.state.memory import MemoryState
 
 ENTRY = {
@@ -63,7 +66,7 @@ def test_the_streamed_report_is_the_built_one(tmp_path, n):
         outcome = "broken" if i % 2 else "ok"
         state.add_referrer(url, "http://s/", i)
         state.record(UrlResult(url=url, near=True, outcome=outcome, depth=1), 0.0)
-    facts = dict(
+    facts = ReportFacts(
         start_urls=["http://s/"],
         near_prefixes=["http://s/"],
         started_at="then",
@@ -73,8 +76,8 @@ def test_the_streamed_report_is_the_built_one(tmp_path, n):
         requests=n,
     )
     path = tmp_path / "report.json"
-    kept = write_report(str(path), state, **facts)
-    built = build_report(state, **facts)
+    kept = write_report(str(path), state, facts)
+    built = build_report(state, facts)
     written = path.read_text(encoding="utf-8")
     assert written == dumps_report(built) + "\n"
     assert json.loads(written) == built
@@ -82,3 +85,74 @@ def test_the_streamed_report_is_the_built_one(tmp_path, n):
     assert read_report(str(path), lean=True) == kept  # what the command reads back
     assert read_report(str(path)) == built
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]  # no spool left
+
+
+class _CountingState(MemoryState):
+    """A state that counts the reads of its entries: each read of the audit
+    database or of Redis fetches and decodes every result."""
+
+    reads = 0
+
+    def entries(self):
+        self.reads += 1
+        return super().entries()
+
+
+def _every_section(state: MemoryState) -> None:
+    """A site whose report has every section: a redirect linked from a
+    page, a broken link in a template block on two pages, a missing
+    fragment, a sitemap, a soft 404 and its probe."""
+    site = "http://s/"
+    probe = probe_url(pattern_of(f"{site}x"), "salt")
+    pages = [f"{site}a", f"{site}b"]
+    for url in [site, *pages, f"{site}old", f"{site}gone", f"{site}soft", probe, f"{site}map.xml"]:
+        state.discover(url, 1)
+    fingerprint = list(range(32))
+    for page in pages:
+        state.add_referrer(f"{site}gone", page, 5)
+        state.add_referrer(page, site, 2)
+        result = UrlResult(page, True, "ok", 1, status=200, page={"links": 1}, anchors=["top"])
+        result.blocks = [["footer", 4, 6, [url_hash(f"{site}gone")]]]
+        result.fragments = [[f"{site}a", "nowhere", 5]]
+        state.record(result, 0.0)
+    state.add_referrer(f"{site}old", site, 3)
+    state.record(UrlResult(site, True, "ok", 0, status=200, page={"links": 3}), 0.0)
+    state.record(
+        UrlResult(f"{site}old", True, "redirect", 1, status=301, location=f"{site}a"), 0.0
+    )
+    state.record(UrlResult(f"{site}gone", True, "broken", 1, status=404), 0.0)
+    soft = UrlResult(f"{site}soft", True, "ok", 1, status=200, page={"links": 0})
+    soft.fingerprint = fingerprint
+    state.record(soft, 0.0)
+    state.record(UrlResult(probe, True, "ok", 1, status=200, fingerprint=fingerprint), 0.0)
+    sitemap = UrlResult(f"{site}map.xml", True, "ok", 1, status=200)
+    sitemap.sitemap = {"kind": "urlset", "urls": [site, f"{site}gone"]}
+    state.record(sitemap, 0.0)
+
+
+def test_the_report_reads_the_states_entries_once(tmp_path):
+    """Every section is fed by one pass over the entries (six passes did
+    it), and the report has them all."""
+    state = _CountingState()
+    _every_section(state)
+    facts = ReportFacts(
+        start_urls=["http://s/"],
+        near_prefixes=["http://s/"],
+        started_at="then",
+        finished_at="now",
+        finish_reason="finished",
+        pages=3,
+        requests=8,
+        fragments=True,
+        sitemaps=True,
+        templates=2,
+        soft_404=("warn", 0.9, True),
+    )
+    write_report(str(tmp_path / "report.json"), state, facts)
+    assert state.reads == 1
+    report = json.loads((tmp_path / "report.json").read_text())
+    summary = report["summary"]
+    assert (summary["soft_404"], summary["missing_fragments"], summary["broken"]) == (1, 1, 1)
+    assert [f["from"] for f in report["redirect_fixes"]] == ["http://s/old"]
+    assert [(g["kind"], g["pages"]) for g in report["groups"]] == [("template", 2)]
+    assert report["sitemap"]["broken"] == ["http://s/gone"]

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from tests.conftest import run_crawl
+from tests.helpers import run
 from tests.server import Route
-from tests.test_cli import run
 
 
 def test_html_report_from_the_command_and_scrapy_crawl(tmp_path, server):

@@ -1,4 +1,4 @@
-"""Names that cannot exist are not looked up (linkaudit/resolver.py)."""
+"""Names that cannot exist are not looked up (linkaudit/network/resolver.py)."""
 
 from __future__ import annotations
 

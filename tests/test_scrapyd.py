@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, check_no_fault, journal_records, validate, wait_for
+from tests.helpers import valid_item
 from tests.server import Route
 from tests.sitegen import assert_same, audit, generated_site
-from tests.test_feeds import _valid as valid_item
 
 BIN = Path(sys.executable).parent
 # what a user's checkout holds, without the local clutter

@@ -11,18 +11,10 @@ import json
 import pytest
 
 from tests.conftest import run_crawl
+from tests.helpers import run, urlset
 from tests.server import Route
-from tests.test_cli import run
 
 XML = "application/xml"
-
-
-def _urlset(*locs: str) -> str:
-    rows = "\n".join(f"  <url>\n    <loc>{loc}</loc>\n  </url>" for loc in locs)
-    return (
-        '<?xml version="1.0" encoding="UTF-8"?>\n'
-        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{rows}\n</urlset>\n'
-    )
 
 
 @pytest.fixture
@@ -48,12 +40,12 @@ def site(server, far_server):
             XML,
         ),
     )
-    server.add("/pages.xml", Route(200, _urlset(f"{n}/", f"{n}/orphan", f"{n}/gone"), XML))
+    server.add("/pages.xml", Route(200, urlset(f"{n}/", f"{n}/orphan", f"{n}/gone"), XML))
     server.add(
         "/extra.xml.gz",
         Route(
             200,
-            gzip.compress(_urlset(f"{n}/orphan2", f"{far}/listed", f"{n}/gone2").encode()),
+            gzip.compress(urlset(f"{n}/orphan2", f"{far}/listed", f"{n}/gone2").encode()),
             "application/gzip",
         ),
     )
@@ -119,7 +111,7 @@ def test_the_sitemap_and_the_crawl_side_by_side(tmp_path, site):
     near, far = site
     n = near.url
     near.add("/moved", Route(301, "", headers={"Location": "/a"}))
-    pages = _urlset(f"{n}/", f"{n}/orphan", f"{n}/gone", f"{n}/moved", f"{n}/orphan")
+    pages = urlset(f"{n}/", f"{n}/orphan", f"{n}/gone", f"{n}/moved", f"{n}/orphan")
     near.add("/pages.xml", Route(200, pages, XML))
     out = run(tmp_path, f"{n}/", "--delay", "0")
     report = json.loads((tmp_path / "linkaudit-report.json").read_text())

@@ -19,8 +19,8 @@ from linkaudit.rules.soft404 import (
     says_not_found,
 )
 from tests.conftest import run_crawl, validate
+from tests.helpers import run
 from tests.server import Route
-from tests.test_cli import run
 
 TEXT = " ".join(f"word{i} lorem ipsum dolor sit amet" for i in range(60))
 ERROR_PAGE = (

@@ -16,28 +16,16 @@ from __future__ import annotations
 
 import collections
 import json
-import os
 import re
 from pathlib import Path
-
-import pytest
 
 from linkaudit.rules.html import Tag, extract_links, start_tags
 from linkaudit.rules.html import links_in_tag as _links_in_tag
 from linkaudit.rules.urls import C0_SPACE as _C0_SPACE
 from linkaudit.rules.urls import InvalidURL, canonicalize, scheme_of
+from tests.helpers import unescaped, upstream
 
-DATA = Path(__file__).resolve().parent / "data" / "upstream"
 HTTP = ("http:", "https:")
-
-
-def upstream(relative: str) -> Path:
-    path = DATA / relative
-    if not path.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{path} is missing: tests/data/fetch.sh did not run")
-        pytest.skip(f"{path} is missing: run tests/data/fetch.sh")
-    return path
 
 
 def _contract(href: str) -> str:
@@ -135,16 +123,6 @@ def test_uts46_conformance_data():
 _STATE_TAGS = {"Script data state": "script", "PLAINTEXT state": "plaintext"}
 
 
-def _walk(value):
-    if isinstance(value, str):
-        return re.sub(r"\\u([0-9A-Fa-f]{4})", lambda m: chr(int(m.group(1), 16)), value)
-    if isinstance(value, list):
-        return [_walk(v) for v in value]
-    if isinstance(value, dict):
-        return {_walk(k): _walk(v) for k, v in value.items()}
-    return value
-
-
 def test_html5lib_tokenizer_tests():
     """Every start tag and its attributes, for every test that has markup
     (tests of text and character references in text are not about links)."""
@@ -153,7 +131,7 @@ def test_html5lib_tokenizer_tests():
     for path in files:
         for test in json.loads(path.read_text(encoding="utf-8")).get("tests", []):
             if test.get("doubleEscaped"):
-                test = _walk(test)
+                test = unescaped(test)
             value, output = test["input"], test["output"]
             want = [(o[1], o[2]) for o in output if isinstance(o, list) and o[0] == "StartTag"]
             if not want and "<" not in value:

@@ -7,16 +7,16 @@ from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 from scrapy.http import Request
 
 from linkaudit.items import UrlResult
 from linkaudit.middlewares.recheck import FIRST, HISTORY, RecheckMiddleware
 from linkaudit.middlewares.redirects import CHECK_URL
+from linkaudit.rules.recheck import History, RecheckPolicy
 from linkaudit.state.database import DatabaseError, dump_result, load_result, open_database
 from linkaudit.state.memory import MemoryState
-from linkaudit.state.recheck import History, RecheckPolicy
 from linkaudit.state.sqlite import SQLiteState
+from tests.helpers import url_results
 
 START = ["http://site.test/"]
 NEAR = ("http://site.test/",)
@@ -225,41 +225,7 @@ def test_levels_are_released_in_batches_in_discovery_order():
 
 
 # -- the stored result round trip ----------------------------------------------
-_text = st.text(max_size=40)
-_maybe_text = st.none() | _text
-_page = st.none() | st.fixed_dictionaries(
-    {
-        "bytes": st.integers(0, 10**7),
-        "last_modified": st.none() | st.just("2015-10-21T07:28:00+00:00"),
-        "links": st.integers(0, 10**5),
-        "images": st.integers(0, 10**4),
-    }
-)
-_results = st.builds(
-    UrlResult,
-    url=st.text(min_size=1, max_size=60),
-    near=st.booleans(),
-    outcome=st.sampled_from(["ok", "redirect", "broken", "blocked", "excluded", "unchecked"]),
-    depth=st.integers(0, 50),
-    status=st.none() | st.integers(100, 999),
-    error=_maybe_text,
-    method=st.sampled_from([None, "HEAD", "GET"]),
-    content_type=_maybe_text,
-    location=_maybe_text,
-    referrer_count=st.integers(0, 10**6),
-    truncated=st.booleans(),
-    page=_page,
-    checked_at=_maybe_text,
-    from_cache=st.booleans(),
-    not_modified=st.booleans(),
-    warning=_maybe_text,
-    new=st.booleans(),
-    etag=_maybe_text,
-    stored_links=st.booleans(),
-)
-
-
-@given(_results)
+@given(url_results)
 @settings(max_examples=300, deadline=None)
 def test_every_result_survives_the_result_column(r):
     """Every field the spider can set comes back, False and None included
@@ -267,7 +233,7 @@ def test_every_result_survives_the_result_column(r):
     assert load_result(dump_result(r)) == r
 
 
-@given(_results)
+@given(url_results)
 @settings(max_examples=40, deadline=None)
 def test_every_result_survives_the_database(tmp_path_factory, r):
     """Stored by one process, read by the next: as history (rechecks) and

@@ -11,13 +11,12 @@ import json
 import os
 import re
 import socket
-import sys
 import time
-from pathlib import Path
 
 from linkaudit import settings as project_settings
 from tests import rawserver
 from tests.conftest import ROOT, run_crawl, run_process, validate
+from tests.helpers import LINKAUDIT
 from tests.server import Route
 
 TIMEOUT = 2  # DOWNLOAD_TIMEOUT of these crawls
@@ -25,7 +24,6 @@ BLOCK = 3  # seconds the loop is held: longer than the timeout
 SLOW = 1.0  # the honest server's answer time: well within the timeout
 PAGES = 6
 BIG_PAGE = "<p>" + "an API reference. " * 60_000 + "</p>"  # about 1 MB
-LINKAUDIT = str(Path(sys.executable).with_name("linkaudit"))
 # -s replaces a whole component dict: the project's extensions stay in
 BLOCKER = {
     "EXTENSIONS": json.dumps({**project_settings.EXTENSIONS, "tests.faulty.LoopBlocker": 900})

@@ -13,8 +13,8 @@ import sys
 import pytest
 
 from tests.conftest import Spawned, check_no_fault, wait_for
+from tests.helpers import run
 from tests.server import TestServer
-from tests.test_cli import run
 
 PAGE_CAP = 30_000
 FOOTER = '<footer><a href="/gone-footer.html">a footer link</a> <a href="/page">p</a></footer>'

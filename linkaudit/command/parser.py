@@ -8,6 +8,7 @@ import textwrap
 from typing import NoReturn
 
 from linkaudit import __version__
+from linkaudit.internals import HelpFormatter
 from linkaudit.output.exitstatus import EXIT_USAGE
 from linkaudit.output.formats import FORMATS
 
@@ -36,19 +37,19 @@ FLAGS = (
 )
 
 
-class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+class _HelpFormatter(HelpFormatter):
     """Defaults shown where there is one; file names never hyphen-broken."""
 
-    def _get_help_string(self, action: argparse.Action) -> str:
+    def help_text(self, action: argparse.Action) -> str:
         if (
             action.default is None
             or action.default is argparse.SUPPRESS
             or action.default in ([], 0, False)
         ):
             return action.help or ""
-        return super()._get_help_string(action) or ""
+        return super().help_text(action)
 
-    def _split_lines(self, text: str, width: int) -> list[str]:
+    def lines(self, text: str, width: int) -> list[str]:
         return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
 
 

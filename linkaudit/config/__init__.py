@@ -23,7 +23,7 @@ from typing import Any
 import linkaudit.config.checks as checks
 from linkaudit.config.options import ARGUMENTS, BY_SETTING, OPTIONS, Option, defaults
 from linkaudit.rules.guards import TrapGuards
-from linkaudit.state.recheck import RecheckPolicy
+from linkaudit.rules.recheck import RecheckPolicy
 
 SQLITE_STATE = "linkaudit.state.sqlite.SQLiteState"
 REDIS_STATE = "linkaudit.state.redis.RedisState"
@@ -211,7 +211,3 @@ def config_of(crawler: Any) -> Config:
     if isinstance(config, Config):
         return config
     return Config.build(crawler.settings, require_start=False)
-
-
-def option(setting: str) -> Option:
-    return BY_SETTING[setting]

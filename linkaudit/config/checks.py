@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 # the readers of numbers and URLs live beside: the table reads them here (c.number)
+from linkaudit.config.baseline import load_baseline
 from linkaudit.config.numbers import COUNT as COUNT
 from linkaudit.config.numbers import DAY as DAY
 from linkaudit.config.numbers import HOUR as HOUR
@@ -26,6 +27,8 @@ from linkaudit.config.numbers import MINUTE as MINUTE
 from linkaudit.config.numbers import SIZE as SIZE
 from linkaudit.config.numbers import YEAR as YEAR
 from linkaudit.config.numbers import number as number
+from linkaudit.config.shared import audit_name as audit_name
+from linkaudit.config.shared import redis_url as redis_url
 from linkaudit.config.urls import masked as masked
 from linkaudit.config.urls import optional_url as optional_url
 from linkaudit.config.urls import split_list as split_list
@@ -266,8 +269,6 @@ def database_path(settings: Any, name: str) -> str | None:
 
 def baseline_report(settings: Any, name: str) -> tuple[str, frozenset[str]] | None:
     """(path, the URLs it reports broken) of an earlier report."""
-    from linkaudit.state.baseline import load_baseline
-
     value = text(settings, name)
     if not value:
         return None
@@ -278,29 +279,3 @@ def journal_path_for(report: str) -> str:
     """``/x/report.json`` -> ``/x/report.journal.jsonl``."""
     root, ext = os.path.splitext(report)
     return (root if ext == ".json" else report) + ".journal.jsonl"
-
-
-def redis_url(settings: Any, name: str) -> str | None:
-    """A Redis URL (redis://, rediss:// or unix://); the connection is
-    checked by the state, before the crawl."""
-    value = text(settings, name)
-    if not value:
-        return None
-    from linkaudit.state.redis.connection import SCHEMES
-
-    if not value.startswith(SCHEMES):
-        shown = masked(value)
-        raise ValueError(f"{shown!r} is not a Redis URL (redis://HOST:PORT/DB, rediss://, unix://)")
-    return value
-
-
-def audit_name(settings: Any, name: str) -> str | None:
-    """The name of a shared audit: part of its Redis keys."""
-    value = text(settings, name)
-    if not value:
-        return None
-    from linkaudit.state.redis.connection import AUDIT_NAME
-
-    if not AUDIT_NAME.fullmatch(value):
-        raise ValueError(f"{value!r}: use letters, digits and . _ : - (at most 200)")
-    return value

@@ -19,11 +19,20 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from linkaudit.internals import (
+    AppendAction,
+    CountAction,
+    StoreConstAction,
+    convert_value,
+    exclusive_groups,
+    parser_actions,
+)
+
 FILE, PYPROJECT, TABLE = "linkaudit.toml", "pyproject.toml", "tool.linkaudit"
 COMMAND_LINE_ONLY = frozenset({"config", "print-config", "help", "version"})
 SETTINGS = "set"  # a table NAME = value, given to the option as "NAME=VALUE"
 HEADERS, HEADER = "headers", "header"  # a table Name = value, or a list, for --header
-_FLAGS = (argparse._StoreConstAction, argparse.BooleanOptionalAction)  # store_true too
+_FLAGS = (StoreConstAction, argparse.BooleanOptionalAction)  # store_true too
 Parser = argparse.ArgumentParser
 # a configuration file is a few lines: past a MiB it is the wrong file (/dev/zero)
 MAX_SIZE = 1024 * 1024
@@ -97,9 +106,9 @@ def _keys(parser: Parser) -> dict[str, argparse.Action]:
     """Every action that takes a value, is a flag or counts (not help...)."""
     return {
         _key(action): action
-        for action in parser._actions
+        for action in parser_actions(parser)
         if action.dest != argparse.SUPPRESS
-        and (action.nargs != 0 or isinstance(action, (*_FLAGS, argparse._CountAction)))
+        and (action.nargs != 0 or isinstance(action, (*_FLAGS, CountAction)))
         and _key(action) not in COMMAND_LINE_ONLY
     }
 
@@ -108,7 +117,7 @@ def apply_config(parser: Parser, table: dict[str, Any], source: str) -> dict[str
     """The table's values by dest, checked, as argparse gives them (a value
     option's as a string, which argparse converts as the command line's)."""
     keys = _keys(parser)
-    header = keys.get(HEADER) if isinstance(keys.get(HEADER), argparse._AppendAction) else None
+    header = keys.get(HEADER) if isinstance(keys.get(HEADER), AppendAction) else None
     values: dict[str, Any] = {}
     spelled: dict[str, str] = {}  # dest: the key as written
     for spelling, value in table.items():
@@ -128,8 +137,7 @@ def apply_config(parser: Parser, table: dict[str, Any], source: str) -> dict[str
             raise ConfigFileError(f"{where}: given twice (also as {spelled[action.dest]})")
         spelled[action.dest] = spelling
         values[action.dest] = _value(parser, action, key, value, where)
-    for group in parser._mutually_exclusive_groups:  # as argparse refuses -q -v
-        acts = group._group_actions
+    for acts in exclusive_groups(parser):  # as argparse refuses -q -v
         given = [spelled[a.dest] for a in acts if a.dest in values and values[a.dest] != a.default]
         if len(given) > 1:
             raise ConfigFileError(f"{source}: {given[0]}: not allowed with {given[1]}")
@@ -141,7 +149,7 @@ class _Count(int):
 
 
 def _value(parser: Parser, action: argparse.Action, key: str, value: Any, where: str) -> Any:
-    if key == SETTINGS and isinstance(action, argparse._AppendAction):
+    if key == SETTINGS and isinstance(action, AppendAction):
         if not isinstance(value, dict):
             raise _expected(where, "a table of NAME = value", value)
         # true/false, numbers, lists and tables: the JSON Scrapy's settings parse
@@ -154,11 +162,11 @@ def _value(parser: Parser, action: argparse.Action, key: str, value: Any, where:
         if isinstance(action, argparse.BooleanOptionalAction):
             return value
         return action.const if value else action.default
-    if isinstance(action, argparse._CountAction):
+    if isinstance(action, CountAction):
         if type(value) is not int or value < 0:
             raise _expected(where, "a whole number, 0 or more", value)
         return _Count(value)
-    if isinstance(action, argparse._AppendAction) or action.nargs in ("*", "+"):
+    if isinstance(action, AppendAction) or action.nargs in ("*", "+"):
         items = [value] if isinstance(value, str) else value
         if not isinstance(items, list):
             raise _expected(where, "a string or a list of strings", value)
@@ -174,7 +182,7 @@ def _value(parser: Parser, action: argparse.Action, key: str, value: Any, where:
 def _convert(parser: Parser, action: argparse.Action, text: str, where: str, shown: Any) -> Any:
     """``text`` through the option's type and choices, as argparse would."""
     try:
-        value = parser._get_value(action, text)
+        value = convert_value(parser, action, text)
     except argparse.ArgumentError as exc:
         raise ConfigFileError(f"{where}: {exc.message}") from None
     if action.choices is not None and value not in action.choices:
@@ -205,11 +213,11 @@ class _CommandLineWins(argparse.Action):
         super().__call__(parser, namespace, values, option_string)
 
 
-class ReplaceDefaultAppend(_CommandLineWins, argparse._AppendAction):
+class ReplaceDefaultAppend(_CommandLineWins, AppendAction):
     """``append``: the command line's values replace the default list."""
 
 
-class ReplaceDefaultCount(_CommandLineWins, argparse._CountAction):
+class ReplaceDefaultCount(_CommandLineWins, CountAction):
     """``count``: the command line counts from 0, not from the file's count."""
 
 
@@ -217,17 +225,17 @@ def prepare(parser: Parser) -> None:
     """The command line replaces the file's values; call it before
     ``set_defaults`` (it keeps the built-in defaults).  ``-s`` appends: the
     file's settings, then the command line's, which win when applied."""
-    for action in parser._actions:  # the same objects stay in the groups and tables
-        if type(action) is argparse._AppendAction and _key(action) != SETTINGS:
+    for action in parser_actions(parser):  # the same objects stay in the groups and tables
+        if type(action) is AppendAction and _key(action) != SETTINGS:
             action.__class__ = ReplaceDefaultAppend
-        elif type(action) is argparse._CountAction:
+        elif type(action) is CountAction:
             action.__class__ = ReplaceDefaultCount
-    for group in parser._mutually_exclusive_groups:
-        for action in group._group_actions:
+    for group in exclusive_groups(parser):
+        for action in group:
             if not isinstance(action, _CommandLineWins):
                 kind = type(action)
                 action.__class__ = type(f"Exclusive{kind.__name__}", (_CommandLineWins, kind), {})
-            others = tuple((a.dest, a.default) for a in group._group_actions if a is not action)
+            others = tuple((a.dest, a.default) for a in group if a is not action)
             action.others = others  # type: ignore[attr-defined]
 
 
@@ -238,9 +246,9 @@ def render_config(parser: Parser, ns: argparse.Namespace) -> str:
     settings: dict[str, Any] = {}
     for key, action in _keys(parser).items():
         value = getattr(ns, action.dest, None)
-        if key == SETTINGS and isinstance(action, argparse._AppendAction):
+        if key == SETTINGS and isinstance(action, AppendAction):
             settings = dict(value or [])  # (NAME, VALUE) pairs: the later wins
-        elif isinstance(action, argparse._StoreConstAction):
+        elif isinstance(action, StoreConstAction):
             lines.append(f"{key} = {_toml(value == action.const)}")
         elif value is not None and value != []:
             lines.append(f"{key} = {_toml(value)}")

@@ -3,11 +3,3 @@
 the live status line (``progress``), the delay margin (``pacing``), Scrapy's
 loggers at ``LOG_LEVEL`` (``loglevel``), the garbage collector paced for a
 crawl (``collector``); and the stats collector (``stats``, ``STATS_CLASS``)."""
-
-from typing import Any
-
-
-def __getattr__(name: str) -> Any:  # linkaudit.extensions.CrawlDelay (0.1 paths)
-    from linkaudit.compat import moved_name
-
-    return moved_name(__name__, name)

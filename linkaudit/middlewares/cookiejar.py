@@ -8,12 +8,11 @@ import time
 from http.cookiejar import MozillaCookieJar
 
 from scrapy.crawler import Crawler
-from scrapy.downloadermiddlewares import cookies as scrapy_cookies
 from scrapy.downloadermiddlewares.cookies import CookiesMiddleware
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Request, Response
-from tldextract import TLDExtract
 
+from linkaudit import internals
 from linkaudit.config import config_of
 from linkaudit.rules.referrer import Origin, origin_of
 
@@ -22,9 +21,7 @@ from linkaudit.rules.referrer import Origin, origin_of
 # from publicsuffix.org at the first cookie (a request the user never asked
 # for, a traceback in the log when offline) and caches it in ~/.cache.  The
 # list bundled with tldextract answers as well, with no request and no file.
-scrapy_cookies._split_domain = TLDExtract(
-    cache_dir=None, suffix_list_urls=(), include_psl_private_domains=True
-)
+internals.bundled_public_suffixes()
 
 
 class CookieJarMiddleware(CookiesMiddleware):

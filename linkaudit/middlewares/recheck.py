@@ -1,10 +1,10 @@
 """Incremental audits: answer from the audit database, or ask conditionally.
 
 On the first request of each URL's check (meta ``la_first``) the middleware
-looks the URL up in the state's history (linkaudit/state.py: only the audit
+looks the URL up in the state's history (linkaudit/state/: only the audit
 database remembers earlier audits; the memory state answers None):
 
-- checked recently enough (linkaudit/recheck.py's rules): the request never
+- checked recently enough (linkaudit/rules/recheck.py): the request never
   leaves the process.  Like Scrapy's HttpCacheMiddleware, the middleware
   answers with a response of its own, flagged ``cached``, and the spider
   reports the stored outcome with ``from_cache``.  It runs before the

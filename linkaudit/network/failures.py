@@ -19,12 +19,14 @@ from scrapy.exceptions import (
     ResponseDataLossError,
 )
 from twisted.internet import error as twisted_error
-from twisted.web._newclient import (
-    ParseError,
-    RequestTransmissionFailed,
-    ResponseFailed,
-    ResponseNeverReceived,
-)
+
+from linkaudit import internals
+
+_newclient = internals.newclient_errors()  # Twisted's HTTP client's own errors
+ParseError = _newclient.ParseError
+RequestTransmissionFailed = _newclient.RequestTransmissionFailed
+ResponseFailed = _newclient.ResponseFailed
+ResponseNeverReceived = _newclient.ResponseNeverReceived
 
 # What the network or the server can do to a request: the only exceptions
 # that are a verdict on a link.  Decided positively: anything else raised

@@ -33,6 +33,7 @@ from scrapy.http import Response
 from twisted.internet.defer import Deferred
 
 from linkaudit import internals
+from linkaudit.network.endpoint import HostnameEndpoint
 from linkaudit.network.looplag import INTERVAL, LoopLag
 from linkaudit.signals import request_sent
 
@@ -45,13 +46,13 @@ class HttpDownloadHandler(http11.HTTP11DownloadHandler):
     def __init__(self, crawler: Crawler):
         super().__init__(crawler)
         internals.cache_hostname_encoding()
-        internals.connect_single_addresses_directly()
+        internals.connect_single_addresses_directly(HostnameEndpoint)
         internals.time_downloads_with(FairAgent)
         self._lag = LoopLag.of(crawler)
         self._lag.start()
 
     async def download_request(self, request: Request) -> Response:
-        self._crawler.signals.send_catch_log(request_sent, request=request)
+        self.crawler.signals.send_catch_log(request_sent, request=request)
         return await super().download_request(request)
 
     async def close(self) -> None:
@@ -59,16 +60,17 @@ class HttpDownloadHandler(http11.HTTP11DownloadHandler):
         await super().close()
 
 
-class FairAgent(http11._ScrapyAgent):
+class FairAgent(internals.download_agent_class()):  # type: ignore[misc]
     """Scrapy's download agent, its timeout replaced by a :class:`FairTimer`."""
 
     def download_request(self, request: Request) -> Deferred[Response]:
         deferred = super().download_request(request)
-        scrapy_timer = getattr(self, "_timeout_cl", None)
+        scrapy_timer = internals.agent_timer(self)
         if scrapy_timer is not None and scrapy_timer.active():
             scrapy_timer.cancel()
-            timeout = request.meta.get("download_timeout") or self._connectTimeout
-            FairTimer(self, deferred, timeout, LoopLag.of(self._crawler)).arm(timeout)
+            timeout = request.meta.get("download_timeout") or internals.agent_connect_timeout(self)
+            lag = LoopLag.of(internals.agent_crawler(self))
+            FairTimer(self, deferred, timeout, lag).arm(timeout)
         return deferred
 
 
@@ -87,7 +89,7 @@ class FairTimer:
         from twisted.internet import reactor
 
         # the agent's own check: its timer still active means "answered in time"
-        self.agent._timeout_cl = reactor.callLater(seconds, self.due)
+        internals.set_agent_timer(self.agent, reactor.callLater(seconds, self.due))
 
     def due(self) -> None:
         held = self.lag.held() - self.started - self.extended
@@ -96,6 +98,6 @@ class FairTimer:
             self.deferred.cancel()
             return
         if not self.extended:
-            self.agent._crawler.stats.inc_value("linkaudit/timeouts_extended")
+            internals.agent_crawler(self.agent).stats.inc_value("linkaudit/timeouts_extended")
         self.extended += more
         self.arm(more)

@@ -37,14 +37,19 @@ from scrapy.exceptions import DownloadCancelledError
 from scrapy.http import Headers, Response
 from scrapy.utils.httpobj import urlparse_cached
 
+from linkaudit import internals
 from linkaudit.config import config_of
 from linkaudit.demo.server import content_type
 from linkaudit.demo.static import NOT_FOUND_BODY, OUTSIDE_HEADER, answer, served_path
-from linkaudit.internals import check_stop_download, get_maxsize_msg, make_response
 from linkaudit.network.handler import HttpDownloadHandler
 from linkaudit.signals import request_sent
 
 logger = logging.getLogger(__name__)
+# Scrapy's own helpers of its HTTP handlers: this one answers as they do
+_scrapy = internals.download_helpers()
+check_stop_download = _scrapy.check_stop_download
+get_maxsize_msg = _scrapy.get_maxsize_msg
+make_response = _scrapy.make_response
 
 _CHUNK = 64 * 1024  # bytes of a file read at once (as the server sends them)
 
@@ -68,7 +73,7 @@ class LocalBuildHandler(HttpDownloadHandler):
         """The build, from the audit's configuration (known once the spider
         is): its directory and the start URL it is served at."""
         if self._build is False:
-            config = config_of(self._crawler)
+            config = config_of(self.crawler)
             root = config["LINKAUDIT_LOCAL_DIR"]
             if not (root and config["LINKAUDIT_LOCAL_READ"] and config.start_urls):
                 self._build = None
@@ -82,7 +87,7 @@ class LocalBuildHandler(HttpDownloadHandler):
         parts = urlparse_cached(request)
         if build is None or parts.netloc != build.netloc:
             return await super().download_request(request)
-        self._crawler.signals.send_catch_log(request_sent, request=request)
+        self.crawler.signals.send_catch_log(request_sent, request=request)
         return self._answer(request, build, parts.path or "/")
 
     def _answer(self, request: Request, build: _Build, path: str) -> Response:
@@ -123,7 +128,7 @@ class LocalBuildHandler(HttpDownloadHandler):
                 size = len(NOT_FOUND_BODY)
                 headers[b"Content-Length"] = str(size).encode()
             stop = check_stop_download(
-                signals.headers_received, self._crawler, request, headers=headers, body_length=size
+                signals.headers_received, self.crawler, request, headers=headers, body_length=size
             )
             if stop is not None or request.method == "HEAD" or size == 0:
                 return make_response(url, status, headers, stop_download=stop)
@@ -137,7 +142,7 @@ class LocalBuildHandler(HttpDownloadHandler):
             while chunk := source.read(_CHUNK):
                 body.append(chunk)
                 stop = check_stop_download(
-                    signals.bytes_received, self._crawler, request, data=chunk
+                    signals.bytes_received, self.crawler, request, data=chunk
                 )
                 if stop is not None:
                     break

@@ -4,16 +4,17 @@ HTML page at URL, as the audit read it, has no such anchor.
 A page's result keeps its anchors and its links to fragments (``UrlResult``
 ``anchors`` and ``fragments``), in every state: memory, the audit database,
 Redis.  So the report works them out from the results alone, whichever
-process or run checked what: one pass over the entries before the report is
-written.  A redirect is followed (a browser keeps the fragment); a target
-that is not an HTML page read by the audit (broken, a binary, a far page
-whose anchors were not downloaded) has nothing to check against: its
-fragments are not reported.
+process or run checked what: the pages' links to fragments are gathered in
+the report's one pass over the entries (``linkaudit/output/sections.py``),
+each target's anchors looked up once that pass is over.  A redirect is
+followed (a browser keeps the fragment); a target that is not an HTML page
+read by the audit (broken, a binary, a far page whose anchors were not
+downloaded) has nothing to check against: its fragments are not reported.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable
 from typing import Any
 
 from linkaudit.rules.fragments import has_anchor
@@ -22,39 +23,51 @@ from linkaudit.state.base import Entry
 MAX_HOPS = 20  # a redirect chain longer than this (or a loop) is not followed
 
 
-def fragment_key(url: str, fragment: str) -> str:
-    """How a missing fragment is named in a baseline: ``URL#fragment``."""
-    return f"{url}#{fragment}"
+class MissingFragments:
+    """Sees every entry (:meth:`see`), then works out each target's missing
+    fragments (:meth:`missing`)."""
 
+    def __init__(self) -> None:
+        # target URL -> fragment -> the (page, line) that link to it
+        self.wanted: dict[str, dict[str, set[tuple[str, int | None]]]] = {}
 
-def missing_fragments(entries: Iterable[Entry]) -> dict[str, list[dict[str, Any]]]:
-    """Target URL -> its missing fragments, each ``{"fragment", "referrers"}``
-    (sorted, every page and line that links to it)."""
-    wanted: dict[str, dict[str, set[tuple[str, int | None]]]] = {}
-    anchors: dict[str, set[str]] = {}
-    location: dict[str, str] = {}
-    for entry in entries:
+    def see(self, entry: Entry) -> None:
         result = entry.result
         if result is None:
-            continue
+            return
         for target, fragment, line in result.fragments or ():
-            wanted.setdefault(target, {}).setdefault(fragment, set()).add((entry.url, line))
-        if result.anchors is not None:
-            anchors[entry.url] = set(result.anchors)
-        elif result.outcome == "redirect" and result.location:
-            location[entry.url] = result.location
-    missing: dict[str, list[dict[str, Any]]] = {}
-    for target, fragments in wanted.items():
-        final, hops = target, 0
-        while final in location and hops < MAX_HOPS:
-            final, hops = location[final], hops + 1
-        names = anchors.get(final)
-        if names is None:
-            continue
-        for fragment in sorted(fragments):
-            if not has_anchor(names, fragment):
-                places = sorted(fragments[fragment], key=lambda p: (p[0], p[1] or 0))
-                missing.setdefault(target, []).append(
-                    {"fragment": fragment, "referrers": [{"url": u, "line": n} for u, n in places]}
-                )
-    return missing
+            self.wanted.setdefault(target, {}).setdefault(fragment, set()).add((entry.url, line))
+
+    def missing(self, find: Callable[[str], Entry | None]) -> dict[str, list[dict[str, Any]]]:
+        """Target URL -> its missing fragments, each ``{"fragment",
+        "referrers"}`` (sorted, every page and line that links to it).
+        ``find``: a URL's entry."""
+        missing: dict[str, list[dict[str, Any]]] = {}
+        for target, fragments in self.wanted.items():
+            names = _anchors(target, find)
+            if names is None:
+                continue
+            for fragment in sorted(fragments):
+                if not has_anchor(names, fragment):
+                    places = sorted(fragments[fragment], key=lambda p: (p[0], p[1] or 0))
+                    missing.setdefault(target, []).append(
+                        {
+                            "fragment": fragment,
+                            "referrers": [{"url": u, "line": n} for u, n in places],
+                        }
+                    )
+        return missing
+
+
+def _anchors(target: str, find: Callable[[str], Entry | None]) -> set[str] | None:
+    """The anchors of the page ``target`` leads to (its redirects followed),
+    or None when that is no HTML page the audit read."""
+    entry, hops = find(target), 0
+    while entry is not None and entry.result is not None and entry.result.anchors is None:
+        result = entry.result
+        if result.outcome != "redirect" or not result.location or hops >= MAX_HOPS:
+            return None
+        entry, hops = find(result.location), hops + 1
+    if entry is None or entry.result is None:
+        return None
+    return set(entry.result.anchors or ())

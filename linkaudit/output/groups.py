@@ -6,13 +6,14 @@ repeats (the same landmark, or the same run of links, on several pages:
 carries it; the links written in pages' own content are its ``page`` group.
 
 Worked out when the report is written, from the results alone (a scanned
-page keeps its blocks), so every door and mode gives the same groups: one
-more pass over the entries, only when some broken URL has referrers.
+page keeps its blocks), so every door and mode gives the same groups: the
+blocks of the pages that link to a broken URL are looked up once the
+report's entries are out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from linkaudit.rules.templates import RUN, BlockIndex
@@ -33,17 +34,17 @@ class Groups:
         if (item["outcome"] == "broken" or item.get("soft_404")) and item["referrers"]:
             self.targets.append(item)
 
-    def groups(self, entries: Callable[[], Iterable[Entry]]) -> list[dict[str, Any]]:
+    def groups(self, find: Callable[[str], Entry | None]) -> list[dict[str, Any]]:
         """Per broken target in URL order: its template groups (most pages
-        first), then its page group."""
+        first), then its page group.  ``find``: a URL's entry."""
         if not self.targets:
             return []
         pages = {r["url"] for item in self.targets for r in item["referrers"]}
         blocks: dict[str, BlockIndex] = {}  # a page's, built once for all its referrers
-        for entry in entries():
-            result = entry.result
-            if entry.url in pages and result is not None and result.blocks:
-                blocks[entry.url] = BlockIndex(result.blocks)
+        for page in pages:
+            entry = find(page)
+            if entry is not None and entry.result is not None and entry.result.blocks:
+                blocks[page] = BlockIndex(entry.result.blocks)
         out: list[dict[str, Any]] = []
         for item in self.targets:
             out.extend(self._target_groups(item, blocks))

@@ -32,7 +32,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 from linkaudit.config import config_of
 from linkaudit.items import CONTRACT_FIELDS, OPTIONAL_FIELDS, UrlResult
-from linkaudit.output.report import build_report, now_iso, write_json_atomic
+from linkaudit.output.facts import ReportFacts, now_iso
+from linkaudit.output.report import build_report, write_json_atomic
 from linkaudit.signals import report_written
 from linkaudit.state.memory import MemoryState
 
@@ -179,8 +180,8 @@ def rebuild_report(records: list[dict[str, Any]]) -> dict[str, Any]:
         fields = {name: rec.get(name) for name in _RESULT_FIELDS}
         optional = {name: rec[name] for name in OPTIONAL_FIELDS if name in rec}
         state.record(UrlResult(**fields, **optional), 0.0)
-    return build_report(
-        state,
+    # the run as the journal recorded it; it holds no findings switches
+    facts = ReportFacts(
         start_urls=start["start_urls"],
         near_prefixes=start["near_prefixes"],
         started_at=start["started_at"],
@@ -190,6 +191,7 @@ def rebuild_report(records: list[dict[str, Any]]) -> dict[str, Any]:
         requests=end["requests"] if end else sum(1 for r in results if r.get("method")),
         max_depth=start.get("max_depth"),
     )
+    return build_report(state, facts)
 
 
 def main(argv: list[str] | None = None) -> int:

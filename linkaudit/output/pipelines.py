@@ -12,7 +12,8 @@ from twisted.python.failure import Failure
 
 from linkaudit.config import config_of
 from linkaudit.items import UrlResult
-from linkaudit.output.recording import record, report_facts, write_final_report
+from linkaudit.output.facts import report_facts
+from linkaudit.output.recording import record, write_final_report
 from linkaudit.output.report import now_iso
 from linkaudit.rules.soft404 import is_probe
 from linkaudit.rules.statuses import internal_error

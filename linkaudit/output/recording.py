@@ -1,6 +1,6 @@
 """Recording results and writing the report: what the report pipeline
 does, as functions of the configuration and the state, so that an audit
-without a crawl (a local build read as files, ``linkaudit/localbuild/``)
+without a crawl (a local build read as files, ``linkaudit/walk/``)
 records and reports exactly as the crawl does.  No Scrapy here."""
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from linkaudit.items import UrlResult
 from linkaudit.output.exitstatus import EXIT_INTERNAL, fail_at_exit
+from linkaudit.output.facts import ReportFacts
 from linkaudit.output.formats.text import summary_text
-from linkaudit.output.report import build_report, now_iso, write_report
+from linkaudit.output.report import build_report, write_report
+from linkaudit.rules.baseline import broken_keys
+from linkaudit.rules.recheck import iso
 from linkaudit.state.base import AuditState
-from linkaudit.state.baseline import broken_keys
-from linkaudit.state.recheck import iso
 
 if TYPE_CHECKING:
     from linkaudit.config import Config
@@ -42,48 +43,10 @@ def record(
     return shown
 
 
-def report_facts(
-    config: Config,
-    *,
-    started_at: str,
-    finish_reason: str,
-    pages: int,
-    requests: int,
-    baseline: frozenset[str] | None,
-    baseline_source: str | None,
-) -> dict[str, Any]:
-    """What the report says besides its entries: the run and the
-    configuration's findings switches."""
-    soft_404 = config["LINKAUDIT_SOFT_404"]
-    return dict(
-        start_urls=list(config.start_urls),
-        near_prefixes=config.near_prefixes,
-        started_at=started_at,
-        finished_at=now_iso(),
-        finish_reason=finish_reason,
-        pages=pages,
-        requests=requests,
-        max_depth=config.max_depth,
-        policy=config.policy,
-        now=time.time(),
-        baseline=baseline,
-        baseline_source=baseline_source,
-        files=config.local_files,
-        fragments=config["LINKAUDIT_CHECK_FRAGMENTS"],
-        soft_404=(
-            (soft_404, config["LINKAUDIT_SOFT_404_SIMILARITY"], config["LINKAUDIT_SOFT_404_PROBES"])
-            if soft_404 != "off"
-            else None
-        ),
-        templates=config["LINKAUDIT_TEMPLATE_MIN_PAGES"] if config["LINKAUDIT_TEMPLATES"] else None,
-        sitemaps=bool(config["LINKAUDIT_SITEMAPS"] or config["LINKAUDIT_ROBOTS_SITEMAPS"]),
-    )
-
-
 def write_final_report(
     config: Config,
     state: AuditState,
-    facts: dict[str, Any],
+    facts: ReportFacts,
     written: Callable[[str], None],
     failed: Callable[[OSError], None] = lambda exc: None,
 ) -> dict[str, Any]:
@@ -94,7 +57,7 @@ def write_final_report(
     path = config.report
     ok = False
     try:
-        report = write_report(path, state, **facts)
+        report = write_report(path, state, facts)
         ok = True
     except OSError as exc:
         journal = config.journal
@@ -106,8 +69,8 @@ def write_final_report(
         )
         failed(exc)
         fail_at_exit(1)
-        report = build_report(state, **facts)
-    state.finish_run(facts["finish_reason"], broken_keys(report))
+        report = build_report(state, facts)
+    state.finish_run(facts.finish_reason, broken_keys(report))
     if ok:
         logger.info("Report written to %s", path)
         state.report_written(path, report)

@@ -2,17 +2,17 @@
 (page, line) to a URL that redirects, the chain resolved to its final URL
 and the edit that removes it: "page P line L: replace X with Y".
 
-From the results alone, in two passes over the entries (the redirects and
-their referrers, then the outcome of every URL the chains reach), so that it
-is the same from every door and costs no memory for audits without
-redirects.
+From the results alone, in the report's one pass over the entries (the
+redirects and their referrers), then the outcome of every URL the chains
+reach, looked up: the same from every door, and no memory for audits
+without redirects.
 """
 
 from __future__ import annotations
 
 import functools
 import posixpath
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
@@ -28,8 +28,7 @@ MAX_HOPS = 20
 
 class RedirectFixes:
     """Sees every entry once as the report is written (:meth:`see`), then
-    resolves the chains (:meth:`fixes`: one more pass, only when some link
-    points at a redirect)."""
+    resolves the chains (:meth:`fixes`)."""
 
     def __init__(self) -> None:
         self.hops: dict[str, tuple[int, str]] = {}  # redirecting URL -> (status, location)
@@ -45,24 +44,22 @@ class RedirectFixes:
 
     def fixes(
         self,
-        entries: Callable[[], Iterable[Entry]],
+        find: Callable[[str], Entry | None],
         files: Callable[[str], str | None] | None = None,
     ) -> list[dict[str, Any]]:
         """One fix per link occurrence to a redirecting URL, sorted by page
-        and line.  ``entries``: every entry again, for the chains' ends;
-        ``files``: a local build's page URL -> its file (``file``)."""
+        and line.  ``find``: a URL's entry, for the chains' ends; ``files``:
+        a local build's page URL -> its file (``file``)."""
         if not self.places:
             return []
         hops = self.hops
         chains = {url: _chain(url, hops) for url in self.places}
         finals = {chain[-1] for chain, _loop in chains.values()}
         ends: dict[str, tuple[str, int | None]] = {}
-        for entry in entries():
-            if entry.url in finals:
-                result = entry.result
-                ends[entry.url] = (
-                    (result.outcome, result.status) if result is not None else ("unchecked", None)
-                )
+        for final in finals:
+            entry = find(final)
+            if entry is not None and entry.result is not None:
+                ends[final] = (entry.result.outcome, entry.result.status)
         fixes = []
         for url, links in self.places.items():
             chain, loop = chains[url]

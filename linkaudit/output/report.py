@@ -6,23 +6,28 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from linkaudit.output.fragments import fragment_key, missing_fragments
-from linkaudit.output.groups import Groups
+from linkaudit.output.facts import ReportFacts, now_iso
 from linkaudit.output.jsontext import json_text
 from linkaudit.output.reading import needed_in_summary, read_report
-from linkaudit.output.redirects import RedirectFixes
-from linkaudit.output.sitemap import sitemap_section
-from linkaudit.output.soft404 import Soft404s
+from linkaudit.output.sections import Sections
+from linkaudit.rules.baseline import fragment_key
+from linkaudit.rules.recheck import RecheckPolicy
 from linkaudit.rules.statuses import INTERNAL_ERROR
 from linkaudit.rules.urls import is_near
 from linkaudit.state.base import AuditState, Entry
-from linkaudit.state.recheck import RecheckPolicy
 
-__all__ = ["build_report", "dumps_report", "read_report", "needed_in_summary", "write_report"]
+__all__ = [
+    "ReportFacts",
+    "build_report",
+    "dumps_report",
+    "needed_in_summary",
+    "now_iso",
+    "read_report",
+    "write_report",
+]
 REPORT_VERSION = 1
 OUTCOMES = ("ok", "redirect", "broken", "blocked", "excluded", "unchecked")
 
@@ -37,82 +42,46 @@ _NOT_CHECKED = {
 }
 
 
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
 def unchecked_error(finish_reason: str, depth: int, max_depth: int | None) -> str:
     if max_depth is not None and depth > max_depth:
         return "Not checked: depth limit reached"
     return _NOT_CHECKED.get(finish_reason, f"Not checked: the audit ended ({finish_reason})")
 
 
-def build_report(state: AuditState, **facts: Any) -> dict[str, Any]:
-    """The whole report in memory (``linkaudit report``, the journal, tests).
-    ``facts``: see :func:`report_entries`."""
+def build_report(state: AuditState, facts: ReportFacts) -> dict[str, Any]:
+    """The whole report in memory (``linkaudit report``, the journal, tests)."""
     report: dict[str, Any] = {}
-    urls = list(report_entries(state, report, **facts))
+    urls = list(report_entries(state, report, facts))
     return {**report, "urls": urls}
 
 
 def report_entries(
-    state: AuditState,
-    report: dict[str, Any],
-    *,
-    start_urls: list[str],
-    near_prefixes: Sequence[str],
-    started_at: str,
-    finished_at: str,
-    finish_reason: str,
-    pages: int,
-    requests: int,
-    max_depth: int | None = None,
-    policy: RecheckPolicy | None = None,
-    now: float = 0.0,
-    baseline: frozenset[str] | None = None,
-    baseline_source: str | None = None,
-    files: Callable[[str], str | None] | None = None,
-    fragments: bool = False,
-    sitemaps: bool = False,
-    templates: int | None = None,
-    soft_404: tuple[str, float, bool] | None = None,
+    state: AuditState, report: dict[str, Any], facts: ReportFacts
 ) -> Iterator[dict[str, Any]]:
     """Each URL's entry, sorted by URL and built one at a time; once the
     last is out, ``report`` holds the rest of the report (its summary counts
-    them).  ``policy`` and
-    ``now``: failures in their grace period are shown ok
-    (LINKAUDIT_REPORT_AFTER); ``baseline``: new and fixed; ``files``: a
-    local build's page URL -> its file, added to each referrer as ``file``;
-    ``fragments``: each entry's ``missing_fragments``, and their count;
-    ``sitemaps``: the ``sitemap`` section, when a sitemap was read;
-    ``templates``: the ``groups`` of broken links, a template block being
-    one on at least this many pages; ``soft_404``: (mode, similarity,
-    whether probes were sent), soft 404s found."""
-    near = tuple(near_prefixes)  # is_near takes a tuple, as str.startswith does
-    summary = {"urls": 0, "pages": pages, "requests": requests}
+    them).  The state's entries are read once (``sections.Sections``)."""
+    near = tuple(facts.near_prefixes)  # is_near takes a tuple, as str.startswith does
+    finish_reason, max_depth, baseline = facts.finish_reason, facts.max_depth, facts.baseline
+    policy, now, files = facts.policy, facts.now, facts.files
+    summary = {"urls": 0, "pages": facts.pages, "requests": facts.requests}
     summary.update({o: 0 for o in OUTCOMES})
     internal = 0
     broken_now = set()
-    missing = missing_fragments(state.entries()) if fragments else {}
-    read_sitemap = False  # the sitemap section's own pass only when one was read
-    redirects = RedirectFixes()
-    groups = Groups(templates) if templates else None
-    soft = Soft404s(*soft_404) if soft_404 else None
+    sections = Sections(facts, near)
+    entries = sections.read(state)
+    missing = sections.missing_fragments()
+    soft, groups = sections.soft, sections.groups
     if soft is not None:
-        soft.prepare(state.entries())
         summary["soft_404"] = 0
-    if fragments:
+    if facts.fragments:
         summary["missing_fragments"] = 0
-    for entry in sorted(state.entries(), key=_by_url):
+    for entry in entries:
         if soft is not None and soft.skip(entry.url):
             continue  # a probe: no link
         item = _entry_item(entry, near, finish_reason, max_depth, policy, now)
         if soft is not None and soft.judge(entry, item):
             summary["soft_404"] += 1
-        redirects.see(entry)
-        read_sitemap = read_sitemap or (
-            entry.result is not None and entry.result.sitemap is not None
-        )
         if entry.url in missing:
             item["missing_fragments"] = missing[entry.url]
             for gap in item["missing_fragments"]:
@@ -138,11 +107,6 @@ def report_entries(
             if baseline is not None and item["url"] not in baseline:
                 item["new"] = True
         yield item
-    fixes = redirects.fixes(state.entries, files)
-    grouped = groups.groups(state.entries) if groups is not None else []
-    sitemap = None
-    if sitemaps and read_sitemap:
-        sitemap = sitemap_section(state.entries(), start_urls, near)
     if internal:  # URLs whose check a bug of ours stopped (all unchecked)
         summary["internal_errors"] = internal
     dropped = state.urls_dropped()  # new URLs past LINKAUDIT_MAX_URLS: never checked
@@ -150,23 +114,21 @@ def report_entries(
         summary["urls_dropped"] = dropped
     changes: dict[str, Any] = {}
     if baseline is not None:
-        changes = {"baseline": baseline_source, "fixed": sorted(baseline - broken_now)}
+        changes = {"baseline": facts.baseline_source, "fixed": sorted(baseline - broken_now)}
     report.update(
         {
             "version": REPORT_VERSION,
-            "start_urls": list(start_urls),
-            "near_prefixes": list(near_prefixes),
-            "started_at": started_at,
-            "finished_at": finished_at,
+            "start_urls": list(facts.start_urls),
+            "near_prefixes": list(facts.near_prefixes),
+            "started_at": facts.started_at,
+            "finished_at": facts.finished_at,
             "finish_reason": finish_reason,
             "complete": finish_reason == "finished"
             and summary["unchecked"] == 0
             and not dropped,
             "summary": summary,
             **changes,
-            **({"sitemap": sitemap} if sitemap else {}),
-            **({"redirect_fixes": fixes} if fixes else {}),
-            **({"groups": grouped} if grouped else {}),
+            **sections.closing(),
         }
     )
 
@@ -211,7 +173,7 @@ def _entry_item(
     return item
 
 
-def write_report(path: str, state: AuditState, **facts: Any) -> dict[str, Any]:
+def write_report(path: str, state: AuditState, facts: ReportFacts) -> dict[str, Any]:
     """Write the report to ``path`` an entry at a time (a 150,000-URL
     report is 150 MB of JSON: never in memory as a whole), atomically.
 
@@ -221,7 +183,7 @@ def write_report(path: str, state: AuditState, **facts: Any) -> dict[str, Any]:
     report: dict[str, Any] = {}
     with tempfile.TemporaryFile("w+", encoding="utf-8", dir=_directory(path)) as spool:
         first = True
-        for part in report_entries(state, report, **facts):
+        for part in report_entries(state, report, facts):
             spool.write(("  " if first else ",\n  ") + json_text(part))
             first = False
             if needed_in_summary(part):
@@ -243,10 +205,6 @@ def write_report(path: str, state: AuditState, **facts: Any) -> dict[str, Any]:
 
 def is_internal_error(entry: dict[str, Any]) -> bool:
     return (entry.get("error") or "").startswith(INTERNAL_ERROR + ":")
-
-
-def _by_url(entry: Entry) -> str:
-    return entry.url
 
 
 def _by_place(referrer: tuple[str, int | None]) -> tuple[str, int]:

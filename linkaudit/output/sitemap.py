@@ -4,13 +4,15 @@ that no page links to (orphans), and the site's pages they leave out.
 
 Worked out from the results alone, like missing fragments: a sitemap's
 result keeps the URLs it lists (``UrlResult.sitemap``), every URL its
-referrer count; a URL whose every referrer is a sitemap is an orphan.
+referrer count; a URL whose every referrer is a sitemap is an orphan.  Fed
+by the report's one pass over the entries; the listed URLs' outcomes are
+looked up after it.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from linkaudit.rules.urls import is_near
@@ -20,44 +22,51 @@ from linkaudit.state.base import Entry
 SKIPPED_MARK = "(LINKAUDIT_SITEMAP_MAX"
 
 
-def sitemap_section(
-    entries: Iterable[Entry], start_urls: Iterable[str], near: tuple[str, ...]
-) -> dict[str, Any] | None:
-    """None when no sitemap was read."""
-    sitemaps: list[str] = []
-    listed: Counter[str] = Counter()
-    outcome: dict[str, str] = {}
-    counts: dict[str, int] = {}
-    pages: list[str] = []
-    skipped: list[str] = []  # past LINKAUDIT_SITEMAP_MAXDEPTH or _MAXCOUNT: never requested
-    for entry in entries:
+class SitemapSection:
+    """Sees every entry (:meth:`see`), then compares (:meth:`section`)."""
+
+    def __init__(self, near: tuple[str, ...]) -> None:
+        self.near = near
+        self.sitemaps: list[str] = []
+        self.listed: Counter[str] = Counter()
+        self.pages: list[str] = []  # the near HTML pages the audit scanned
+        self.skipped: list[str] = []  # past LINKAUDIT_SITEMAP_MAXDEPTH or _MAXCOUNT
+
+    def see(self, entry: Entry) -> None:
         result = entry.result
         if result is None:
-            continue
+            return
         if result.outcome == "unchecked" and SKIPPED_MARK in (result.error or ""):
-            skipped.append(entry.url)
-        outcome[entry.url] = result.outcome
-        counts[entry.url] = entry.referrer_count
+            self.skipped.append(entry.url)
         if result.sitemap is not None:
-            sitemaps.append(entry.url)
+            self.sitemaps.append(entry.url)
             if result.sitemap["kind"] == "urlset":
-                listed.update(result.sitemap["urls"])
-        elif result.page is not None and is_near(entry.url, near):
-            pages.append(entry.url)  # a near HTML page the audit scanned
-    if not sitemaps:
-        return None
-    starts = set(start_urls)
-    return {
-        "sitemaps": sorted(sitemaps),
-        "urls": len(listed),
-        "broken": sorted(u for u in listed if outcome.get(u) == "broken"),
-        "redirects": sorted(u for u in listed if outcome.get(u) == "redirect"),
-        # linked from sitemaps only (a URL listed twice counts its two listings)
-        "orphans": sorted(
-            u
-            for u in listed
-            if u not in starts and is_near(u, near) and counts.get(u, 0) <= listed[u]
-        ),
-        "missing": sorted(set(pages) - set(listed)),
-        **({"skipped": sorted(skipped)} if skipped else {}),
-    }
+                self.listed.update(result.sitemap["urls"])
+        elif result.page is not None and is_near(entry.url, self.near):
+            self.pages.append(entry.url)
+
+    def section(
+        self, find: Callable[[str], Entry | None], start_urls: Iterable[str]
+    ) -> dict[str, Any] | None:
+        """None when no sitemap was read.  ``find``: a URL's entry."""
+        if not self.sitemaps:
+            return None
+        listed, near = self.listed, self.near
+        checked = {u: e for u in listed if (e := find(u)) is not None and e.result is not None}
+        starts = set(start_urls)
+        return {
+            "sitemaps": sorted(self.sitemaps),
+            "urls": len(listed),
+            "broken": sorted(u for u, e in checked.items() if e.result.outcome == "broken"),
+            "redirects": sorted(u for u, e in checked.items() if e.result.outcome == "redirect"),
+            # linked from sitemaps only (a URL listed twice counts its two listings)
+            "orphans": sorted(
+                u
+                for u in listed
+                if u not in starts
+                and is_near(u, near)
+                and (checked[u].referrer_count if u in checked else 0) <= listed[u]
+            ),
+            "missing": sorted(set(self.pages) - set(listed)),
+            **({"skipped": sorted(self.skipped)} if self.skipped else {}),
+        }

@@ -9,7 +9,6 @@ link.  The probes themselves are no links: never entries of the report.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from linkaudit.rules.soft404 import is_probe, pattern_of, resemblance
@@ -21,18 +20,18 @@ class Soft404s:
         self.error = mode == "error"
         self.similarity = similarity
         self.probes: dict[str, tuple[str, list[int]]] = {}  # pattern -> (probe, fingerprint)
-        self.probed = probes  # whether the audit sent probes: then prepare() reads them
+        self.probed = probes  # whether the audit sent probes: then see() reads them
 
-    def prepare(self, entries: Iterable[Entry]) -> None:
-        """Read the probes' answers: a pattern whose probe answered 200
-        with HTML is one whose missing pages look like pages."""
-        if not self.probed:  # no probe answers to read: no pass over every result
+    def see(self, entry: Entry) -> None:
+        """Read a probe's answer (every entry is seen, in the state's order,
+        before any is judged): a pattern whose probe answered 200 with HTML
+        is one whose missing pages look like pages."""
+        if not self.probed:  # the audit sent no probes: none to read
             return
-        for entry in entries:
-            result = entry.result
-            if is_probe(entry.url) and result is not None and result.status == 200:
-                if result.fingerprint:
-                    self.probes[pattern_of(entry.url)] = (entry.url, result.fingerprint)
+        result = entry.result
+        if is_probe(entry.url) and result is not None and result.status == 200:
+            if result.fingerprint:
+                self.probes[pattern_of(entry.url)] = (entry.url, result.fingerprint)
 
     @staticmethod
     def skip(url: str) -> bool:

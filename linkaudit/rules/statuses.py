@@ -14,7 +14,6 @@ from http import HTTPStatus
 # What the spider does with an HTTP answer.
 OK, REDIRECT, BROKEN, UNCHECKED, FALLBACK = "ok", "redirect", "broken", "unchecked", "fallback"
 
-HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 # Statuses that mean "this URL is gone": no GET fallback after a HEAD.
 GONE = frozenset({404, 410})
 # LinkedIn and others answer 999 to anything that looks automated.

@@ -15,9 +15,9 @@ from scrapy.http import Response
 
 from linkaudit.items import UrlResult
 from linkaudit.meta import ANCHORS, CACHED, REFERRER
+from linkaudit.rules.recheck import History, iso
 from linkaudit.rules.statuses import BROKEN, REDIRECT
 from linkaudit.rules.urls import InvalidURL, canonicalize
-from linkaudit.state.recheck import History, iso
 
 if TYPE_CHECKING:
     from linkaudit.spiders.linkaudit import LinkAuditSpider

@@ -42,6 +42,7 @@ from linkaudit.meta import (
     TRUNCATED,
 )
 from linkaudit.rules.judge import LinkRules
+from linkaudit.rules.recheck import History
 from linkaudit.rules.soft404 import is_probe
 from linkaudit.rules.statuses import (
     BROKEN,
@@ -65,7 +66,6 @@ from linkaudit.spiders.requests import check_request
 from linkaudit.spiders.sharing import Sharing
 from linkaudit.spiders.sitemaps import Sitemaps
 from linkaudit.state.base import NEW_RUN, AuditState, Pending
-from linkaudit.state.recheck import History
 from linkaudit.walk.audit import Walked
 
 logger = logging.getLogger(__name__)

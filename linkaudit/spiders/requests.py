@@ -9,8 +9,8 @@ from typing import Any
 from scrapy.http import Request
 
 from linkaudit.meta import CHECK_URL, DEPTH, HISTORY, PHASE, REFERRER
+from linkaudit.rules.recheck import History
 from linkaudit.rules.referrer import referrer_header
-from linkaudit.state.recheck import History
 
 
 def check_request(

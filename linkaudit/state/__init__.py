@@ -1,9 +1,10 @@
 """The audit's memory, behind one interface (``base.AuditState``): what was
 discovered, what waits, outcomes and referrers.  ``memory`` keeps it in this
 process (the default), ``sqlite`` in a file that outlives the process (an
-interrupted audit resumes, the next audit compares).  ``recheck`` holds the
-rules of when an earlier check still counts, ``baseline`` what changed since
-an earlier report.  ``LINKAUDIT_STATE`` names the class to use.
+interrupted audit resumes, the next audit compares).  ``baseline`` holds
+what changed since an earlier report; the rules of when an earlier check
+still counts are pure logic, in ``linkaudit/rules/recheck.py``.
+``LINKAUDIT_STATE`` names the class to use.
 
 The shared backend is ``redis/`` (several workers, one audit).  How the
 backends may differ is declared by the interface (``durable``,

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from linkaudit.items import UrlResult
-from linkaudit.state.recheck import History
+from linkaudit.rules.recheck import History
 
 
 class Pending(NamedTuple):

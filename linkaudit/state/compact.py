@@ -21,8 +21,8 @@ from string import ascii_letters
 from typing import Any
 
 from linkaudit.items import UrlResult
+from linkaudit.rules.recheck import iso
 from linkaudit.state.database import STORED_FIELDS
-from linkaudit.state.recheck import iso
 
 # by position, then the rest by one-letter keys
 _POSITIONAL = ("near", "outcome", "status", "method", "content_type", "checked_at", "page")

@@ -41,10 +41,10 @@ from twisted.internet import task
 
 from linkaudit.config import config_of
 from linkaudit.items import UrlResult
+from linkaudit.rules.recheck import History, iso
 from linkaudit.state.base import Run, scanned_page
 from linkaudit.state.database import dump_result, load_result, open_database
 from linkaudit.state.memory import MemoryState
-from linkaudit.state.recheck import History, iso
 
 logger = logging.getLogger(__name__)
 

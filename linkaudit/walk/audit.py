@@ -31,7 +31,8 @@ from linkaudit.config import BY_SETTING, Config
 from linkaudit.config.plain import PlainSettings
 from linkaudit.demo.static import answer, served_path
 from linkaudit.items import UrlResult
-from linkaudit.output.recording import record, report_facts, write_final_report
+from linkaudit.output.facts import report_facts
+from linkaudit.output.recording import record, write_final_report
 from linkaudit.output.report import now_iso
 from linkaudit.output.status import ERASE, status_line
 from linkaudit.state.memory import MemoryState

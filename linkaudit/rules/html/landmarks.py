@@ -18,7 +18,6 @@ from collections.abc import Iterator
 
 from linkaudit.rules.html.lowered import lowered as lower
 
-LANDMARK_TAGS = ("nav", "header", "footer", "aside")
 LANDMARK_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary"})
 # words in an id or class that name a template block
 BLOCK_WORDS = frozenset(

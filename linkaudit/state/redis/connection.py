@@ -15,9 +15,6 @@ import redis
 from scrapy_redis import defaults
 from scrapy_redis.connection import get_redis
 
-SCHEMES = ("redis://", "rediss://", "unix://")
-# an audit's name is part of every key: letters, digits and . _ : -
-AUDIT_NAME = re.compile(r"[A-Za-z0-9._:-]{1,200}")
 FAILURES = (redis.ConnectionError, redis.TimeoutError)
 
 

@@ -1,5 +1,5 @@
 """When an earlier check of a URL still counts: the rules of incremental
-audits, kept apart from where the history is stored (linkaudit/state.py).
+audits, kept apart from where the history is stored (``linkaudit/state/``).
 
 Settings (seconds; 0, the default, turns each rule off, so that without them
 every URL is checked and every failure reported, as in a first audit):

@@ -6,12 +6,17 @@ file (``--baseline OLD_REPORT.json``, ``-a baseline=``, setting
 same start URLs that finished.  The new report marks each broken URL that
 the baseline did not have ``"new": true`` and lists under ``fixed`` the URLs
 broken then and not now (repaired, or no longer linked).
+
+Read here, with the configuration: a baseline file that is not a report is
+one error line before anything is requested.  What a report calls broken
+is ``linkaudit/rules/baseline.py``.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+
+from linkaudit.rules.baseline import broken_keys
 
 
 def load_baseline(path: str) -> frozenset[str]:
@@ -34,14 +39,3 @@ def load_baseline(path: str) -> frozenset[str]:
         raise ValueError(f"{path} is not a linkaudit report (no list of urls)")
     return frozenset(broken_keys(data))
 
-
-def broken_keys(report: dict[str, Any]) -> list[str]:
-    """What a report calls broken, as a baseline holds it: each broken URL,
-    and each missing fragment as ``URL#fragment``."""
-    keys = [u["url"] for u in report["urls"] if u["outcome"] == "broken"]
-    keys += [
-        f"{u['url']}#{g['fragment']}"
-        for u in report["urls"]
-        for g in u.get("missing_fragments", ())
-    ]
-    return keys

@@ -1,0 +1,97 @@
+"""What the report says besides its entries, as one value: the run (its
+start URLs, times, reason, counts) and the configuration's findings
+switches (fragments, sitemaps, template groups, soft 404s, the grace
+period, the baseline).
+
+Built once, by :func:`report_facts`, from the configuration and the run,
+wherever a report is written: the report pipeline (a crawl), a local build
+read as files (``linkaudit/walk/``) and ``linkaudit report`` (a shared
+audit's report from Redis, ``linkaudit/command/report.py``).  A journal's
+rebuild (``linkaudit/output/journal.py``) has no configuration: it gives the
+run alone, and the switches stay off, as the journal never recorded them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from linkaudit.rules.recheck import RecheckPolicy
+
+if TYPE_CHECKING:
+    from linkaudit.config import Config
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class ReportFacts:
+    """The report's facts.  The defaults of the switches are "not in this
+    report" (a journal's rebuild, tests), not the configuration's defaults:
+    those are in ``linkaudit/config/options.py`` alone, read by
+    :func:`report_facts`."""
+
+    start_urls: Sequence[str]
+    near_prefixes: Sequence[str]
+    started_at: str
+    finished_at: str
+    finish_reason: str
+    pages: int
+    requests: int
+    max_depth: int | None = None
+    # failures in their grace period (LINKAUDIT_REPORT_AFTER) are shown ok
+    policy: RecheckPolicy | None = None
+    now: float = 0.0
+    # new and fixed against an earlier report (LINKAUDIT_BASELINE)
+    baseline: frozenset[str] | None = None
+    baseline_source: str | None = None
+    # a local build's page URL -> its file, added to each referrer as ``file``
+    files: Callable[[str], str | None] | None = None
+    fragments: bool = False  # each entry's ``missing_fragments``, and their count
+    sitemaps: bool = False  # the ``sitemap`` section, when a sitemap was read
+    templates: int | None = None  # ``groups``: a template block is on this many pages
+    soft_404: tuple[str, float, bool] | None = None  # (mode, similarity, probes sent)
+
+
+def report_facts(
+    config: Config,
+    *,
+    started_at: str,
+    finish_reason: str,
+    pages: int,
+    requests: int,
+    baseline: frozenset[str] | None = None,
+    baseline_source: str | None = None,
+) -> ReportFacts:
+    """The facts of a report written now, by the audit ``config`` describes,
+    of a run that started at ``started_at`` and ended for ``finish_reason``
+    after ``pages`` pages and ``requests`` requests."""
+    soft_404 = config["LINKAUDIT_SOFT_404"]
+    return ReportFacts(
+        start_urls=list(config.start_urls),
+        near_prefixes=config.near_prefixes,
+        started_at=started_at,
+        finished_at=now_iso(),
+        finish_reason=finish_reason,
+        pages=pages,
+        requests=requests,
+        max_depth=config.max_depth,
+        policy=config.policy,
+        now=time.time(),
+        baseline=baseline,
+        baseline_source=baseline_source,
+        files=config.local_files,
+        fragments=config["LINKAUDIT_CHECK_FRAGMENTS"],
+        soft_404=(
+            (soft_404, config["LINKAUDIT_SOFT_404_SIMILARITY"], config["LINKAUDIT_SOFT_404_PROBES"])
+            if soft_404 != "off"
+            else None
+        ),
+        templates=config["LINKAUDIT_TEMPLATE_MIN_PAGES"] if config["LINKAUDIT_TEMPLATES"] else None,
+        sitemaps=bool(config["LINKAUDIT_SITEMAPS"] or config["LINKAUDIT_ROBOTS_SITEMAPS"]),
+    )

@@ -1,0 +1,99 @@
+"""The report's sections, fed by one pass over the state's entries.
+
+Reading every entry of a state costs: decoding each result (and, for the
+audit database or Redis, fetching it).  So ``state.entries()`` is read
+once, as the report is written: each entry is seen, in the state's order, by
+every section builder that needs the whole audit before an entry can be
+shown (missing fragments, soft-404 probes, redirect chains, the sitemap),
+and kept, sorted by URL, for the report's entries.  What a builder needs of
+another URL afterwards (a chain's end, a page's anchors or template blocks,
+a listed URL's outcome) it looks up in that sorted list (:meth:`find`).
+
+The builders, one module each: ``fragments`` (``missing_fragments``),
+``soft404`` (``soft_404``), ``redirects`` (``redirect_fixes``), ``groups``
+(``groups``: it sees the entries as shown), ``sitemap`` (``sitemap``).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from typing import Any
+
+from linkaudit.output.facts import ReportFacts
+from linkaudit.output.fragments import MissingFragments
+from linkaudit.output.groups import Groups
+from linkaudit.output.redirects import RedirectFixes
+from linkaudit.output.sitemap import SitemapSection
+from linkaudit.output.soft404 import Soft404s
+from linkaudit.state.base import AuditState, Entry
+
+
+class Sections:
+    """Every section builder the facts ask for, and the entries they saw."""
+
+    def __init__(self, facts: ReportFacts, near: tuple[str, ...]) -> None:
+        self.facts = facts
+        self.fragments = MissingFragments() if facts.fragments else None
+        self.soft = Soft404s(*facts.soft_404) if facts.soft_404 else None
+        self.redirects = RedirectFixes()
+        self.groups = Groups(facts.templates) if facts.templates else None
+        self.sitemap = SitemapSection(near) if facts.sitemaps else None
+        self.read_sitemap = False  # a sitemap was read (one that is a link of the report)
+        self.entries: list[Entry] = []
+
+    def read(self, state: AuditState) -> list[Entry]:
+        """The one pass over the state's entries: each is seen by every
+        builder; returned sorted by URL."""
+        fragments, soft, sitemap = self.fragments, self.soft, self.sitemap
+        entries = self.entries
+        for entry in state.entries():
+            entries.append(entry)
+            if fragments is not None:
+                fragments.see(entry)
+            if sitemap is not None:
+                sitemap.see(entry)
+            if soft is not None:
+                soft.see(entry)
+                if soft.skip(entry.url):
+                    continue  # a probe: no link of the report
+            self.redirects.see(entry)
+            result = entry.result
+            if result is not None and result.sitemap is not None:
+                self.read_sitemap = True
+        entries.sort(key=_by_url)
+        return entries
+
+    def find(self, url: str) -> Entry | None:
+        """The entry of ``url`` (after :meth:`read`)."""
+        entries = self.entries
+        at = bisect_left(entries, url, key=_by_url)
+        return entries[at] if at < len(entries) and entries[at].url == url else None
+
+    def missing_fragments(self) -> dict[str, list[dict[str, Any]]]:
+        """Target URL -> its missing fragments (none unless asked for); what
+        the builder gathered is freed (every link to a fragment: a set of
+        places each)."""
+        if self.fragments is None:
+            return {}
+        missing = self.fragments.missing(self.find)
+        self.fragments = None
+        return missing
+
+    def closing(self) -> dict[str, Any]:
+        """The sections that follow the entries, those that have something
+        to say, in the report's order (after every entry was shown)."""
+        facts = self.facts
+        fixes = self.redirects.fixes(self.find, facts.files)
+        grouped = self.groups.groups(self.find) if self.groups is not None else []
+        sitemap = None
+        if self.sitemap is not None and self.read_sitemap:
+            sitemap = self.sitemap.section(self.find, facts.start_urls)
+        return {
+            **({"sitemap": sitemap} if sitemap else {}),
+            **({"redirect_fixes": fixes} if fixes else {}),
+            **({"groups": grouped} if grouped else {}),
+        }
+
+
+def _by_url(entry: Entry) -> str:
+    return entry.url
