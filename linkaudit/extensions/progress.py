@@ -20,6 +20,7 @@ from scrapy.exceptions import NotConfigured
 from twisted.internet import task
 
 from linkaudit import internals
+from linkaudit.audit import audit_of
 from linkaudit.config import config_of
 from linkaudit.items import UrlResult
 from linkaudit.output.status import ERASE, status_line
@@ -58,13 +59,14 @@ class Progress:
 
     def queued(self) -> int:
         """Frontier, scheduler and downloads in flight."""
-        spider = self.crawler.spider
-        queued = spider.state.waiting() if hasattr(spider, "state") else 0
+        audit = audit_of(self.crawler)
+        queued = audit.state.waiting() if audit is not None else 0
         return queued + internals.scheduler_size(self.crawler) + internals.in_flight(self.crawler)
 
     def draw(self) -> None:
         checked, queued, broken = self.checked, self.queued(), self.broken
-        state = getattr(self.crawler.spider, "state", None)
+        audit = audit_of(self.crawler)
+        state = audit.state if audit is not None else None
         if state is not None and state.shared:  # the whole audit, every worker
             checked, queued, broken = state.progress()
         line = status_line(
