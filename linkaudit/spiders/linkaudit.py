@@ -47,7 +47,9 @@ class LinkAuditSpider(scrapy.Spider):
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> LinkAuditSpider:
         spider = super().from_crawler(crawler, *args, **kwargs)
         scheduler = load_object(crawler.settings["SCHEDULER"])
-        if not (isinstance(scheduler, type) and issubclass(scheduler, AuditScheduler)):
+        # (not issubclass: Scrapy's scheduler metaclass says yes to any class
+        # with a scheduler's methods)
+        if AuditScheduler not in getattr(scheduler, "__mro__", ()):
             # no scheduler of ours, no frontier released: an empty audit
             print(
                 "linkaudit: error: SCHEDULER must be linkaudit.components.scheduler."
