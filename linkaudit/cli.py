@@ -233,12 +233,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"linkaudit: error: {blame_file(str(exc), from_file, source)}", file=sys.stderr)
             return EXIT_USAGE
         crawler = _crawl(settings, config, walked[1] if walked else None)
-    state = getattr(crawler.spider, "state", None)
+    from linkaudit.audit import audit_of
+
+    audit = audit_of(crawler)
+    state = audit.state if audit is not None else None
     if state is not None and state.note:  # a shared audit: no report from this worker
         print(f"linkaudit: {state.note}", file=sys.stderr)
         return exit_code(state.verdict, ns.fail_on) if state.verdict else EXIT_INCOMPLETE
     # the crawl's memory is freed before the report is read back
-    del crawler, state, walked
+    del crawler, audit, state, walked
     gc.collect()
     return _shown(config, ns)
 

@@ -1,13 +1,16 @@
 """The keys linkaudit keeps in ``request.meta`` (and one response flag): how
 the spider and its middlewares tell each other about a check."""
 
+# the phases (ANCHORS, PROBE, SITEMAP and the plain "head", "get",
+# "fallback"): rules/decisions.py, the table of what follows an answer
+from linkaudit.rules.decisions import ANCHORS as ANCHORS
+from linkaudit.rules.decisions import PROBE as PROBE
+from linkaudit.rules.decisions import SITEMAP as SITEMAP
+
 CHECK_URL = "la_url"  # the canonical URL a check is about: marks a link check
 DEPTH = "la_depth"  # link hops from the nearest start URL
 # "head", "get" (a page to scan), "fallback" (after a HEAD failed) or ANCHORS
 PHASE = "la_phase"
-ANCHORS = "anchors"  # the phase of a far HTML page's GET for its anchors (--check-fragments)
-PROBE = "probe"  # the phase of a soft-404 probe's GET (a URL that cannot exist)
-SITEMAP = "sitemap"  # the phase of a sitemap's GET (and the state's mark for sitemaps)
 FIRST = "la_first"  # the check's first request: look up its history
 HISTORY = "la_history"  # what the audit database knew of the URL
 # the page (or sitemap) the check comes from, in full: the Referer header

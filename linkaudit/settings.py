@@ -105,6 +105,8 @@ EXTENSIONS = {
     "linkaudit.extensions.drain.DrainOnClose": 500,
     "linkaudit.output.archive.PageArchive": 500,
     "linkaudit.extensions.progress.Progress": 500,
+    # what of a response is downloaded (a GET stops at the headers...)
+    "linkaudit.components.gate.DownloadGate": 0,
     "linkaudit.output.exports.ReportViews": 500,
 }
 ITEM_PIPELINES = {
@@ -126,6 +128,8 @@ METAREFRESH_ENABLED = False  # meta refresh is a link, recorded by the spider
 COOKIES_ENABLED = False
 TELNETCONSOLE_ENABLED = False
 REMOTE_CONTROL_ENABLED = False
+# Scrapy's scheduler, which also releases the audit's frontier level by level
+SCHEDULER = "linkaudit.components.scheduler.AuditScheduler"
 # Check each level's URLs in the order they were found (Scrapy's default is LIFO)
 SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"
 SCHEDULER_DISK_QUEUE = "scrapy.squeues.PickleFifoDiskQueue"

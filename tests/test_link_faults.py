@@ -15,10 +15,10 @@ from __future__ import annotations
 import html
 import json
 
+from linkaudit.components.discovery import Discovery
 from linkaudit.rules.guards import TrapGuards
 from linkaudit.rules.judge import LinkRules
 from linkaudit.rules.statuses import internal_error
-from linkaudit.spiders.discovery import Discovery
 from tests.conftest import check_no_fault, run_crawl
 from tests.corpus import UNICODE_DIGIT_PORTS
 from tests.helpers import urlset
@@ -125,7 +125,7 @@ class _Scanner(Discovery):
         self.link_faults: set[str] = set()
         self.counts: dict[str, int] = {}
 
-    def _count(self, name: str, count: int = 1) -> None:
+    def count(self, name: str, count: int = 1) -> None:
         self.counts[name] = self.counts.get(name, 0) + count
 
 
@@ -135,10 +135,10 @@ BASE = "http://example.com/"
 def test_an_exception_reading_one_value_is_that_links_internal_error(caplog):
     scanner = _Scanner()
     for line in (7, 9):  # the traceback once per URL
-        verdict = scanner._resolve_link(" /bug-value", BASE, BASE + "page", line)
+        verdict = scanner.resolve_link(" /bug-value", BASE, BASE + "page", line)
         words = internal_error(TypeError("injected bug while reading a link"))
         assert verdict == ("/bug-value", "unchecked", words)  # keyed as written
-    assert scanner._resolve_link("/fine", BASE, BASE, 8) == (BASE + "fine", None, None)
+    assert scanner.resolve_link("/fine", BASE, BASE, 8) == (BASE + "fine", None, None)
     errors = [r for r in caplog.records if r.levelname == "ERROR"]
     assert len(errors) == 1 and errors[0].exc_info is not None
     assert errors[0].getMessage().startswith(

@@ -77,7 +77,7 @@ def test_links_found_by_a_worker_that_died_before_queueing_them_are_placed_again
 
 def test_redirect_hops_are_shared_by_the_workers(tmp_path):
     """A chain's hops counted by one worker are read by another, which may
-    check the next URL of the chain (spiders/discovery.py ``_redirect``)."""
+    check the next URL of the chain (components/discovery.py ``redirect_target``)."""
     with RedisServer(tmp_path / "redis") as server:
         one = RedisState(connect(server.url), "hops", lease=30.0, batch=10)
         other = RedisState(connect(server.url), "hops", lease=30.0, batch=10)

@@ -9,8 +9,8 @@ the user typed (``depth: 'two' is not a whole number``, ``--delay: '-1' is
 negative``, ``LINKAUDIT_EXCLUDE: '(' is not a regular expression``), raised
 before anything is requested.
 
-The spider builds it once (the command builds it before the crawl and hands
-it over) and keeps it as ``spider.config``; components read it with
+The crawler's audit (``linkaudit/audit.py``) builds it once (the command
+builds it before the crawl and hands it over); components read it with
 :func:`config_of`.
 """
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import linkaudit.config.checks as checks
 from linkaudit.config.options import ARGUMENTS, BY_SETTING, OPTIONS, Option, defaults
@@ -28,7 +29,15 @@ from linkaudit.rules.recheck import RecheckPolicy
 SQLITE_STATE = "linkaudit.state.sqlite.SQLiteState"
 REDIS_STATE = "linkaudit.state.redis.RedisState"
 
-__all__ = ["OPTIONS", "Config", "ConfigError", "Option", "config_of", "defaults"]
+__all__ = [
+    "OPTIONS",
+    "Config",
+    "ConfigError",
+    "Option",
+    "bind_config",
+    "config_of",
+    "defaults",
+]
 
 
 class ConfigError(ValueError):
@@ -204,10 +213,18 @@ def _with_defaults(settings: Any) -> Any:
     return merged
 
 
+_BOUND: WeakKeyDictionary[Any, Config] = WeakKeyDictionary()
+
+
+def bind_config(crawler: Any, config: Config) -> None:
+    """``config`` is the crawler's audit's (``linkaudit.audit.start_audit``)."""
+    _BOUND[crawler] = config
+
+
 def config_of(crawler: Any) -> Config:
-    """The audit's configuration, for a component: the spider's, or (a
-    component used without our spider) one read from the settings."""
-    config = getattr(getattr(crawler, "spider", None), "config", None)
-    if isinstance(config, Config):
+    """The audit's configuration, for a component: the crawler's audit's,
+    or (a component used without our spider) one read from the settings."""
+    config = _BOUND.get(crawler)
+    if config is not None:
         return config
     return Config.build(crawler.settings, require_start=False)

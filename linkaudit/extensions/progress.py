@@ -20,6 +20,7 @@ from scrapy.exceptions import NotConfigured
 from twisted.internet import task
 
 from linkaudit import internals
+from linkaudit.audit import audit_of
 from linkaudit.config import config_of
 from linkaudit.items import UrlResult
 from linkaudit.output.status import ERASE, status_line
@@ -59,15 +60,16 @@ class Progress:
 
     def queued(self) -> int:
         """Frontier, scheduler and downloads in flight."""
-        spider = self.crawler.spider
-        queued = spider.state.waiting() if hasattr(spider, "state") else 0
+        audit = audit_of(self.crawler)
+        queued = audit.state.waiting() if audit is not None else 0
         return queued + internals.scheduler_size(self.crawler) + internals.in_flight(self.crawler)
 
     def draw(self) -> None:
         checked, queued, broken = self.checked, self.queued(), self.broken
-        state = getattr(self.crawler.spider, "state", None)
-        if state is not None:  # a shared audit's: every worker's
-            checked, queued, broken = state.progress(ProgressCounts(checked, queued, broken))
+        audit = audit_of(self.crawler)
+        if audit is not None:  # a shared audit's: every worker's
+            counts = ProgressCounts(checked, queued, broken)
+            checked, queued, broken = audit.state.progress(counts)
         line = status_line(
             checked,
             queued,

@@ -23,6 +23,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 
+from linkaudit.audit import audit_of
 from linkaudit.config import config_of
 from linkaudit.demo.static import OUTSIDE_HEADER, outside_warning
 from linkaudit.meta import CHECK_URL
@@ -34,6 +35,10 @@ class LinkOutMiddleware:
         # every callback's output
         if not config_of(crawler)["LINKAUDIT_LOCAL_DIR"]:
             raise NotConfigured
+        audit = audit_of(crawler)
+        if audit is None:
+            raise NotConfigured  # not our spider's crawl
+        self.audit = audit
         self.crawler = crawler
         self._origin: str | None | bool = False  # False: not looked up yet
 
@@ -55,7 +60,7 @@ class LinkOutMiddleware:
         return unquote(value.decode("latin-1"))
 
     def _result(self, response: Response, target: str) -> Any:
-        return self.crawler.spider._result(response, "ok", warning=outside_warning(target))
+        return self.audit.result(response, "ok", warning=outside_warning(target))
 
     def process_spider_output(
         self, response: Response, result: Iterable[Any], spider: Any = None

@@ -31,18 +31,18 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Request, Response
 
-from linkaudit.config import config_of
+from linkaudit.audit import audit_of
 from linkaudit.meta import CACHED, CHECK_URL, FIRST, HISTORY
 from linkaudit.state.base import AuditState
 
 
 class RecheckMiddleware:
     def __init__(self, crawler: Crawler):
-        state = getattr(crawler.spider, "state", None)
-        if state is not None and type(state).history is AuditState.history:
-            raise NotConfigured  # nothing to look up
-        self.crawler = crawler
-        self.policy = config_of(crawler).policy
+        audit = audit_of(crawler)
+        if audit is None or type(audit.state).history is AuditState.history:
+            raise NotConfigured  # nothing to look up (or not our spider's crawl)
+        self.state = audit.state
+        self.policy = audit.config.policy
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RecheckMiddleware:
@@ -51,7 +51,7 @@ class RecheckMiddleware:
     def process_request(self, request: Request, spider: Any = None) -> Response | None:
         meta = request.meta
         if meta.pop(FIRST, False):
-            history = self.crawler.spider.state.history(meta[CHECK_URL])
+            history = self.state.history(meta[CHECK_URL])
             if history is None:
                 return None
             meta[HISTORY] = history

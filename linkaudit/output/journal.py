@@ -75,16 +75,16 @@ class JournalPipeline:
         return cls(crawler, config.journal, keep=config.keep_journal)
 
     def open_spider(self, spider: Spider | None = None) -> None:
-        spider = self.crawler.spider
+        config = config_of(self.crawler)
         # w+: the crawl's own journal, read back if its directory vanishes
         self.file = open(self.path, "w+", encoding="utf-8", buffering=1)
         self._write(
             {
                 "type": "start",
                 "journal": JOURNAL_VERSION,
-                "start_urls": list(spider.start_urls),
-                "near_prefixes": list(spider.near_prefixes),
-                "max_depth": spider.max_depth,
+                "start_urls": list(config.start_urls),
+                "near_prefixes": list(config.near_prefixes),
+                "max_depth": config.max_depth,
                 "started_at": now_iso(),
             }
         )

@@ -10,6 +10,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem
 from twisted.python.failure import Failure
 
+from linkaudit.audit import Audit, audit_of
 from linkaudit.config import config_of
 from linkaudit.items import UrlResult
 from linkaudit.output.facts import report_facts
@@ -81,12 +82,19 @@ class ReportPipeline:
         self._record(failed)
 
     def _record(self, item: UrlResult) -> UrlResult:
-        spider = self.crawler.spider
-        return record(spider.state, item, self.config, spider.baseline)
+        audit = self._audit()
+        return record(audit.state, item, self.config, audit.baseline)
+
+    def _audit(self) -> Audit:
+        audit = audit_of(self.crawler)
+        if audit is None:
+            raise RuntimeError("the report pipeline records the linkaudit spider's results only")
+        return audit
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
         stats = self.crawler.stats
-        state = spider.state
+        audit = self._audit()
+        state = audit.state
         finish_reason = state.settle_report(reason)
         if finish_reason is None:  # a shared audit's report is another worker's
             logger.warning("linkaudit: %s", state.note)
@@ -95,7 +103,7 @@ class ReportPipeline:
             state.close()
             return
         # a resumed audit's pages include those scanned before the interruption
-        pages = stats.get_value("linkaudit/pages", 0) + spider.run.pages
+        pages = stats.get_value("linkaudit/pages", 0) + audit.run.pages
         requests = stats.get_value("downloader/request_count", 0)
         # a shared audit's are every worker's
         pages, requests, started_at = state.totals(Totals(pages, requests, self.started_at))
@@ -105,8 +113,8 @@ class ReportPipeline:
             finish_reason=finish_reason,
             pages=pages,
             requests=requests,
-            baseline=spider.baseline,
-            baseline_source=spider.baseline_source,
+            baseline=audit.baseline,
+            baseline_source=audit.baseline_source,
         )
         write_final_report(
             self.config,

@@ -24,13 +24,12 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
+from linkaudit.audit import Walked
 from linkaudit.config import BY_SETTING, Config
 from linkaudit.config.plain import PlainSettings
 from linkaudit.demo.static import answer, served_path
-from linkaudit.items import UrlResult
 from linkaudit.output.facts import report_facts
 from linkaudit.output.recording import record, write_final_report
 from linkaudit.output.report import now_iso
@@ -70,25 +69,6 @@ NETWORK_ONLY = frozenset(
         "LOG_LEVEL",
     }
 )
-
-
-@dataclass
-class Walked:
-    """What the walk leaves: the state, the results (items) in the order
-    found, the build's requests and pages, and whether the crawl still has
-    URLs to check (far links)."""
-
-    state: MemoryState
-    items: list[UrlResult]
-    requests: int
-    pages: int
-    started_at: str
-    link_faults: set[str] = field(default_factory=set)
-    stopped: bool = False
-
-    @property
-    def done(self) -> bool:
-        return self.stopped or not self.state.waiting()
 
 
 def walkable_settings(names: list[str]) -> bool:

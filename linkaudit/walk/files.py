@@ -1,6 +1,6 @@
 """A local build checked at file speed: a walk of its files, breadth-first
 from the start URL, under the static-host rules (``linkaudit/demo/static.py``),
-with the crawl's own discovery (``linkaudit/spiders/discovery.py``) and state.
+with the crawl's own discovery (``linkaudit/components/discovery.py``) and state.
 
 Each URL of the build's origin is answered as the download handler answers
 it (``linkaudit/network/localbuild.py``): a page is read from disk, decoded
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from linkaudit.components.discovery import Discovery
 from linkaudit.demo.server import content_type
 from linkaudit.demo.static import answer, outside_warning, served_path
 from linkaudit.items import UrlResult, page_stats
@@ -45,7 +46,6 @@ from linkaudit.rules.statuses import (
     unchecked_reason,
 )
 from linkaudit.rules.urls import InvalidURL, canonicalize
-from linkaudit.spiders.discovery import Discovery
 from linkaudit.state.base import AuditState, Pending
 from linkaudit.walk.decoding import decoded
 from linkaudit.walk.reading import PageJob, PageRead, read_file, read_job
@@ -57,7 +57,7 @@ logger = logging.getLogger(__name__)
 
 
 
-class BuildWalk(Discovery):
+class BuildWalk:
     """The walk of one build directory (``LINKAUDIT_LOCAL_DIR``), served at
     the first start URL."""
 
@@ -85,8 +85,9 @@ class BuildWalk(Discovery):
         self.root = config["LINKAUDIT_LOCAL_DIR"]
         self.items: list[UrlResult] = []
         self.elsewhere: list[Pending] = []  # other origins: the crawl's
+        self.discovery = Discovery(config, self.rules, state, self._count, self.link_faults)
 
-    # -- what Discovery asks of its host ---------------------------------------
+    # -- what Discovery is given ----------------------------------------------------
     def is_near(self, url: str) -> bool:
         return self.rules.is_near(url)
 
@@ -109,7 +110,7 @@ class BuildWalk(Discovery):
         origins' URLs go back to the frontier for the crawl.  ``progress``
         is called after each URL of the build (a status line, when drawn)."""
         for url in self.start_urls:
-            self.items.extend(self._discover(url, 0, None))
+            self.items.extend(self.discovery.discover(url, 0, None))
         if self.config["ROBOTSTXT_OBEY"]:
             self._count("requests")  # the crawl asks for robots.txt (a 404: no file)
         while not stopped():
@@ -153,7 +154,7 @@ class BuildWalk(Discovery):
         try:
             return list(self._check(pending))
         except Exception as exc:
-            self._link_fault(pending.url, f"checking {pending.url}")
+            self.discovery.link_fault(pending.url, f"checking {pending.url}")
             error = internal_error(exc)
             return [self._result(pending.url, pending.depth, UNCHECKED, error=error)]
 
@@ -209,7 +210,7 @@ class BuildWalk(Discovery):
             error = f"Invalid redirect Location {location!r}: {exc}"
             yield self._result(url, depth, BROKEN, error=error, **fields)
             return
-        error, found = self._redirect_target(url, target, depth, pending.referer)
+        error, found = self.discovery.redirect_target(url, target, depth, pending.referer)
         if error is not None:
             yield self._result(url, depth, BROKEN, error=error, location=target, **fields)
             return
@@ -229,9 +230,9 @@ class BuildWalk(Discovery):
             yield self._result(url, depth, BROKEN, error=status_text(404), **fields)
             return
         if read.truncated:
-            self._note_truncated(url)
+            self.discovery.note_truncated(url)
         stylesheet = kind in self.css_types
-        scanned = self._place_page(read.links, url, depth, stylesheet)
+        scanned = self.discovery.place_page(read.links, url, depth, stylesheet)
         stats, soft = None, {}
         if kind in self.html_types:
             stats = page_stats(read.size, None, len(scanned.links), scanned.images)

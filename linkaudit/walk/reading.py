@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from linkaudit.demo.static import NOT_FOUND_BODY
+from linkaudit.rules.pagelinks import PageLinks, read_page
 from linkaudit.rules.soft404 import says_not_found
-from linkaudit.spiders.discovery import PageLinks, read_page
 from linkaudit.walk.decoding import decoded
 
 CHUNK = 64 * 1024  # read as the download handler reads a file (the page cap counts chunks)

@@ -1,4 +1,4 @@
-"""Sitemaps as a source of URLs: the spider's part that finds them (the
+"""Sitemaps as a source of URLs: the reader that finds them (the
 ``Sitemap:`` lines of the site's robots.txt, ``--sitemap``) and reads them.
 
 A sitemap counts as linked from the start URLs (depth 1): it is checked like
@@ -20,53 +20,47 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from scrapy.http import Response
 
+from linkaudit.audit import Audit
+from linkaudit.components.discovery import Discovery
 from linkaudit.meta import SITEMAP
 from linkaudit.rules.judge import Verdict
+from linkaudit.rules.pagelinks import unrecorded_out
 from linkaudit.rules.sitemap import parse_sitemap
-from linkaudit.spiders.discovery import unrecorded_out
-
-if TYPE_CHECKING:
-    from linkaudit.spiders.linkaudit import LinkAuditSpider
 
 logger = logging.getLogger(__name__)
 SITEMAP_DEPTH = 1
-# what a sitemap is served as (only URLs of these types are asked whether
-# they are sitemaps: a shared audit asks Redis)
-SITEMAP_TYPES = frozenset(
-    {
-        "application/xml",
-        "text/xml",
-        "application/gzip",
-        "application/x-gzip",
-        "application/octet-stream",
-        "text/plain",
-        None,
-    }
-)
 
 
 class Sitemaps:
-    def _is_sitemap(self: LinkAuditSpider, url: str, kind: str | None) -> bool:
-        """A URL to read as a sitemap (with a HEAD answered, or a GET of fast
-        mode that stopped at the headers: then it is asked again)."""
-        return kind in SITEMAP_TYPES and self.state.marked(SITEMAP, url)
+    """The sitemaps of the audit: found, admitted within the bounds, read."""
 
-    def _given_sitemaps(self: LinkAuditSpider) -> Iterator[Any]:
+    def __init__(self, audit: Audit, discovery: Discovery):
+        self.audit = audit
+        self.config = audit.config
+        self.state = audit.state
+        self.rules = audit.rules
+        self.discovery = discovery
+        # the sitemaps this process admitted, by nesting level (1: given or
+        # named by robots.txt); a sitemap another worker admitted has its
+        # depth as level (never less)
+        self.levels: dict[str, int] = {}
+
+    def given_sitemaps(self) -> Iterator[Any]:
         """``--sitemap`` URLs, discovered with the start URLs."""
         urls = list(self.config["LINKAUDIT_SITEMAPS"])
-        self.state.mark(SITEMAP, self._admit_sitemaps(urls, 1)[0])
+        self.state.mark(SITEMAP, self.admit(urls, 1)[0])
         for url in urls:
-            yield from self._discover(url, SITEMAP_DEPTH, None, judge=True)
+            yield from self.discovery.discover(url, SITEMAP_DEPTH, None, judge=True)
 
-    def _on_robots_sitemaps(self: LinkAuditSpider, url: str, sitemaps: list) -> None:
+    def robots_sitemaps(self, url: str, sitemaps: list) -> None:
         """The ``Sitemap:`` lines of a robots.txt of the site's own hosts."""
         origin = urlsplit(url)[:2]
-        if not sitemaps or origin not in {urlsplit(p)[:2] for p in self.near_prefixes}:
+        if not sitemaps or origin not in {urlsplit(p)[:2] for p in self.config.near_prefixes}:
             return
         keys: dict[str, None] = {}
         for value, line in sitemaps:
@@ -77,7 +71,7 @@ class Sitemaps:
                 self.state.add_referrer(key, url, line)
             else:
                 logger.info("robots.txt %s line %d: sitemap %r not read", url, line, value)
-        admitted, reason = self._admit_sitemaps(list(keys), 1)
+        admitted, reason = self.admit(list(keys), 1)
         if reason:
             logger.info("robots.txt %s: sitemaps past the first not read: %s", url, reason)
         self.state.mark(SITEMAP, admitted)
@@ -85,15 +79,8 @@ class Sitemaps:
             if new:
                 self.state.enqueue(key, SITEMAP_DEPTH, url)
 
-    @property
-    def _sitemap_levels(self: LinkAuditSpider) -> dict[str, int]:
-        """The sitemaps this process admitted, by nesting level (1: given or
-        named by robots.txt); a sitemap another worker admitted has its
-        depth as level (never less)."""
-        return self.__dict__.setdefault("_admitted_sitemaps", {})
-
-    def _admit_sitemaps(
-        self: LinkAuditSpider, urls: list[str], level: int
+    def admit(
+        self, urls: list[str], level: int
     ) -> tuple[list[str], str | None]:
         """Which of ``urls``, sitemaps at nesting ``level``, are read; and
         why the others are not (None: all are)."""
@@ -103,7 +90,7 @@ class Sitemaps:
                 f"Not checked: sitemap index nested deeper than {maxdepth} "
                 "(LINKAUDIT_SITEMAP_MAXDEPTH)"
             )
-        levels = self._sitemap_levels
+        levels = self.levels
         maxcount = self.config["LINKAUDIT_SITEMAP_MAXCOUNT"]
         admitted = []
         for url in urls:
@@ -112,10 +99,10 @@ class Sitemaps:
                 admitted.append(url)
         if len(admitted) == len(urls):
             return admitted, None
-        self.crawler.stats.inc_value("linkaudit/sitemaps_skipped", len(urls) - len(admitted))
+        self.audit.count("linkaudit/sitemaps_skipped", len(urls) - len(admitted))
         return admitted, f"Not checked: more than {maxcount} sitemaps (LINKAUDIT_SITEMAP_MAXCOUNT)"
 
-    def _sitemap(self: LinkAuditSpider, response: Response, url: str, depth: int) -> Iterator[Any]:
+    def read(self, response: Response, url: str, depth: int) -> Iterator[Any]:
         """A sitemap downloaded: its URLs are discovered, its result has them
         as links (lines of their ``<loc>``)."""
         parsed = parse_sitemap(response.body, self.config["LINKAUDIT_SITEMAP_MAXSIZE"])
@@ -124,13 +111,14 @@ class Sitemaps:
         links: list[tuple[str, int | None]] = []
         verdicts: dict[str, Verdict] = {}
         for loc, line in parsed.entries:
-            verdict = self._resolve_link(loc, url, url, line)  # one bad <loc> costs only itself
+            # one bad <loc> costs only itself
+            verdict = self.discovery.resolve_link(loc, url, url, line)
             verdicts.setdefault(verdict.key, verdict)
             links.append((verdict.key, line))
         if parsed.kind == "sitemapindex":
             wanted = [k for k, v in verdicts.items() if v.outcome is None]
-            level = self._sitemap_levels.get(url, depth) + 1
-            admitted, reason = self._admit_sitemaps(wanted, level)
+            level = self.levels.get(url, depth) + 1
+            admitted, reason = self.admit(wanted, level)
             self.state.mark(SITEMAP, admitted)
             if reason:  # never requested: unchecked, the reason said
                 logger.info(
@@ -146,7 +134,7 @@ class Sitemaps:
         unrecorded: set[str] = set()  # past --max-urls
         for key, new in zip(verdicts, news, strict=True):
             if new:
-                found.extend(self._place_link(key, depth + 1, url, verdicts[key]))
+                found.extend(self.discovery.place_link(key, depth + 1, url, verdicts[key]))
             elif new is None:
                 unrecorded.add(key)
         if unrecorded:
@@ -154,5 +142,5 @@ class Sitemaps:
         # every listing, repeats included: the report counts them against referrers
         urls = [key for key, _line in links if verdicts[key].outcome is None]
         listed = {"kind": parsed.kind, "urls": urls}
-        yield self._result(response, "ok", links=links, sitemap=listed)
+        yield self.audit.result(response, "ok", links=links, sitemap=listed)
         yield from found

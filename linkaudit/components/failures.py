@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Request
@@ -31,33 +31,40 @@ from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.log import failure_to_exc_info
 from twisted.python.failure import Failure
 
+from linkaudit.audit import Audit
+from linkaudit.components.replay import Replay
+from linkaudit.components.requests import CheckRequests
 from linkaudit.extensions.drain import Interrupted
 from linkaudit.items import UrlResult
 from linkaudit.meta import CHECK_URL, DEPTH, HISTORY, PHASE
 from linkaudit.middlewares.robots import RobotsBlocked
 from linkaudit.network.failures import describe_failure, is_network_failure, is_timeout
-from linkaudit.rules.statuses import BROKEN, internal_error
-
-if TYPE_CHECKING:
-    from linkaudit.spiders.linkaudit import LinkAuditSpider
+from linkaudit.rules.statuses import BROKEN
 
 logger = logging.getLogger(__name__)
 
 TIMED_OUT = "la_timed_out"  # request.meta: the check has timed out once already
 
 
-class Failures:
-    """The spider's errback (a mixin of LinkAuditSpider)."""
+class FailureJudge:
+    """What a request without an answer means (the spider's errback hands
+    each failure here)."""
 
-    def on_error(self: LinkAuditSpider, failure: Failure) -> Iterator[Any]:
+    def __init__(self, audit: Audit, requests: CheckRequests, replay: Replay):
+        self.audit = audit
+        self.requests = requests
+        self.replay = replay
+        self.timeout = audit.config["DOWNLOAD_TIMEOUT"]
+
+    def on_error(self, failure: Failure) -> Iterator[Any]:
         # Scrapy hands an exception raised in an errback to its own error
         # log, and the URL would silently stay unchecked: say why instead.
         try:
             yield from self._on_error(failure)
         except Exception:
-            yield self.internal_error(failure.request, sys.exc_info())
+            yield self.audit.internal_error(failure.request, sys.exc_info())
 
-    def _on_error(self: LinkAuditSpider, failure: Failure) -> Iterator[Any]:
+    def _on_error(self, failure: Failure) -> Iterator[Any]:
         request = failure.request
         meta = request.meta
         url = meta[CHECK_URL]
@@ -67,55 +74,32 @@ class Failures:
         if isinstance(exc, IgnoreRequest):
             error = str(exc) if isinstance(exc, RobotsBlocked) else "Disallowed by robots.txt"
             logger.info("%s %s not requested: %s", request.method, url, error)
-            yield UrlResult(url, self.is_near(url), "blocked", meta[DEPTH], error=error)
+            yield UrlResult(url, self.audit.is_near(url), "blocked", meta[DEPTH], error=error)
         elif not is_network_failure(exc):
-            yield self.internal_error(request, failure_to_exc_info(failure))
+            yield self.audit.internal_error(request, failure_to_exc_info(failure))
         elif is_timeout(exc) and not meta.get(TIMED_OUT):
             yield self._timeout_retry(request)
         else:
             host = urlparse_cached(request).hostname or url
-            error = describe_failure(exc, host=host, timeout=self.config["DOWNLOAD_TIMEOUT"])
+            error = describe_failure(exc, host=host, timeout=self.timeout)
             logger.info("%s %s failed: %s", request.method, url, error)
-            result = UrlResult(
-                url, self.is_near(url), BROKEN, meta[DEPTH], method=request.method, error=error
-            )
-            yield from self._maybe_ghost(result, meta.get(HISTORY))
+            near = self.audit.is_near(url)
+            result = UrlResult(url, near, BROKEN, meta[DEPTH], method=request.method, error=error)
+            yield from self.replay.maybe_ghost(result, meta.get(HISTORY))
 
-    def _timeout_retry(self: LinkAuditSpider, request: Request) -> Request:
+    def _timeout_retry(self, request: Request) -> Request:
         """The check's first timeout: the same request again (a GET for a
         HEAD), marked so that a second timeout is the verdict."""
         meta = request.meta
         url, phase = meta[CHECK_URL], meta[PHASE]
         if phase == "head":
             logger.info("HEAD %s timed out: asking again with GET", url)
-            retry = self._next_request(request, "fallback")
+            retry = self.requests.next(request, "fallback")
         else:
             logger.info("%s %s timed out: asking once more", request.method, url)
-            retry = self._next_request(request, phase)
+            retry = self.requests.next(request, phase)
         retry.meta[TIMED_OUT] = True
         # not behind the rest of a long level: its first try is already late
         retry.priority = request.priority + 1
-        self.crawler.stats.inc_value("linkaudit/timeouts_retried")
+        self.audit.count("linkaudit/timeouts_retried")
         return retry
-
-    def internal_error(self: LinkAuditSpider, request: Request, exc_info: Any) -> UrlResult:
-        """The check of ``request``'s URL was stopped by an exception of ours
-        (``exc_info``, as ``sys.exc_info()`` gives it): an ERROR with the
-        traceback in the log, and the URL ``unchecked``, never ``broken``."""
-        meta = request.meta
-        url = meta[CHECK_URL]
-        logger.error(
-            "Internal error while checking %s %s (a bug in linkaudit: please report it "
-            "with this log)",
-            request.method,
-            url,
-            exc_info=exc_info,
-        )
-        self.crawler.stats.inc_value("linkaudit/internal_errors")
-        return UrlResult(
-            url=url,
-            near=self.is_near(url),
-            outcome="unchecked",
-            depth=meta[DEPTH],
-            error=internal_error(exc_info[1]),
-        )

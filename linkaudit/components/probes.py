@@ -1,4 +1,4 @@
-"""Soft 404s: the spider's part (rules/soft404.py has the why).  A scanned
+"""Soft 404s: the crawl's part (rules/soft404.py has the why).  A scanned
 near HTML page gets its fingerprint, and a title or heading saying "not
 found" marks it at once; the first page of each host and directory pattern
 queues that pattern's probe, a URL that cannot exist, checked with one GET
@@ -9,19 +9,28 @@ report is written (output/soft404.py)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from scrapy.http import Response, TextResponse
 
+from linkaudit.audit import Audit
 from linkaudit.rules.soft404 import fingerprint, pattern_of, probe_url, says_not_found
-
-if TYPE_CHECKING:
-    from linkaudit.spiders.linkaudit import LinkAuditSpider
 
 
 class Probes:
-    def _soft_404_fields(
-        self: LinkAuditSpider, response: Response, url: str, depth: int
+    """A scanned page's soft-404 fields, and the probes' answers."""
+
+    def __init__(self, audit: Audit):
+        config = audit.config
+        self.audit = audit
+        self.state = audit.state
+        self.soft_404 = config["LINKAUDIT_SOFT_404"]
+        self.soft_404_probes = self.soft_404 != "off" and config["LINKAUDIT_SOFT_404_PROBES"]
+        self.max_depth = config.max_depth
+        self.start_urls = "\n".join(config.start_urls)
+
+    def soft_404_fields(
+        self, response: Response, url: str, depth: int
     ) -> dict[str, Any]:
         """A scanned HTML page's fingerprint (and its verdict when its title
         says not found); its pattern's probe queued the first time."""
@@ -36,13 +45,13 @@ class Probes:
             fields["soft_404"] = True
             fields["warning"] = f"soft 404: the page says {said!r}"
         if self.soft_404_probes and (self.max_depth is None or depth + 1 <= self.max_depth):
-            probe = probe_url(pattern_of(url), "\n".join(self.start_urls))
+            probe = probe_url(pattern_of(url), self.start_urls)
             if self.state.discover(probe, depth + 1):
                 self.state.enqueue(probe, depth + 1, None)
         return fields
 
-    def _probe_result(self: LinkAuditSpider, response: Response, verdict: str) -> Iterator[Any]:
+    def probe_result(self, response: Response, verdict: str) -> Iterator[Any]:
         """A probe's answer: its status and, when it is HTML, its fingerprint."""
         body = response.text if isinstance(response, TextResponse) else ""
         outcome = {"ok": "ok", "redirect": "redirect"}.get(verdict, "broken")
-        yield self._result(response, outcome, fingerprint=fingerprint(body) if body else None)
+        yield self.audit.result(response, outcome, fingerprint=fingerprint(body) if body else None)

@@ -1,11 +1,8 @@
 """Discovery: the links of a scanned page, and what becomes of each URL the
 first time the audit meets it (settled now, or queued to be checked).
 
-Scrapy-free: the spider and the walk of a local build
-(``linkaudit/localbuild/walk.py``) share it.  Its host provides ``state``,
-``rules``, ``config``, ``max_depth``, the scan switches (``css``,
-``css_types``, ``check_fragments``, ``templates``), ``link_faults`` and
-``_count`` (a statistic).
+Scrapy-free: the crawl's readers and the walk of a local build
+(``linkaudit/walk/files.py``) share it.
 
 One link never costs its page: an exception of ours while reading or
 placing one link value is an internal error of that link alone (its entry
@@ -16,26 +13,22 @@ log, once per URL), and the page's other links are checked as usual.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
 
+from linkaudit.config import Config
 from linkaudit.items import UrlResult
 from linkaudit.meta import ANCHORS
-from linkaudit.rules.css import capped_css_links
 from linkaudit.rules.fragments import fragment_of
-from linkaudit.rules.html import RawLink, capped_links
-from linkaudit.rules.html.landmarks import landmarks
-from linkaudit.rules.judge import Verdict
+from linkaudit.rules.judge import LinkRules, Verdict
+from linkaudit.rules.pagelinks import Links, PageLinks, read_page, unrecorded_out
 from linkaudit.rules.statuses import UNCHECKED, internal_error
 from linkaudit.rules.templates import page_blocks
 from linkaudit.rules.urls import InvalidURL, canonicalize, clean
-
-if TYPE_CHECKING:
-    from linkaudit.spiders.linkaudit import LinkAuditSpider
+from linkaudit.state.base import AuditState
 
 logger = logging.getLogger(__name__)
 
-Links = list[tuple[str, int | None]]
 SHOWN = 200  # characters of a link value quoted in the log (they reach 100 KB)
 
 
@@ -49,50 +42,34 @@ class Scanned(NamedTuple):
     dropped: int = 0  # links past LINKAUDIT_PAGE_MAXLINKS, not read
 
 
-class PageLinks(NamedTuple):
-    """What a page's text says, read without the audit's state (so a walk
-    can read pages in other processes): its links as written, its base,
-    images and anchors, how many links past the cap were counted and not
-    kept, and its landmarks (with template detection, for an HTML page)."""
-
-    links: list[RawLink]
-    base: str | None
-    images: int
-    anchors: set[str] | None
-    dropped: int
-    marks: list[Any] | None
-
-
-def read_page(
-    text: str, stylesheet: bool, *, css: bool, anchors: bool, limit: int, templates: bool
-) -> PageLinks:
-    """A page's (or a stylesheet's) :class:`PageLinks`: the reader never
-    holds more than ``limit`` links (LINKAUDIT_PAGE_MAXLINKS)."""
-    if stylesheet:
-        sheet = capped_css_links(text, limit=limit)
-        return PageLinks([RawLink(*c) for c in sheet.links], None, 0, None, sheet.dropped, None)
-    page, dropped = capped_links(text, css=css, anchors=anchors, limit=limit)
-    raw_links, base, images, found_anchors = page
-    marks = landmarks(text) if templates else None
-    return PageLinks(raw_links, base, images, found_anchors, dropped, marks)
-
-
-def unrecorded_out(
-    links: Links, fragments: list[list[Any]] | None, unrecorded: set[str]
-) -> tuple[Links, list[list[Any]] | None]:
-    """A page's links without those to URLs the audit did not record
-    (LINKAUDIT_MAX_URLS): no referrer is kept for a URL it does not know."""
-    links = [link for link in links if link[0] not in unrecorded]
-    if fragments:
-        fragments = [f for f in fragments if f[0] not in unrecorded]
-    return links, fragments
-
-
 class Discovery:
-    """The spider's part that meets URLs (a mixin of LinkAuditSpider)."""
+    """The component that meets URLs: a page's links and a redirect's
+    target, settled on sight or queued in the state's frontier.  The crawl's
+    readers and the walk of a build each have one."""
 
-    def _discover(
-        self: LinkAuditSpider,
+    def __init__(
+        self,
+        config: Config,
+        rules: LinkRules,
+        state: AuditState,
+        count: Callable[[str, int], None],
+        link_faults: set[str],
+    ):
+        self.config = config
+        self.rules = rules
+        self.state = state
+        self.count = count  # a statistic: the crawl's stats, the walk's counter
+        self.link_faults = link_faults  # links an exception of ours hit (logged once)
+        self.max_depth = config.max_depth
+        self.css = config["LINKAUDIT_CSS"]
+        self.check_fragments = config["LINKAUDIT_CHECK_FRAGMENTS"]
+        self.templates = config["LINKAUDIT_TEMPLATES"]
+
+    def is_near(self, url: str) -> bool:
+        return self.rules.is_near(url)
+
+    def discover(
+        self,
         url: str,
         depth: int,
         referer: str | None,
@@ -105,10 +82,10 @@ class Discovery:
         ``judge``: the URL (canonical) has not been judged yet (a link found
         on a page); it is judged here, only the first time it is seen."""
         if self.state.discover(url, depth):
-            yield from self._place(url, depth, referer, outcome, error, judge)
+            yield from self.place(url, depth, referer, outcome, error, judge)
 
-    def _place(
-        self: LinkAuditSpider,
+    def place(
+        self,
         url: str,
         depth: int,
         referer: str | None,
@@ -127,8 +104,8 @@ class Discovery:
             self.state.enqueue(url, depth, referer)
         # else: beyond the depth limit, reported as unchecked
 
-    def _scan(
-        self: LinkAuditSpider,
+    def scan(
+        self,
         text: str | None,
         url: str,
         depth: int,
@@ -143,19 +120,19 @@ class Discovery:
         ``text``: the body decoded, None when it is not text (a PNG sent as
         text/html): no links."""
         if truncated:
-            self._note_truncated(url)
+            self.note_truncated(url)
         if text is None:
             return Scanned([], 0, [], None, None, None)
         if truncated:  # the last chunk may reach past the cap; only cut pages are copied
             text = text[: self.config["LINKAUDIT_PAGE_MAXSIZE"]]
-        return self._place_page(self._read_page(text, stylesheet), url, depth, stylesheet)
+        return self.place_page(self.read(text, stylesheet), url, depth, stylesheet)
 
-    def _note_truncated(self: LinkAuditSpider, url: str) -> None:
-        self._count("linkaudit/pages_truncated")
+    def note_truncated(self, url: str) -> None:
+        self.count("linkaudit/pages_truncated")
         maxsize = self.config["LINKAUDIT_PAGE_MAXSIZE"]
         logger.info("%s is larger than %d bytes: the rest was not read", url, maxsize)
 
-    def _read_page(self: LinkAuditSpider, text: str, stylesheet: bool) -> PageLinks:
+    def read(self, text: str, stylesheet: bool) -> PageLinks:
         return read_page(
             text,
             stylesheet,
@@ -165,13 +142,13 @@ class Discovery:
             templates=self.templates,
         )
 
-    def _place_page(
-        self: LinkAuditSpider, read: PageLinks, url: str, depth: int, stylesheet: bool
+    def place_page(
+        self, read: PageLinks, url: str, depth: int, stylesheet: bool
     ) -> Scanned:
         """What a page's links become: URLs resolved once each, the state
         asked once for the page, the new ones settled or queued."""
         if read.dropped:
-            self._count("linkaudit/links_dropped", read.dropped)
+            self.count("linkaudit/links_dropped", read.dropped)
             logger.info(
                 "%s has more than %d links: %d more were not read (LINKAUDIT_PAGE_MAXLINKS)",
                 url,
@@ -191,7 +168,7 @@ class Discovery:
         for value, line, _tag in read.links:
             verdict = resolved.get(value)
             if verdict is None:
-                verdict = resolved[value] = self._resolve_link(value, base_url, url, line)
+                verdict = resolved[value] = self.resolve_link(value, base_url, url, line)
             links.append((verdict[0], line))
             if fragments is not None and "#" in value and verdict[1] is None:
                 fragment = fragment_of(value)
@@ -203,7 +180,7 @@ class Discovery:
         unrecorded: set[str] = set()  # past --max-urls
         for key, new in zip(keys, self.state.discover_many(keys, depth + 1), strict=True):
             if new:
-                found.extend(self._place_link(key, depth + 1, url, verdicts[key]))
+                found.extend(self.place_link(key, depth + 1, url, verdicts[key]))
             elif new is None:
                 unrecorded.add(key)
         if unrecorded:
@@ -212,7 +189,7 @@ class Discovery:
             self.state.mark(ANCHORS, list(dict.fromkeys(f[0] for f in fragments)))
         blocks = None
         if not stylesheet:  # the report's pages are HTML pages
-            self._count("linkaudit/pages")
+            self.count("linkaudit/pages")
             if read.marks is not None:
                 blocks = page_blocks(links, read.marks)
         logger.debug("Scanned %s: %d links", url, len(links))
@@ -226,8 +203,8 @@ class Discovery:
             read.dropped,
         )
 
-    def _resolve_link(
-        self: LinkAuditSpider, value: str, base: str, page: str, line: int | None
+    def resolve_link(
+        self, value: str, base: str, page: str, line: int | None
     ) -> Verdict:
         """A link value's verdict (``LinkRules.resolve``); an exception of
         ours makes it an internal error of this link, keyed as written."""
@@ -235,19 +212,19 @@ class Discovery:
             return self.rules.resolve(value, base)
         except Exception as exc:
             key = clean(value)
-            self._link_fault(key, f"reading the link {value[:SHOWN]!r} on {page} line {line}")
+            self.link_fault(key, f"reading the link {value[:SHOWN]!r} on {page} line {line}")
             return Verdict(key, UNCHECKED, internal_error(exc))
 
-    def _place_link(
-        self: LinkAuditSpider, key: str, depth: int, page: str, verdict: Verdict
+    def place_link(
+        self, key: str, depth: int, page: str, verdict: Verdict
     ) -> list[UrlResult]:
         """:meth:`_place` for a new link of a page, an exception of ours an
         internal error of that link (not of the page, not of the crawl)."""
         _key, outcome, error = verdict
         try:
-            return list(self._place(key, depth, page, outcome, error, outcome is None))
+            return list(self.place(key, depth, page, outcome, error, outcome is None))
         except Exception as exc:
-            self._link_fault(key, f"judging the link {key[:SHOWN]!r} found on {page}")
+            self.link_fault(key, f"judging the link {key[:SHOWN]!r} found on {page}")
             error = internal_error(exc)
             return [
                 UrlResult(
@@ -255,21 +232,21 @@ class Discovery:
                 )
             ]
 
-    def _link_fault(self: LinkAuditSpider, key: str, what: str) -> None:
+    def link_fault(self, key: str, what: str) -> None:
         """The ERROR and its traceback (called in an ``except``), once per
         URL: a faulty link in every page's footer is one report, not one per page."""
         if key in self.link_faults:
             return
         self.link_faults.add(key)
-        self._count("linkaudit/internal_errors")
+        self.count("linkaudit/internal_errors")
         logger.error(
             "Internal error while %s (a bug in linkaudit: please report it with this log)",
             what,
             exc_info=True,
         )
 
-    def _redirect_target(
-        self: LinkAuditSpider, url: str, location: str, depth: int, referrer: str | None
+    def redirect_target(
+        self, url: str, location: str, depth: int, referrer: str | None
     ) -> tuple[str | None, list[UrlResult]]:
         """A redirect of ``url`` to ``location`` (canonical): its target is a
         link of the redirecting URL.  Returns the error that makes the
@@ -299,5 +276,5 @@ class Discovery:
         found: list[UrlResult] = []
         if self.state.discover(key, depth + 1):
             self.state.set_hops(key, hops)
-            found = list(self._place(key, depth + 1, referrer, outcome, error, False))
+            found = list(self.place(key, depth + 1, referrer, outcome, error, False))
         return None, found

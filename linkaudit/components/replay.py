@@ -9,48 +9,52 @@ import logging
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from scrapy.http import Response
 
+from linkaudit.audit import Audit
+from linkaudit.components.discovery import Discovery
 from linkaudit.items import UrlResult
 from linkaudit.meta import ANCHORS, CACHED, REFERRER
 from linkaudit.rules.recheck import History, iso
 from linkaudit.rules.statuses import BROKEN, REDIRECT
 from linkaudit.rules.urls import InvalidURL, canonicalize
 
-if TYPE_CHECKING:
-    from linkaudit.spiders.linkaudit import LinkAuditSpider
-
 logger = logging.getLogger(__name__)
 
 
 class Replay:
-    """The spider's part that replays history (a mixin of LinkAuditSpider)."""
+    """What is known before a request, handed on as results."""
 
-    def _walk_results(self: LinkAuditSpider) -> Iterator[UrlResult]:
+    def __init__(self, audit: Audit, discovery: Discovery):
+        self.audit = audit
+        self.state = audit.state
+        self.policy = audit.config.policy
+        self.discovery = discovery
+
+    def walk_results(self) -> Iterator[UrlResult]:
         """The walk's results, handed on as the crawl's own (the pipelines
         record them, feeds export them); its pages and the requests the
         build would have had are counted as the crawl counts its own."""
-        walked = self.walked
+        walked = self.audit.walked
         if walked is None:
             return
-        self.walked = None  # its items are the pipelines' from here
-        stats = self.crawler.stats
-        stats.inc_value("linkaudit/pages", walked.pages)
-        stats.inc_value("downloader/request_count", walked.requests)
-        self.link_faults |= walked.link_faults
+        self.audit.walked = None  # its items are the pipelines' from here
+        self.audit.count("linkaudit/pages", walked.pages)
+        self.audit.count("downloader/request_count", walked.requests)
+        self.audit.link_faults |= walked.link_faults
         yield from walked.items
 
-    def _replay(
-        self: LinkAuditSpider, history: History, response: Response, url: str, depth: int
+    def replay(
+        self, history: History, response: Response, url: str, depth: int
     ) -> Iterator[Any]:
         """A URL not requested (checked recently: ``from_cache``) or a page
         that answered 304: its stored outcome and links, as if checked now."""
         cached = CACHED in response.flags
         fields: dict[str, Any] = {
             "url": url,
-            "near": self.is_near(url),
+            "near": self.audit.is_near(url),
             "depth": depth,
             "links": list(history.links or ()),
             "stored_links": True,
@@ -64,23 +68,24 @@ class Replay:
             etag = response.headers.get(b"ETag")
             fields["method"] = response.request.method
             fields["etag"] = etag.decode("latin-1") if etag else history.etag
-            self.crawler.stats.inc_value("linkaudit/not_modified")
+            self.audit.count("linkaudit/not_modified")
         else:
-            self.crawler.stats.inc_value("linkaudit/from_cache")
+            self.audit.count("linkaudit/from_cache")
         result = replace(history.result, **fields)
         if result.fragments:  # its links to fragments: those far pages are read
             self.state.mark(ANCHORS, list(dict.fromkeys(f[0] for f in result.fragments)))
         yield result
         # a redirect's target is requested from the redirect's own referrer
         referrer = response.meta.get(REFERRER) if result.outcome == REDIRECT else url
-        yield from self._follow_stored(result.links, referrer, depth)
+        yield from self.follow_stored(result.links, referrer, depth)
 
-    def _maybe_ghost(
-        self: LinkAuditSpider, result: UrlResult, history: History | None
+    def maybe_ghost(
+        self, result: UrlResult, history: History | None
     ) -> Iterator[Any]:
         """A near page that fails now still has its last known links followed
         for LINKAUDIT_FOLLOW_GHOST seconds after it last answered."""
-        links = self.policy.ghost_links(history, time.time()) if self.is_near(result.url) else []
+        near = self.audit.is_near(result.url)
+        links = self.policy.ghost_links(history, time.time()) if near else []
         if not links:
             yield result
             return
@@ -92,17 +97,17 @@ class Replay:
             len(links),
             iso(history.last_ok_at),
         )
-        self.crawler.stats.inc_value("linkaudit/ghost_pages")
+        self.audit.count("linkaudit/ghost_pages")
         yield replace(result, links=list(links), stored_links=True)
-        yield from self._follow_stored(links, result.url, result.depth)
+        yield from self.follow_stored(links, result.url, result.depth)
 
-    def _follow_stored(
-        self: LinkAuditSpider,
+    def follow_stored(
+        self,
         links: Iterable[tuple[str, int | None]],
         referrer: str | None,
         depth: int,
     ) -> Iterator[UrlResult]:
-        """Discover stored link targets, as _scan() does with a page's links
+        """Discover stored link targets, as Discovery.scan() does with a page's links
         (their requests come from ``referrer``: the page, or a redirect's own).
         Targets are stored canonical, so they are only judged again (the
         rules may have changed since), except a link that never was a URL:
@@ -118,4 +123,4 @@ class Replay:
                 before = self.state.history(key)
                 outcome, judge = BROKEN, False
                 error = before.result.error if before else "Invalid URL"
-            yield from self._discover(key, depth + 1, referrer, outcome, error, judge)
+            yield from self.discovery.discover(key, depth + 1, referrer, outcome, error, judge)

@@ -1,0 +1,104 @@
+"""The requests of checks: a URL, the phase it is asked in (``head``,
+``get``, ``fallback``...), and what the answer's reader needs in ``meta``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from scrapy.http import Request
+
+from linkaudit.meta import CHECK_URL, DEPTH, FIRST, HISTORY, PHASE, PROBE, REFERRER
+from linkaudit.rules.judge import LinkRules
+from linkaudit.rules.recheck import History
+from linkaudit.rules.referrer import referrer_header
+from linkaudit.rules.soft404 import is_probe
+from linkaudit.state.base import AuditState, Pending
+
+
+def check_request(
+    url: str,
+    depth: int,
+    referer: str | None,
+    phase: str,
+    history: History | None,
+    callback: Callable[..., Any],
+    errback: Callable[..., Any],
+) -> Request:
+    """A fresh Request each time (never ``request.replace()``): copying the
+    HEAD's meta into the GET would carry Scrapy's internal keys along."""
+    # verbatim_url: the canonical URL is what a browser requests; Scrapy's
+    # safe_url_string would escape it again ("%2z" into "%252z", "|")
+    meta: dict[str, Any] = {
+        CHECK_URL: url,
+        DEPTH: depth,
+        PHASE: phase,
+        "handle_httpstatus_all": True,
+        "verbatim_url": True,
+    }
+    if history is not None:
+        meta[HISTORY] = history
+    if referer:
+        meta[REFERRER] = referer
+    # what a browser would tell: the full URL to the same origin, only
+    # the origin to another, nothing from https to http
+    sent = referrer_header(referer, url)
+    return Request(
+        url,
+        method="HEAD" if phase == "head" else "GET",
+        headers={"Referer": sent} if sent else None,
+        meta=meta,
+        callback=callback,
+        errback=errback,
+        dont_filter=True,  # the state dedupes; no fingerprinting needed
+    )
+
+
+class CheckRequests:
+    """The requests of checks, all answered by the spider's two callbacks:
+    a URL's first request (from the frontier) and those that continue its
+    check (a GET after a HEAD), noted in the state."""
+
+    def __init__(
+        self,
+        state: AuditState,
+        rules: LinkRules,
+        head_first: bool,
+        callback: Callable[..., Any],
+        errback: Callable[..., Any],
+    ):
+        self.state = state
+        self.rules = rules
+        self.head_first = head_first
+        self.callback = callback
+        self.errback = errback
+
+    def first(self, pending: Pending) -> Request:
+        """HEAD first; with LINKAUDIT_HEAD_FIRST = False, a near URL is
+        asked with GET at once (its body stops at the headers unless it is an
+        HTML page, see components/gate.py): one request per page instead of two."""
+        head_first = self.head_first or not self.rules.is_near(pending.url)
+        phase = pending.phase or ("head" if head_first else "get")
+        if is_probe(pending.url):  # its body is what is compared: GET
+            phase = PROBE
+        request = self.request(pending.url, pending.depth, pending.referer, phase)
+        request.meta[FIRST] = True  # the recheck middleware looks up its history
+        return request
+
+    def request(
+        self,
+        url: str,
+        depth: int,
+        referer: str | None,
+        phase: str = "head",
+        history: History | None = None,
+    ) -> Request:
+        return check_request(url, depth, referer, phase, history, self.callback, self.errback)
+
+    def next(self, request: Request, phase: str) -> Request:
+        """The GET that continues a check (after a HEAD), noted in the state
+        so that a resumed audit sends that GET and not the HEAD again."""
+        meta = request.meta
+        url = meta[CHECK_URL]
+        self.state.owe(url, phase)
+        return self.request(url, meta[DEPTH], meta.get(REFERRER), phase, meta.get(HISTORY))

@@ -1,0 +1,185 @@
+"""The audit's scheduler (``SCHEDULER``): Scrapy's own, owning the audit's
+frontier and its breadth-first levels.
+
+The crawl is breadth-first by levels: the links found while checking depth d
+are held in the state's frontier and released, all of depth d+1 at once,
+when the engine is idle (nothing queued, downloading or being scanned).  So
+every URL is first seen at its shortest depth, which the report promises
+and ``-a depth=N`` relies on.  A level is released at most
+LINKAUDIT_RELEASE_BATCH URLs at a time: a level of a large site is tens of
+thousands of URLs, and Scrapy's queue would hold a Request object for each
+(the next batch of the same depth comes at the next idle, so depths stay
+exact).
+
+A shared audit (a state in Redis): claims are small (twice
+CONCURRENT_REQUESTS), so hosts spread over the workers, and this worker's
+queue is topped up every LINKAUDIT_REDIS_POLL seconds (Scrapy's idle signal
+comes only every 5 s); with nothing to claim the worker waits while the
+audit goes on elsewhere, and closes when it is over for every worker.
+
+Every released URL goes through :meth:`AuditScheduler.release`, the one
+door of every state's frontier (memory, the audit database on resume, a
+shared audit's Redis queue).  A state is data, not instructions: an audit
+database or a Redis record can be altered by anyone who can write it, and
+Scrapy would read a ``file:///etc/passwd`` it was handed.  So each released
+URL is judged again by the link rules (``LinkRules.judge_stored``: http(s)
+only, the canonical form, the length bound, the guards) before it is
+requested; one that fails is settled without a request, reported as the
+rules say (a ``file:`` URL is ``excluded``), the referer it came with is kept
+only if it passes the same rules, and a phase it owes only if it is one
+linkaudit writes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from scrapy import signals
+from scrapy.core.scheduler import Scheduler
+from scrapy.crawler import Crawler
+from scrapy.exceptions import CloseSpider, DontCloseSpider
+from scrapy.http import Request
+from scrapy.utils.defer import deferred_from_coro
+from twisted.internet import task
+
+from linkaudit import internals
+from linkaudit.audit import Audit, audit_of
+from linkaudit.components.requests import CheckRequests
+from linkaudit.items import UrlResult
+from linkaudit.meta import ANCHORS, SITEMAP
+from linkaudit.state.base import Pending
+
+logger = logging.getLogger(__name__)
+# the requests a check may owe after its HEAD (see Pending): anything else a
+# state holds starts the check from the beginning
+_OWED = frozenset({None, "get", "fallback", ANCHORS, SITEMAP})
+
+
+class AuditScheduler(Scheduler):
+    """Scrapy's scheduler (its queues, priorities and JOBDIR as they are),
+    which also releases the audit's frontier into them."""
+
+    audit: Audit | None = None  # None: a crawl of another spider, Scrapy's scheduler only
+    _feeder: task.LoopingCall | None = None
+    requests: CheckRequests | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> AuditScheduler:
+        scheduler = super().from_crawler(crawler)
+        audit = audit_of(crawler)
+        if audit is not None:
+            scheduler.audit = audit
+            config = audit.config
+            scheduler.claim_size = 2 * config["CONCURRENT_REQUESTS"]
+            scheduler.release_batch = config["LINKAUDIT_RELEASE_BATCH"] or None
+            scheduler.poll = config["LINKAUDIT_REDIS_POLL"]
+            assert audit.callbacks is not None  # the spider is made before the engine
+            head_first = config["LINKAUDIT_HEAD_FIRST"]
+            scheduler.requests = CheckRequests(
+                audit.state, audit.rules, head_first, *audit.callbacks
+            )
+            crawler.signals.connect(scheduler._on_idle, signal=signals.spider_idle)
+            crawler.signals.connect(scheduler._stop_feeding, signal=signals.spider_closed)
+        return scheduler
+
+    # -- the frontier --------------------------------------------------------
+    def _batch(self) -> int | None:
+        """URLs taken from the frontier at once."""
+        assert self.audit is not None
+        return self.claim_size if self.audit.state.shared else self.release_batch
+
+    def _on_idle(self) -> None:
+        """Release the next level (or batch of it) of the frontier."""
+        audit = self.audit
+        assert audit is not None
+        state = audit.state
+        if state.shared and self._feeder is None:
+            self._start_feeding()
+        level = state.next_level(self._batch())
+        if level:
+            logger.debug("Releasing %d URLs at depth %d", len(level), level[0].depth)
+            self._crawl(level)
+            raise DontCloseSpider
+        if state.shared:
+            self._idle_while_shared()
+
+    def release(self, level: Iterable[Pending]) -> Iterator[Request | UrlResult]:
+        """Each pending URL's first request, or its result when the link
+        rules settle it without one (the state was altered)."""
+        audit = self.audit
+        assert audit is not None
+        rules, stats = audit.rules, self.crawler.stats
+        assert self.requests is not None
+        refused = 0
+        given = frozenset(audit.config.start_urls)  # the user's, not the state's: always asked
+        for pending in level:
+            url = pending.url
+            outcome, error = (None, None) if url in given else rules.judge_stored(url)[1:]
+            if outcome is not None:
+                refused += 1
+                if refused == 1:
+                    logger.warning(
+                        "A URL read back from the audit's state is not requested: %r (%s)",
+                        url[:200],
+                        error,
+                    )
+                stats.inc_value("linkaudit/stored_urls_refused")
+                near, depth = rules.is_near(url), pending.depth
+                yield UrlResult(url=url, near=near, outcome=outcome, depth=depth, error=error)
+                continue
+            referer = pending.referer
+            if referer and rules.judge_stored(referer).outcome is not None:
+                pending = pending._replace(referer=None)
+            if pending.phase not in _OWED:
+                pending = pending._replace(phase=None)
+            yield self.requests.first(pending)
+        if refused > 1:
+            logger.warning("%d URLs read back from the audit's state were not requested", refused)
+
+    def _crawl(self, level: Iterable[Pending]) -> None:
+        """Release ``level``: requests to the engine (which queues them
+        here), results to the item pipelines."""
+        crawler = self.crawler
+        for thing in self.release(level):
+            if isinstance(thing, Request):
+                crawler.engine.crawl(thing)
+            else:
+                internals.send_item(crawler, thing)
+
+    # -- a shared audit ------------------------------------------------------
+    def _start_feeding(self) -> None:
+        self._feeder = task.LoopingCall(self._feed)
+        self._feeder.start(self.poll, now=False)
+
+    def _stop_feeding(self, **_kwargs: Any) -> None:
+        if self._feeder is not None and self._feeder.running:
+            self._feeder.stop()
+
+    def _feed(self) -> None:
+        """Keep this worker supplied with claims, and close when the audit
+        is over."""
+        crawler = self.crawler
+        audit = self.audit
+        assert audit is not None
+        if internals.engine_closing(crawler):
+            return
+        reason = audit.state.over()
+        if reason is not None:
+            self._stop_feeding()
+            deferred_from_coro(crawler.engine.close_spider_async(reason=reason))
+            return
+        size = self.claim_size
+        if len(self) + internals.in_flight(crawler) >= size // 2:
+            return
+        self._crawl(audit.state.next_level(size))
+
+    def _idle_while_shared(self) -> None:
+        """Nothing to claim: wait while the audit goes on elsewhere."""
+        assert self.audit is not None
+        reason = self.audit.state.over()
+        if reason is None:
+            raise DontCloseSpider
+        if reason != "finished":
+            raise CloseSpider(reason)

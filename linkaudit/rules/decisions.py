@@ -1,0 +1,104 @@
+"""What happens after an answer: the decision table of a check.
+
+A URL's check is a few requests, each asked in a *phase*: ``head`` first
+(``get`` at once for a near page in fast mode), then maybe ``get`` (a near
+page to scan), ``fallback`` (a GET after a HEAD the server does not
+answer properly), ``anchors`` (a far HTML page downloaded for its ids,
+--check-fragments), ``sitemap`` (a sitemap downloaded to read) or ``probe``
+(a soft-404 probe's GET).  An answer, its phase, whether the URL is near
+and what it was served as decide the next step: one more request (in which
+phase), read the body (scan a page, read a sitemap or a far page's
+anchors), or the result (ok, a redirect, broken, unchecked).
+
+:func:`decide` is that table, and nothing else: no request, no state.  Two
+questions need the audit's state (is the URL a sitemap to read; are its
+anchors wanted): ``marked(mark)`` asks them, and only in the rows that need
+the answer (a shared audit asks Redis).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+from linkaudit.rules.statuses import BROKEN, FALLBACK, OK, REDIRECT
+
+# the phases of a check's requests
+HEAD, GET = "head", "get"
+ANCHORS = "anchors"  # a far HTML page's GET for its anchors (also the state's mark)
+PROBE = "probe"  # a soft-404 probe's GET
+SITEMAP = "sitemap"  # a sitemap's GET (also the state's mark for sitemaps)
+
+# what happens next
+REPLAY = "replay"  # the audit database answered (fresh, or a 304): its stored result
+PROBED = "probed"  # a soft-404 probe's answer: its status and fingerprint
+REDIRECTED = "redirected"  # a redirect: its target is a link of the URL
+REQUEST = "request"  # one more request, in ``Decision.phase``
+SCAN = "scan"  # a near page (or stylesheet): scan it, its links are the audit's
+READ_SITEMAP = "read_sitemap"  # a sitemap downloaded: its <loc> are its links
+READ_ANCHORS = "read_anchors"  # a far HTML page downloaded for its anchors: ok, with them
+RESULT = "result"  # the result, ``Decision.outcome`` (ok, broken, unchecked)
+
+# what a sitemap is served as (only URLs of these types are asked whether
+# they are sitemaps: a shared audit asks Redis)
+SITEMAP_TYPES = frozenset(
+    {
+        "application/xml",
+        "text/xml",
+        "application/gzip",
+        "application/x-gzip",
+        "application/octet-stream",
+        "text/plain",
+        None,
+    }
+)
+
+
+class Answer(NamedTuple):
+    """What is known of an answer when the table is read."""
+
+    phase: str
+    verdict: str  # the status's, rules/statuses.py:judge_status (ok, redirect, fallback...)
+    near: bool
+    kind: str | None  # its media type (Content-Type without parameters)
+    scan: bool  # the kind is one a near URL is scanned as (HTML, CSS)
+    html: bool  # the kind is HTML's
+    fragments: bool = False  # --check-fragments
+    replayed: bool = False  # answered from the audit database (fresh, or a 304)
+
+
+class Decision(NamedTuple):
+    action: str
+    phase: str | None = None  # REQUEST: the next request's phase
+    outcome: str | None = None  # RESULT: ok, broken or unchecked
+
+
+def decide(answer: Answer, marked: Callable[[str], bool]) -> Decision:
+    """The next step of a check after ``answer``; ``marked(mark)``: does
+    the state mark the URL (SITEMAP, ANCHORS)."""
+    phase, verdict = answer.phase, answer.verdict
+    if answer.replayed:
+        return Decision(REPLAY)
+    if phase == PROBE:
+        return Decision(PROBED)
+    if verdict == REDIRECT:
+        return Decision(REDIRECTED)
+    if verdict == FALLBACK:
+        return Decision(REQUEST, FALLBACK)
+    if verdict == BROKEN:
+        return Decision(RESULT, outcome=BROKEN)
+    if verdict != OK:
+        return Decision(RESULT, outcome="unchecked")
+    scanned = answer.near and answer.scan
+    if phase in (HEAD, GET) and answer.kind in SITEMAP_TYPES and marked(SITEMAP):
+        return Decision(REQUEST, SITEMAP)
+    if phase == SITEMAP:
+        return Decision(READ_SITEMAP)
+    if scanned:
+        return Decision(REQUEST, GET) if phase == HEAD else Decision(SCAN)
+    if phase == HEAD and answer.fragments and answer.html and not answer.near:
+        if marked(ANCHORS):
+            return Decision(REQUEST, ANCHORS)
+    if phase == ANCHORS and answer.html:
+        return Decision(READ_ANCHORS)
+    return Decision(RESULT, outcome=OK)

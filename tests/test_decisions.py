@@ -1,0 +1,98 @@
+"""The decision table of a check (linkaudit/rules/decisions.py), read
+without a crawl: each row, and the state asked only where a row needs it."""
+
+from __future__ import annotations
+
+import pytest
+
+from linkaudit.rules.decisions import (
+    ANCHORS,
+    GET,
+    HEAD,
+    PROBE,
+    PROBED,
+    READ_ANCHORS,
+    READ_SITEMAP,
+    REDIRECTED,
+    REPLAY,
+    REQUEST,
+    RESULT,
+    SCAN,
+    SITEMAP,
+    Answer,
+    Decision,
+    decide,
+)
+
+HTML, PNG, XML = "text/html", "image/png", "application/xml"
+
+
+def answer(phase=HEAD, verdict="ok", near=True, kind=HTML, **fields):
+    html = kind == HTML
+    scan = fields.pop("scan", html)
+    return Answer(phase, verdict, near=near, kind=kind, scan=scan, html=html, **fields)
+
+
+def never(mark: str) -> bool:
+    raise AssertionError(f"the state was asked about {mark!r}")
+
+
+def marks(*marked: str):
+    return lambda mark: mark in marked
+
+
+ROWS = [
+    # (answer, marks of the URL, what follows)
+    (answer(replayed=True), (), Decision(REPLAY)),
+    (answer(PROBE, "broken", kind=HTML), (), Decision(PROBED)),
+    (answer(verdict="redirect"), (), Decision(REDIRECTED)),
+    (answer(verdict="fallback"), (), Decision(REQUEST, "fallback")),
+    (answer(verdict="broken"), (), Decision(RESULT, outcome="broken")),
+    (answer(verdict="unchecked"), (), Decision(RESULT, outcome="unchecked")),
+    # a near page: HEAD, then GET, then scanned
+    (answer(HEAD), (), Decision(REQUEST, GET)),
+    (answer(GET), (), Decision(SCAN)),
+    (answer("fallback"), (), Decision(SCAN)),
+    # a near image, a far page: ok on the HEAD
+    (answer(HEAD, kind=PNG), (), Decision(RESULT, outcome="ok")),
+    (answer(HEAD, near=False, scan=True), (), Decision(RESULT, outcome="ok")),
+    # a sitemap: asked again to be read, then read
+    (answer(HEAD, kind=XML), (SITEMAP,), Decision(REQUEST, SITEMAP)),
+    (answer(GET, kind=None), (SITEMAP,), Decision(REQUEST, SITEMAP)),
+    (answer(SITEMAP, kind=XML), (SITEMAP,), Decision(READ_SITEMAP)),
+    (answer(HEAD, kind=XML), (), Decision(RESULT, outcome="ok")),
+    # a far page whose fragments are linked, with --check-fragments
+    (
+        answer(HEAD, near=False, fragments=True),
+        (ANCHORS,),
+        Decision(REQUEST, ANCHORS),
+    ),
+    (answer(ANCHORS, near=False, fragments=True), (ANCHORS,), Decision(READ_ANCHORS)),
+    (answer(HEAD, near=False, fragments=True), (), Decision(RESULT, outcome="ok")),
+    (answer(HEAD, near=False, fragments=False), (ANCHORS,), Decision(RESULT, outcome="ok")),
+    (answer(ANCHORS, near=False, kind=PNG), (ANCHORS,), Decision(RESULT, outcome="ok")),
+]
+
+
+@pytest.mark.parametrize(("given", "marked", "expected"), ROWS)
+def test_each_row_of_the_table(given: Answer, marked: tuple[str, ...], expected: Decision):
+    assert decide(given, marks(*marked)) == expected
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        answer(replayed=True),
+        answer(PROBE),
+        answer(verdict="redirect", kind=XML),
+        answer(verdict="broken", kind=XML),
+        answer(verdict="fallback", kind=XML),
+        answer(SITEMAP, kind=XML),
+        answer(HEAD, kind=PNG),  # not a type a sitemap is served as
+        answer(HEAD, near=False, fragments=False),
+        answer(GET, near=True),
+    ],
+)
+def test_the_state_is_asked_only_where_a_row_needs_it(given: Answer):
+    """A shared audit's marks are in Redis: a round trip per question."""
+    decide(given, never)
