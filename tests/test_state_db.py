@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from scrapy.http import Request
 
+from linkaudit.audit import start_audit
 from linkaudit.items import UrlResult
 from linkaudit.middlewares.recheck import FIRST, HISTORY, RecheckMiddleware
 from linkaudit.middlewares.redirects import CHECK_URL
@@ -171,17 +172,25 @@ def test_not_a_database(tmp_path):
         open_database(str(path))
 
 
-class _Spider:
-    def __init__(self, h):
-        self.state = type("S", (), {"history": staticmethod(lambda url: h)})()
+class Remembering(MemoryState):
+    """A state that remembers one earlier check of every URL (``LAST``)."""
+
+    remembers = True
+    LAST: History | None = None
+
+    def history(self, url: str) -> History | None:
+        return self.LAST
 
 
 class _Crawler:
+    """What ``start_audit`` reads of a crawler: its settings."""
+
     def __init__(self, h, **settings):
         from scrapy.settings import Settings
 
-        self.settings = Settings(settings)
-        self.spider = _Spider(h)
+        self.settings = Settings({"LINKAUDIT_STATE": "tests.test_state_db.Remembering", **settings})
+        Remembering.LAST = h
+        start_audit(self, {"start": "http://site.test/"})
 
 
 def test_middleware_answers_fresh_urls_and_asks_pages_conditionally():

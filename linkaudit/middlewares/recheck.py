@@ -33,13 +33,12 @@ from scrapy.http import Request, Response
 
 from linkaudit.audit import audit_of
 from linkaudit.meta import CACHED, CHECK_URL, FIRST, HISTORY
-from linkaudit.state.base import AuditState
 
 
 class RecheckMiddleware:
     def __init__(self, crawler: Crawler):
         audit = audit_of(crawler)
-        if audit is None or type(audit.state).history is AuditState.history:
+        if audit is None or not audit.state.remembers:
             raise NotConfigured  # nothing to look up (or not our spider's crawl)
         self.state = audit.state
         self.policy = audit.config.policy
