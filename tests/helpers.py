@@ -24,6 +24,7 @@ import pytest
 from hypothesis import strategies as st
 
 from linkaudit.items import UrlResult
+from linkaudit.output.facts import ReportFacts
 from linkaudit.rules.html.landmarks import _CANDIDATE, _signature
 from tests.conftest import ROOT, run_process
 
@@ -322,3 +323,18 @@ def unescaped(value):
     if isinstance(value, dict):
         return {unescaped(k): unescaped(v) for k, v in value.items()}
     return value
+
+
+# -- report facts for a state built by hand -------------------------------------------------
+def site_facts(**fields: object) -> ReportFacts:
+    """The facts of an audit of ``http://s/`` that finished, ``fields`` changed."""
+    base: dict = dict(
+        start_urls=["http://s/"],
+        near_prefixes=["http://s/"],
+        started_at="then",
+        finished_at="now",
+        finish_reason="finished",
+        pages=0,
+        requests=0,
+    )
+    return ReportFacts(**{**base, **fields})

@@ -10,10 +10,10 @@ import pytest
 
 from linkaudit.config.baseline import load_baseline
 from linkaudit.items import UrlResult
-from linkaudit.output.report import ReportFacts, build_report
+from linkaudit.output.report import build_report
 from linkaudit.state.memory import MemoryState
 from tests.conftest import validate
-from tests.helpers import run
+from tests.helpers import run, site_facts
 
 
 def test_the_report_marks_new_and_lists_fixed():
@@ -23,14 +23,7 @@ def test_the_report_marks_new_and_lists_fixed():
         state.record(UrlResult(url=url, near=True, outcome=outcome, depth=0), 0.0)
     report = build_report(
         state,
-        ReportFacts(
-            start_urls=["http://s/"],
-            near_prefixes=["http://s/"],
-            started_at="",
-            finished_at="",
-            finish_reason="finished",
-            pages=0,
-            requests=0,
+        site_facts(
             baseline=frozenset({"http://s/b", "http://s/c", "http://s/gone"}),
             baseline_source="last.json",
         ),

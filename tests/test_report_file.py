@@ -8,7 +8,6 @@ import pytest
 
 from linkaudit.items import UrlResult
 from linkaudit.output.report import (
-    ReportFacts,
     build_report,
     dumps_report,
     read_report,
@@ -18,6 +17,7 @@ from linkaudit.output.report import (
 from linkaudit.rules.soft404 import pattern_of, probe_url
 from linkaudit.rules.templates import url_hash
 from linkaudit.state.memory import MemoryState
+from tests.helpers import site_facts
 
 ENTRY = {
     "url": "http://127.0.0.1:1/a b",
@@ -66,15 +66,7 @@ def test_the_streamed_report_is_the_built_one(tmp_path, n):
         outcome = "broken" if i % 2 else "ok"
         state.add_referrer(url, "http://s/", i)
         state.record(UrlResult(url=url, near=True, outcome=outcome, depth=1), 0.0)
-    facts = ReportFacts(
-        start_urls=["http://s/"],
-        near_prefixes=["http://s/"],
-        started_at="then",
-        finished_at="now",
-        finish_reason="finished",
-        pages=1,
-        requests=n,
-    )
+    facts = site_facts(pages=1, requests=n)
     path = tmp_path / "report.json"
     kept = write_report(str(path), state, facts)
     built = build_report(state, facts)
@@ -135,12 +127,7 @@ def test_the_report_reads_the_states_entries_once(tmp_path):
     it), and the report has them all."""
     state = _CountingState()
     _every_section(state)
-    facts = ReportFacts(
-        start_urls=["http://s/"],
-        near_prefixes=["http://s/"],
-        started_at="then",
-        finished_at="now",
-        finish_reason="finished",
+    facts = site_facts(
         pages=3,
         requests=8,
         fragments=True,
