@@ -107,6 +107,22 @@ def download_slot(crawler: Crawler, request: Request) -> Any | None:
     return downloader.slots.get(downloader.get_slot_key(request))
 
 
+def slot_key(crawler: Crawler, request: Request) -> str:
+    """The downloader's slot key of ``request``: its host name, as Scrapy
+    tells hosts apart for their delays (127.0.0.2 and 127.0.0.3 are two)."""
+    return crawler.engine.downloader.get_slot_key(request)
+
+
+def take_queued(crawler: Crawler, key: str) -> list[tuple[Request, Any]]:
+    """Take the (request, deferred) pairs queued in slot ``key``, not yet sent."""
+    slot = crawler.engine.downloader.slots.get(key)
+    queue = getattr(slot, "queue", None)
+    taken = []
+    while queue:
+        taken.append(queue.popleft())
+    return taken
+
+
 def set_default_delay(crawler: Crawler, delay: float) -> None:
     """The delay of the download slots created from now on (Scrapy's
     AutoThrottle sets the same attribute when the spider opens)."""

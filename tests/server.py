@@ -67,6 +67,9 @@ class TestServer:
         self.required: dict[str, str] = {}
         self.routes: dict[str, Route] = {}
         self.missing: Route | None = None  # the answer to unknown paths (default: 404)
+        # the answer to a path instead of its route, when it gives one (a
+        # server that starts failing part way); called in the server's threads
+        self.fault: Callable[[str], Route | None] | None = None
         self.log: list[Hit] = []  # answered requests
         self.arrivals: list[str] = []  # paths of requests read, answered or not yet
         self._lock = threading.Lock()
@@ -90,6 +93,8 @@ class TestServer:
                 with server._lock:
                     server.arrivals.append(path)
                 route = server.route_for(path)
+                if server.fault is not None:
+                    route = server.fault(path) or route
                 if route is None:
                     route = server.missing or Route(404, "<h1>Not Found</h1>")
                 if any(self.headers.get(k) != v for k, v in server.required.items()):

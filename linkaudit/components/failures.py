@@ -37,6 +37,7 @@ from linkaudit.components.requests import CheckRequests
 from linkaudit.extensions.drain import Interrupted
 from linkaudit.items import UrlResult
 from linkaudit.meta import CHECK_URL, DEPTH, HISTORY, PHASE
+from linkaudit.middlewares.backoff import HostFailing
 from linkaudit.middlewares.robots import RobotsBlocked
 from linkaudit.network.failures import describe_failure, is_network_failure, is_timeout
 from linkaudit.rules.statuses import BROKEN
@@ -71,7 +72,10 @@ class FailureJudge:
         exc = failure.value
         if isinstance(exc, Interrupted):
             return  # never sent: the report lists it unchecked
-        if isinstance(exc, IgnoreRequest):
+        if isinstance(exc, HostFailing):  # the host's state, not a verdict on the link
+            logger.info("%s %s not checked: %s", request.method, url, exc)
+            yield UrlResult(url, self.audit.is_near(url), "unchecked", meta[DEPTH], error=str(exc))
+        elif isinstance(exc, IgnoreRequest):
             error = str(exc) if isinstance(exc, RobotsBlocked) else "Disallowed by robots.txt"
             logger.info("%s %s not requested: %s", request.method, url, error)
             yield UrlResult(url, self.audit.is_near(url), "blocked", meta[DEPTH], error=error)

@@ -149,6 +149,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_RETRY_AFTER_MAX", 30.0, c.number(_float, 0, maximum=c.DAY)),
     Option("LINKAUDIT_RETRY_AFTER_DEFAULT", 5.0, c.number(_float, 0, maximum=c.DAY)),
     Option("LINKAUDIT_HOST_FAILURE_CACHE", True, c.boolean),
+    # a struggling host slowed down, paused, given up (middlewares/backoff.py)
+    Option("LINKAUDIT_BACKOFF", True, c.boolean),
+    Option("LINKAUDIT_BACKOFF_WINDOW", 20, c.number(_int, 4, maximum=1000)),
+    Option("LINKAUDIT_BACKOFF_THRESHOLD", 0.5, c.number(_float, 0, maximum=1)),
+    Option("LINKAUDIT_BACKOFF_MAX_DELAY", 8.0, c.number(_float, 0, maximum=c.DAY)),
+    Option("LINKAUDIT_BACKOFF_PAUSE", 30.0, c.number(_float, 0, maximum=c.DAY)),
+    Option("LINKAUDIT_BACKOFF_MAX_PAUSES", 2, c.number(_int, 0, maximum=100)),
     Option("LINKAUDIT_DRAIN_ON_CLOSE", True, c.boolean),
     Option("LINKAUDIT_DRAIN_INTERVAL", 0.1, c.number(_float, 0.01, maximum=c.HOUR)),
     # allocations between two collections of Python's youngest generation

@@ -56,6 +56,9 @@ class ReportFacts:
     sitemaps: bool = False  # the ``sitemap`` section, when a sitemap was read
     templates: int | None = None  # ``groups``: a template block is on this many pages
     soft_404: tuple[str, float, bool] | None = None  # (mode, similarity, probes sent)
+    # a struggling host slowed down and paused (middlewares/backoff.py)
+    backoffs: int = 0
+    pauses: int = 0
 
 
 def report_facts(
@@ -67,6 +70,8 @@ def report_facts(
     requests: int,
     baseline: frozenset[str] | None = None,
     baseline_source: str | None = None,
+    backoffs: int = 0,
+    pauses: int = 0,
 ) -> ReportFacts:
     """The facts of a report written now, by the audit ``config`` describes,
     of a run that started at ``started_at`` and ended for ``finish_reason``
@@ -85,6 +90,8 @@ def report_facts(
         now=time.time(),
         baseline=baseline,
         baseline_source=baseline_source,
+        backoffs=backoffs,
+        pauses=pauses,
         files=config.local_files,
         fragments=config["LINKAUDIT_CHECK_FRAGMENTS"],
         soft_404=(

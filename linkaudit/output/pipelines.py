@@ -115,6 +115,8 @@ class ReportPipeline:
             requests=requests,
             baseline=audit.baseline,
             baseline_source=audit.baseline_source,
+            backoffs=stats.get_value("linkaudit/backoff/backoffs", 0),
+            pauses=stats.get_value("linkaudit/backoff/pauses", 0),
         )
         write_final_report(
             self.config,

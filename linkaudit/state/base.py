@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from linkaudit.items import UrlResult
 from linkaudit.rules.recheck import History
@@ -238,6 +238,18 @@ class AuditState(ABC):
     @abstractmethod
     def set_hops(self, url: str, hops: int) -> None:
         """``url``, new, is the target of a chain of ``hops`` redirects."""
+
+    # -- a struggling host's back-off (middlewares/backoff.py) ----------------
+    def backoff(self, host: str) -> dict[str, Any] | None:
+        """What another process left of ``host``'s back-off (a record of
+        ``save_backoff``: level, pauses, paused until, given up); None:
+        nothing.  A state that is not ``shared`` answers None: the one
+        process's middleware holds its hosts' back-off itself."""
+        return None
+
+    def save_backoff(self, host: str, record: dict[str, Any]) -> None:  # noqa: B027
+        """Keep ``host``'s back-off for the audit's other workers (a shared
+        state: the worker that takes the host over goes on from there)."""
 
     # -- the audit's counts and its report ------------------------------------
     def totals(self, own: Totals) -> Totals:

@@ -1,8 +1,12 @@
 """Marks and redirect hops in the shared state, so that every worker
 reads what another noted (a part of RedisState): ``m:<kind>``, a set of
-URLs per kind; ``hops``, a hash URL -> how many redirects led to it."""
+URLs per kind; ``hops``, a hash URL -> how many redirects led to it;
+``bo``, a hash host -> its back-off (JSON), as its lease is shared."""
 
 from __future__ import annotations
+
+import json
+from typing import Any
 
 from linkaudit.state.redis.calls import Calls
 
@@ -22,3 +26,10 @@ class Marks(Calls):
 
     def set_hops(self, url: str, hops: int) -> None:
         self._do(lambda: self.client.hset(self.key("hops"), url, hops), None)
+
+    def backoff(self, host: str) -> dict[str, Any] | None:
+        raw = self._do(lambda: self.client.hget(self.key("bo"), host), None)
+        return json.loads(raw) if raw else None
+
+    def save_backoff(self, host: str, record: dict[str, Any]) -> None:
+        self._do(lambda: self.client.hset(self.key("bo"), host, json.dumps(record)), None)

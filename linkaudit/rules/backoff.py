@@ -1,0 +1,152 @@
+"""When a struggling host is slowed down, paused or given up: pure rules, one
+host's recent answers in, a decision out (no Scrapy, no clock of its own).
+
+A host's last ``window`` answers are kept, each a failure's label (``503``,
+``429``, ``timeouts``...) or ``None`` for an answer that is not the host's
+trouble (200, 404, a redirect: a 404 is a verdict on a link, not on the
+server).  A decision is taken every ``step`` answers (a quarter of the
+window), not at each answer: a back-off needs fresh evidence at its new
+pace before the next one, or a burst read at one pace would double the
+delay ``step`` times over.  Over ``threshold`` (a share of the answers
+looked at), the delay doubles up to ``max_delay``; at the cap, the host
+is paused; after ``max_pauses`` pauses without a recovery, it is given up.
+At or under the threshold, the delay comes back down one step at a time.
+
+After a pause only the answers since the pause are looked at: the ones
+before it are the reason it was paused, not news about the host now.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass, field
+
+BACKOFF, PAUSE, GIVE_UP, RECOVER = "backoff", "pause", "give up", "recover"
+# the lowest delay a back-off doubles: a host asked without a delay (tests,
+# DOWNLOAD_DELAY 0) is slowed down too
+FLOOR = 0.25
+
+
+@dataclass(frozen=True)
+class BackoffPolicy:
+    window: int = 20
+    threshold: float = 0.5
+    max_delay: float = 8.0
+    pause: float = 30.0
+    max_pauses: int = 2
+
+    @property
+    def step(self) -> int:
+        """Answers between two decisions (and the fewest one is taken on)."""
+        return max(2, self.window // 4)
+
+    def delay(self, base: float, level: int) -> float:
+        """The delay of a host whose normal delay is ``base``, backed off
+        ``level`` times."""
+        if level <= 0:
+            return base
+        return min(self.max_delay, max(base, FLOOR) * 2**level)
+
+
+@dataclass
+class HostBackoff:
+    """One host's back-off: its window, and what is in effect."""
+
+    policy: BackoffPolicy
+    base: float = 0.0  # the host's delay before any back-off
+    level: int = 0  # back-offs in effect (the delay doubled this many times)
+    pauses: int = 0  # pauses since the host last recovered
+    paused_until: float = 0.0  # a time of the caller's clock
+    given_up: str | None = None  # the reason, once the host is given up
+    answers: deque[str | None] = field(default_factory=deque)
+    since_decision: int = 0
+    since_pause: int | None = None  # answers since the last pause (None: none)
+    changed_at: float = 0.0  # when the pace last changed (caller's clock)
+
+    @property
+    def delay(self) -> float:
+        return self.policy.delay(self.base, self.level)
+
+    @property
+    def at_cap(self) -> bool:
+        return self.policy.delay(self.base, self.level + 1) <= self.delay
+
+    def struggling(self, now: float) -> bool:
+        """Backing off, paused or given up: a failing answer now is the
+        host's state, not a verdict on its URL."""
+        return self.level > 0 or now < self.paused_until or self.given_up is not None
+
+    def observe(self, failure: str | None, now: float, sent_at: float | None = None) -> str | None:
+        """Note one answer (``failure`` its label, None when fine) at time
+        ``now`` to a request sent at ``sent_at``; the decision it brings,
+        if any.  An answer to a request sent before the pace last changed
+        is kept in the window but is no evidence about the new pace."""
+        if self.given_up is not None:
+            return None
+        window = self.policy.window
+        self.answers.append(failure)
+        if len(self.answers) > window:
+            self.answers.popleft()
+        if now < self.paused_until or (sent_at is not None and sent_at < self.changed_at):
+            return None
+        self.since_decision += 1
+        if self.since_pause is not None:
+            self.since_pause += 1
+        step = self.policy.step
+        if self.since_decision < step or len(self.answers) < step:
+            return None
+        self.since_decision = 0
+        decision = self._decide(now)
+        if decision is not None:
+            self.changed_at = now
+        return decision
+
+    def _decide(self, now: float) -> str | None:
+        looked = list(self.answers)
+        if self.since_pause is not None and self.since_pause < len(looked):
+            looked = looked[-self.since_pause :]
+        failing = sum(1 for a in looked if a is not None) > self.policy.threshold * len(looked)
+        if not failing:
+            if self.level == 0:
+                self.pauses = 0
+                return None
+            self.level -= 1
+            if self.level == 0:
+                self.pauses = 0
+            return RECOVER
+        if not self.at_cap:
+            self.level += 1
+            return BACKOFF
+        if self.pauses < self.policy.max_pauses:
+            self.pauses += 1
+            self.paused_until = now + self.policy.pause
+            self.since_pause = 0
+            return PAUSE
+        self.given_up = self.reason()
+        return GIVE_UP
+
+    def reason(self) -> str:
+        """What the host did, in the words of a report's error."""
+        failures = Counter(a for a in self.answers if a is not None)
+        labels = " and ".join(label for label, _ in failures.most_common(3))
+        then = "paused" if self.pauses else "given up"
+        return (
+            f"Host failing: {labels or 'failures'} on {sum(failures.values())} "
+            f"of the last {len(self.answers)} requests; {then}"
+        )
+
+    def record(self) -> dict[str, float | int | str | None]:
+        """What a shared audit keeps of it (the window stays with the worker)."""
+        return {
+            "level": self.level,
+            "pauses": self.pauses,
+            "paused_until": self.paused_until,
+            "given_up": self.given_up,
+        }
+
+    def restore(self, record: dict) -> None:
+        """Take on what another worker left (a record of :meth:`record`)."""
+        self.level = int(record.get("level") or 0)
+        self.pauses = int(record.get("pauses") or 0)
+        self.paused_until = float(record.get("paused_until") or 0.0)
+        self.given_up = record.get("given_up") or None
