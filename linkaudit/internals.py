@@ -91,10 +91,11 @@ def in_flight(crawler: Crawler) -> int:
     return len(crawler.engine.downloader.active)
 
 
-def queued_downloads(crawler: Crawler) -> Iterator[tuple[Request, Any]]:
+def queued_downloads(crawler: Crawler, key: str | None = None) -> Iterator[tuple[Request, Any]]:
     """Take the (request, deferred) pairs still queued in the downloader's
-    per-host slots, not yet sent."""
-    for slot in list(crawler.engine.downloader.slots.values()):
+    per-host slots (or slot ``key``'s alone), not yet sent."""
+    slots = crawler.engine.downloader.slots
+    for slot in list(slots.values()) if key is None else [slots.get(key)]:
         queue = getattr(slot, "queue", None)
         while queue:
             yield queue.popleft()
@@ -105,22 +106,6 @@ def download_slot(crawler: Crawler, request: Request) -> Any | None:
     its ``delay`` is the seconds between two requests to that host."""
     downloader = crawler.engine.downloader
     return downloader.slots.get(downloader.get_slot_key(request))
-
-
-def slot_key(crawler: Crawler, request: Request) -> str:
-    """The downloader's slot key of ``request``: its host name, as Scrapy
-    tells hosts apart for their delays (127.0.0.2 and 127.0.0.3 are two)."""
-    return crawler.engine.downloader.get_slot_key(request)
-
-
-def take_queued(crawler: Crawler, key: str) -> list[tuple[Request, Any]]:
-    """Take the (request, deferred) pairs queued in slot ``key``, not yet sent."""
-    slot = crawler.engine.downloader.slots.get(key)
-    queue = getattr(slot, "queue", None)
-    taken = []
-    while queue:
-        taken.append(queue.popleft())
-    return taken
 
 
 def set_default_delay(crawler: Crawler, delay: float) -> None:

@@ -355,6 +355,23 @@ def test_marks_and_hops(backend):
         assert other.marked("anchors", url("b")) and other.hops(url("r2")) == 2
 
 
+
+def test_a_host_s_backoff_reaches_the_worker_that_takes_it_over(backend):
+    """middlewares/backoff.py: a shared state keeps a struggling host's
+    back-off for the next worker; a lone process holds its own (None here)."""
+    state = backend.open()
+    record = {"level": 2, "pauses": 1, "paused_until": 1700000000.5, "given_up": None}
+    assert state.backoff("site.test") is None
+    state.save_backoff("site.test", record)
+    state.save_backoff("other.test", {**record, "given_up": "Host failing: 503 on 8 of 8"})
+    other = backend.open()
+    if state.shared:  # the worker taking the host over goes on from there
+        assert other.backoff("site.test") == record
+        assert other.backoff("other.test")["given_up"] == "Host failing: 503 on 8 of 8"
+    else:
+        assert state.backoff("site.test") is None and other.backoff("site.test") is None
+    assert other.backoff("elsewhere.test") is None
+
 # -- the audit's counts and its report ------------------------------------------------
 def test_totals_and_progress_are_the_whole_audit_s(backend):
     state = backend.open()

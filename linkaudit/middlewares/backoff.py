@@ -88,7 +88,8 @@ class BackoffMiddleware:
         return cls(crawler)
 
     def _host(self, request: Request) -> tuple[str, HostBackoff]:
-        key = internals.slot_key(self.crawler, request)
+        # the host name, as Scrapy tells hosts apart for their delays
+        key = self.crawler.engine.downloader.get_slot_key(request)
         host = self.hosts.get(key)
         if host is None:
             host = self.hosts[key] = HostBackoff(self.policy)
@@ -202,8 +203,7 @@ class BackoffMiddleware:
                 self._hold(key, slot, host, self.policy.pause)
         elif decision == GIVE_UP:
             logger.warning("%s given up, its URLs left unchecked: %s", key, host.given_up)
-            dropped = internals.take_queued(self.crawler, key)
-            for _request, deferred in dropped:
+            for _request, deferred in list(internals.queued_downloads(self.crawler, key)):
                 deferred.errback(Failure(HostFailing(host.given_up)))
         self._share(key, host)
 
