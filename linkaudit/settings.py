@@ -45,9 +45,9 @@ DOWNLOADER_MIDDLEWARES = {
     "linkaudit.middlewares.robots.RobotsMiddleware": 100,
     # After robots.txt (whose fetch is usually the first to find a host dead)
     "linkaudit.middlewares.hostfailures.HostFailureCacheMiddleware": 110,
-    # A struggling host slowed down, paused, given up; sees every answer
-    # before Retry-After (550) waits on one
-    "linkaudit.middlewares.backoff.BackoffMiddleware": 560,
+    # A struggling host slowed down, paused, given up; sees the answers
+    # Retry-After (550) did not wait on and ask again
+    "linkaudit.middlewares.backoff.BackoffMiddleware": 540,
     # --header, --auth and .netrc for the site's own hosts only; Scrapy's
     # HttpAuthMiddleware (300) turns the request's credentials into a header
     "linkaudit.middlewares.credentials.NearCredentialsMiddleware": 290,

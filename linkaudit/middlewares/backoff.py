@@ -11,9 +11,11 @@ paused for ``LINKAUDIT_BACKOFF_PAUSE`` seconds (its slot's delay holds every
 request queued for it; other hosts' slots go on at their own pace); after
 ``LINKAUDIT_BACKOFF_MAX_PAUSES`` pauses without a recovery it is given up.
 
-A failing answer is asked again rather than judged: once on any host (the
-start of a spell shows only when the window has filled with it), and as
-long as the host is struggling (at most ``MAX_TRIES`` times a URL).  Once
+A failing answer is asked again rather than judged as long as the host is
+struggling (at most ``MAX_TRIES`` times a URL).  A failing answer of a host
+not (yet) struggling is held until the host's next few answers tell whether
+it starts a spell (see :meth:`BackoffMiddleware._news`): the first 503s of
+a burst are asked again too, a lone 500 is judged as before.  Once
 the host is given up, its URLs end ``unchecked`` with the reason
 (:class:`HostFailing`), never ``broken``: the audit is then incomplete.
 
@@ -25,6 +27,7 @@ from there.  Stats: ``linkaudit/backoff/backoffs`` and ``.../pauses``
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 
@@ -122,7 +125,7 @@ class BackoffMiddleware:
         if remaining > 0 and slot.delay < remaining:
             self._hold(key, slot, host, remaining)
 
-    def process_response(
+    async def process_response(
         self, request: Request, response: Response, spider: object = None
     ) -> Request | Response:
         if CHECK_URL not in request.meta:
@@ -130,7 +133,12 @@ class BackoffMiddleware:
         label = failure_label(response.status)
         # Scrapy's download_latency: from sending the request to its answer
         sent_at = time.time() - request.meta.get("download_latency", 0.0)
-        retry = self._answer(request, label, sent_at)
+        host = self._note(request, label, sent_at)
+        if label is None:
+            return response
+        if not host.struggling(time.time()):
+            await self._news(request, host)
+        retry = self._again(request, host, label)
         return response if retry is None else retry
 
     def process_exception(
@@ -143,15 +151,13 @@ class BackoffMiddleware:
         timeout = is_timeout(exception)
         label = "timeouts" if timeout else "connection failures"
         sent_at = time.time() - (self.timeout if timeout else 0.0)
-        # a first timeout is asked again by the failure judge already
-        return self._answer(request, label, sent_at, first_retry=not timeout)
+        # not held as a failing answer is: a first timeout is asked again
+        # by the failure judge anyway
+        return self._again(request, self._note(request, label, sent_at), label)
 
-    def _answer(
-        self, request: Request, label: str | None, sent_at: float, first_retry: bool = True
-    ) -> Request | None:
-        """Note an answer of ``request``'s host; the request again when its
-        failure is the host's state (raises :class:`HostFailing` once the
-        host is given up)."""
+    def _note(self, request: Request, label: str | None, sent_at: float) -> HostBackoff:
+        """Note an answer of ``request``'s host (``label`` its failure),
+        and act on the decision it brings."""
         key, host = self._host(request)
         now = time.time()
         slot = internals.download_slot(self.crawler, request)
@@ -160,12 +166,35 @@ class BackoffMiddleware:
         decision = host.observe(label, now, sent_at)
         if decision is not None:
             self._apply(key, request, host, decision)
-        if label is None:
-            return None
+        return host
+
+    async def _news(self, request: Request, host: HostBackoff) -> None:
+        """Hold a failing answer of a host that is not struggling until the
+        answers after it tell whether it is the start of a spell (the
+        host's next ``step`` answers: a decision is taken on them), while
+        the host has requests in flight, for at most ``step`` of its
+        delays and half a second.  A lone 500 of a healthy host is judged
+        after that, and asked no more than before."""
+        slot = internals.download_slot(self.crawler, request)
+        target = host.seen + self.policy.step
+        deadline = time.monotonic() + self.policy.step * host.delay + 0.5
+        while (
+            slot is not None
+            and slot.active
+            and host.seen < target
+            and not host.struggling(time.time())
+            and time.monotonic() < deadline
+        ):
+            await asyncio.sleep(0.05)
+
+    def _again(self, request: Request, host: HostBackoff, label: str) -> Request | None:
+        """The request again when its failure is the host's state, not a
+        verdict on its URL (raises :class:`HostFailing` once the host is
+        given up); None: the failure is the verdict."""
         if host.given_up is not None:
             raise HostFailing(host.given_up)
         tries = request.meta.get(BACKOFF_TRIES, 0)
-        if tries >= MAX_TRIES or not (host.struggling(now) or (first_retry and tries == 0)):
+        if tries >= MAX_TRIES or not host.struggling(time.time()):
             return None
         logger.debug("%s %s answered %s: asked again later", request.method, request.url, label)
         retry = request.replace(dont_filter=True)

@@ -62,6 +62,7 @@ class HostBackoff:
     since_decision: int = 0
     since_pause: int | None = None  # answers since the last pause (None: none)
     changed_at: float = 0.0  # when the pace last changed (caller's clock)
+    seen: int = 0  # answers noted in all
 
     @property
     def delay(self) -> float:
@@ -81,6 +82,7 @@ class HostBackoff:
         ``now`` to a request sent at ``sent_at``; the decision it brings,
         if any.  An answer to a request sent before the pace last changed
         is kept in the window but is no evidence about the new pace."""
+        self.seen += 1
         if self.given_up is not None:
             return None
         window = self.policy.window
