@@ -361,6 +361,7 @@ def test_a_host_s_backoff_reaches_the_worker_that_takes_it_over(backend):
     back-off for the next worker; a lone process holds its own (None here)."""
     state = backend.open()
     record = {"level": 2, "pauses": 1, "paused_until": 1700000000.5, "given_up": None}
+    record.update(backoffs=2, paused=1)  # in all, for the report's summary
     assert state.backoff("site.test") is None
     state.save_backoff("site.test", record)
     state.save_backoff("other.test", {**record, "given_up": "Host failing: 503 on 8 of 8"})
@@ -368,8 +369,10 @@ def test_a_host_s_backoff_reaches_the_worker_that_takes_it_over(backend):
     if state.shared:  # the worker taking the host over goes on from there
         assert other.backoff("site.test") == record
         assert other.backoff("other.test")["given_up"] == "Host failing: 503 on 8 of 8"
+        assert other.backoff_totals() == (4, 2)  # every host's, for the report
     else:
         assert state.backoff("site.test") is None and other.backoff("site.test") is None
+        assert other.backoff_totals() is None  # the process's own stats are the audit's
     assert other.backoff("elsewhere.test") is None
 
 # -- the audit's counts and its report ------------------------------------------------

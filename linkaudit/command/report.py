@@ -73,6 +73,7 @@ def shared_report(config: Config) -> dict[str, Any]:
         if starts is None:
             raise RedisUnavailable(f"no audit {audit!r} in the Redis at {url}")
         pages, requests, started_at = state.totals(Totals(0, 0, now_iso()))
+        backoffs, pauses = state.backoff_totals() or (0, 0)
         facts = report_facts(
             config,
             started_at=started_at,
@@ -80,6 +81,8 @@ def shared_report(config: Config) -> dict[str, Any]:
             finish_reason=(reason or status) if status in ("finished", "stopping") else "running",
             pages=pages,
             requests=requests,
+            backoffs=backoffs,
+            pauses=pauses,
         )
         scope = dict(
             start_urls=starts.split("\n"),

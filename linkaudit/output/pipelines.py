@@ -107,6 +107,9 @@ class ReportPipeline:
         requests = stats.get_value("downloader/request_count", 0)
         # a shared audit's are every worker's
         pages, requests, started_at = state.totals(Totals(pages, requests, self.started_at))
+        backoffs = stats.get_value("linkaudit/backoff/backoffs", 0)
+        pauses = stats.get_value("linkaudit/backoff/pauses", 0)
+        backoffs, pauses = state.backoff_totals() or (backoffs, pauses)
         facts = report_facts(
             self.config,
             started_at=started_at,
@@ -115,8 +118,8 @@ class ReportPipeline:
             requests=requests,
             baseline=audit.baseline,
             baseline_source=audit.baseline_source,
-            backoffs=stats.get_value("linkaudit/backoff/backoffs", 0),
-            pauses=stats.get_value("linkaudit/backoff/pauses", 0),
+            backoffs=backoffs,
+            pauses=pauses,
         )
         write_final_report(
             self.config,

@@ -63,6 +63,8 @@ class HostBackoff:
     since_pause: int | None = None  # answers since the last pause (None: none)
     changed_at: float = 0.0  # when the pace last changed (caller's clock)
     seen: int = 0  # answers noted in all
+    backoffs: int = 0  # back-offs and pauses in all (the report's summary)
+    paused: int = 0
 
     @property
     def delay(self) -> float:
@@ -118,9 +120,11 @@ class HostBackoff:
             return RECOVER
         if not self.at_cap:
             self.level += 1
+            self.backoffs += 1
             return BACKOFF
         if self.pauses < self.policy.max_pauses:
             self.pauses += 1
+            self.paused += 1
             self.paused_until = now + self.policy.pause
             self.since_pause = 0
             return PAUSE
@@ -144,6 +148,8 @@ class HostBackoff:
             "pauses": self.pauses,
             "paused_until": self.paused_until,
             "given_up": self.given_up,
+            "backoffs": self.backoffs,
+            "paused": self.paused,
         }
 
     def restore(self, record: dict) -> None:
@@ -152,3 +158,5 @@ class HostBackoff:
         self.pauses = int(record.get("pauses") or 0)
         self.paused_until = float(record.get("paused_until") or 0.0)
         self.given_up = record.get("given_up") or None
+        self.backoffs = int(record.get("backoffs") or 0)
+        self.paused = int(record.get("paused") or 0)

@@ -251,6 +251,12 @@ class AuditState(ABC):
         """Keep ``host``'s back-off for the audit's other workers (a shared
         state: the worker that takes the host over goes on from there)."""
 
+    def backoff_totals(self) -> tuple[int, int] | None:
+        """Back-offs and pauses of every host, counted in the records of
+        ``save_backoff`` (a shared state: every worker's); None: this
+        process's own count is the audit's."""
+        return None
+
     # -- the audit's counts and its report ------------------------------------
     def totals(self, own: Totals) -> Totals:
         """The report's counts of the whole audit, given this process's

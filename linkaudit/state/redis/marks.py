@@ -33,3 +33,8 @@ class Marks(Calls):
 
     def save_backoff(self, host: str, record: dict[str, Any]) -> None:
         self._do(lambda: self.client.hset(self.key("bo"), host, json.dumps(record)), None)
+
+    def backoff_totals(self) -> tuple[int, int] | None:
+        records = self._do(lambda: self.client.hvals(self.key("bo")), [])
+        hosts = [json.loads(raw) for raw in records]
+        return sum(h.get("backoffs", 0) for h in hosts), sum(h.get("paused", 0) for h in hosts)
