@@ -139,6 +139,32 @@ def test_the_healthy_host_carries_on(audit):
     assert "127.0.0.4" not in crawl.stderr.replace(f"{healthy.url}/", "")
 
 
+def test_switched_off_a_failing_host_is_judged_as_before(tmp_path):
+    with TestServer(host="127.0.0.2") as near, TestServer(host="127.0.0.3") as failing:
+        near.add("/", "".join(f'<a href="{failing.url}/b{i}">x</a>' for i in range(3)))
+        failing.fault = never_recovers
+        crawl = run_crawl(
+            tmp_path,
+            "-a",
+            f"start={near.url}/",
+            settings={**SETTINGS, "LINKAUDIT_BACKOFF": "False"},
+            timeout=60,
+        )
+    for i in range(3):
+        assert crawl.url(f"{failing.url}/b{i}")["status"] == 503
+    summary = crawl.report["summary"]
+    assert (summary["broken"], summary["backoffs"], summary["pauses"]) == (3, 0, 0), summary
+    assert "struggling" not in crawl.stderr
+
+
+def test_a_bad_setting_is_one_line(tmp_path):
+    settings = {"LINKAUDIT_BACKOFF_THRESHOLD": "2"}  # a share: at most 1
+    crawl = run_crawl(tmp_path, "-a", "start=http://127.0.0.1:9/", settings=settings)
+    assert crawl.returncode != 0 and crawl.report is None
+    assert "LINKAUDIT_BACKOFF_THRESHOLD" in crawl.stderr, crawl.stderr[-2000:]
+    assert "Traceback" not in crawl.stderr
+
+
 # -- the rules alone ---------------------------------------------------------
 
 
