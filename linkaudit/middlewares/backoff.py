@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from typing import Any
 
 from scrapy import Request
 from scrapy.crawler import Crawler
@@ -81,10 +82,9 @@ class BackoffMiddleware:
         )
         self.timeout = config["DOWNLOAD_TIMEOUT"]
         self.stats = crawler.stats
-        self.hosts: dict[str, HostBackoff] = {}
-        stats = crawler.stats
-        stats.set_value(BACKOFFS, 0)
-        stats.set_value(PAUSES, 0)
+        self.hosts: dict[str, HostBackoff] = {}  # by the downloader's slot key
+        self.stats.set_value(BACKOFFS, 0)
+        self.stats.set_value(PAUSES, 0)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> BackoffMiddleware:
@@ -236,7 +236,7 @@ class BackoffMiddleware:
                 deferred.errback(Failure(HostFailing(host.given_up)))
         self._share(key, host)
 
-    def _hold(self, key: str, slot: object, host: HostBackoff, seconds: float) -> None:
+    def _hold(self, key: str, slot: Any, host: HostBackoff, seconds: float) -> None:
         """No request to the host for ``seconds``: its slot's delay covers
         them (Scrapy times a slot's delay from its last request), and
         comes back to the backed-off delay when they are over."""
