@@ -19,6 +19,7 @@ from linkaudit.output.formats.html_parts import (
     section,
 )
 from linkaudit.output.groups import block_name
+from linkaudit.rules.suggest import WHY
 
 
 def _target(entry: dict[str, Any], url: str, why: str, where: str, new: bool, h: int = 3) -> str:
@@ -33,7 +34,7 @@ def _target(entry: dict[str, Any], url: str, why: str, where: str, new: bool, h:
 
 
 def _broken_card(u: dict[str, Any], templates: dict[str, list[dict[str, Any]]]) -> str:
-    why = f"{outcome_badge('broken', u['status'])} {esc(u['error'])}"
+    why = f"{outcome_badge('broken', u['status'])} {esc(u['error'])}{_suggested(u)}"
     where = places(u["referrers"], u["referrer_count"])
     for g in templates.get(u["url"], ()):
         where += (
@@ -130,3 +131,12 @@ def groups_section(report: Report) -> str:
     body = f'{intro}<ul class="groups">{"".join(parts)}</ul>' if parts else "<p>None.</p>"
     body += more_note(len(groups), "findings", in_table=False)
     return section("groups", "Grouped findings", len(groups), body)
+
+
+def _suggested(u: dict[str, Any]) -> str:
+    """A broken URL's suggestion: ``did you mean <a>URL</a>? (a typo)``."""
+    found = u.get("suggestion")
+    if not found:
+        return ""
+    why = WHY.get(found["why"], found["why"])
+    return f' <span class="suggestion">Did you mean {link(found["url"])}? ({esc(why)})</span>'

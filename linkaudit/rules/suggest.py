@@ -1,0 +1,230 @@
+"""Suggestions for broken links in the site: the page the author most
+likely meant (the report's ``suggestion``).
+
+Pure logic.  Given the broken near URLs and the URLs the audit knows to
+exist (pages and files found ok, the sitemap's URLs, where redirects lead),
+each broken URL is matched with the candidates of the same origin whose
+path is a likely slip of the author's, scored 0..1:
+
+- ``extension`` 0.95: the same path with ``.html``/``.htm`` added or dropped;
+- ``slash`` 0.95: with a trailing slash, or ``index.html``, added or dropped;
+- ``case`` 0.95: the same path in another case (0.9 with one of the above);
+- ``typo`` 0.85 (0.75 for a last segment of 4 or 5 letters): one letter
+  typed wrong, missing, extra or two swapped, in the last segment or in
+  one folder's name (a shorter last segment is not matched: too many
+  words are one letter apart);
+- ``moved`` 0.6 to 0.95: the same last segment in another folder, more
+  with the folders the two paths share, with a last segment no other
+  candidate has, and with a long one.
+
+Only the best candidate is suggested, and only when its score reaches the
+threshold (``LINKAUDIT_SUGGEST_MIN_SCORE``) and no other candidate scores
+as well: no suggestion is better than a wrong one.  Query strings are not
+matched (a URL with one gets no suggestion, and suggests none).  Page
+titles and link texts are not kept by the audit's state, so ``title`` (in
+the report's vocabulary) is not produced here.
+
+Cost: the broken URLs (usually few) are indexed by their keys (path forms,
+last segment, each last segment with one letter deleted), then every
+candidate is looked up by its own keys once: linear in candidates and
+broken URLs, never one compared with every other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+from urllib.parse import urlsplit
+
+WHY = {
+    "case": "a change of case",
+    "typo": "a typo",
+    "moved": "a moved page",
+    "extension": ".html added or dropped",
+    "slash": "a trailing slash or index.html",
+    "title": "a page with that title",
+}
+EXACT, CASE_AND_FORM = 0.95, 0.9
+TYPO, SHORT_TYPO = 0.85, 0.75
+MIN_TYPO = 4  # letters of a last segment a typo is looked for in
+PAGE_BONUS = 0.01  # an HTML page is more likely meant than a file of the same name
+_EXTENSIONS = (".html", ".htm")
+_INDEX = ("index.html", "index.htm")
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    url: str
+    score: float
+    why: str
+
+    def as_dict(self) -> dict[str, object]:
+        return {"url": self.url, "score": round(self.score, 3), "why": self.why}
+
+
+class _Path(NamedTuple):
+    origin: str  # scheme://host[:port]
+    path: str  # as in the URL
+    form: str  # the path without index.html, trailing slash or .html
+    folders: tuple[str, ...]  # the form's folders, lower case
+    stem: str  # the form's last segment, lower case
+
+
+def parse(url: str) -> _Path | None:
+    """A URL's path and its forms; None when it has a query (not matched)."""
+    parts = urlsplit(url)
+    if parts.query or not parts.scheme:
+        return None
+    path = parts.path or "/"
+    form = path
+    head, _, last = form.rpartition("/")
+    if last.lower() in _INDEX:
+        form = head + "/"
+    if len(form) > 1 and form.endswith("/"):
+        form = form.rstrip("/") or "/"
+    head, _, last = form.rpartition("/")
+    for ext in _EXTENSIONS:
+        if last.lower().endswith(ext) and len(last) > len(ext):
+            form = form[: -len(ext)]
+            break
+    segments = form.lower().strip("/").split("/")
+    return _Path(
+        f"{parts.scheme}://{parts.netloc}", path, form, tuple(segments[:-1]), segments[-1]
+    )
+
+
+def _deletions(word: str) -> set[str]:
+    """The word with each letter deleted in turn, and itself."""
+    return {word, *(word[:i] + word[i + 1 :] for i in range(len(word)))}
+
+
+def within_one(a: str, b: str) -> bool:
+    """One edit apart at most: a letter changed, added, removed, or two
+    neighbours swapped (linear: no table)."""
+    if a == b:
+        return True
+    if abs(len(a) - len(b)) > 1:
+        return False
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        if a[i + 1 :] == b[i + 1 :]:
+            return True  # one changed
+        return a[i + 2 :] == b[i + 2 :] and a[i : i + 2] == b[i : i + 2][::-1]  # swapped
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    return longer[i + 1 :] == shorter[i:]
+
+
+def _typo_score(stem: str) -> float:
+    return TYPO if len(stem) >= 6 else SHORT_TYPO
+
+
+def score(broken: _Path, candidate: _Path, unique_stem: bool) -> tuple[float, str] | None:
+    """How likely ``candidate`` is what ``broken`` meant, and why (None: it
+    is not).  ``unique_stem``: no other candidate has its last segment."""
+    if broken.origin != candidate.origin or broken.path == candidate.path:
+        return None
+    if broken.form == candidate.form:
+        return EXACT, _form_kind(broken.path, candidate.path)
+    if broken.form.lower() == candidate.form.lower():
+        if broken.path.lower() == candidate.path.lower():
+            return EXACT, "case"
+        return CASE_AND_FORM, "case"
+    if broken.folders == candidate.folders:
+        if len(broken.stem) >= MIN_TYPO and within_one(broken.stem, candidate.stem):
+            return _typo_score(broken.stem), "typo"
+        return None
+    if broken.stem != candidate.stem:
+        return None
+    if len(broken.folders) == len(candidate.folders):
+        slips = [(a, b) for a, b in zip(broken.folders, candidate.folders, strict=True) if a != b]
+        if len(slips) == 1 and len(slips[0][0]) >= MIN_TYPO and within_one(*slips[0]):
+            return _typo_score(slips[0][0]), "typo"
+    shared = len(set(broken.folders) & set(candidate.folders))
+    overlap = shared / max(len(broken.folders), len(candidate.folders), 1)
+    value = 0.6 + 0.25 * overlap + (0.1 if unique_stem else 0)
+    value += 0.05 if len(broken.stem) >= 8 else 0  # a long name is seldom a coincidence
+    return min(value, EXACT), "moved"
+
+
+def _form_kind(a: str, b: str) -> str:
+    """``extension`` when the paths differ by .html, else ``slash``."""
+    la, lb = a.lower(), b.lower()
+    for ext in _EXTENSIONS:
+        if la + ext == lb or lb + ext == la:
+            return "extension"
+    return "slash"
+
+
+class Suggester:
+    """Indexes the broken URLs, then sees every candidate once
+    (:meth:`offer`) and gives each broken URL its suggestion
+    (:meth:`suggestions`)."""
+
+    def __init__(self, broken: list[str], min_score: float) -> None:
+        self.min_score = min_score
+        self.paths: dict[str, _Path] = {}
+        self.by_form: dict[tuple[str, str], list[str]] = {}  # (origin, lower form)
+        self.by_typo: dict[tuple[str, tuple[str, ...], str], list[str]] = {}
+        self.by_stem: dict[tuple[str, str], list[str]] = {}  # (origin, stem)
+        for url in broken:
+            path = parse(url)
+            if path is None:
+                continue
+            self.paths[url] = path
+            self.by_form.setdefault((path.origin, path.form.lower()), []).append(url)
+            self.by_stem.setdefault((path.origin, path.stem), []).append(url)
+            if len(path.stem) >= MIN_TYPO:
+                for variant in _deletions(path.stem):
+                    key = (path.origin, path.folders, variant)
+                    self.by_typo.setdefault(key, []).append(url)
+        # stem -> how many candidates have it (for the stems broken URLs have)
+        self.stem_counts: dict[tuple[str, str], int] = {}
+        self.matches: list[tuple[str, str, bool]] = []  # (broken, candidate, page)
+
+    def offer(self, url: str, page: bool = False) -> None:
+        """A URL that exists (``page``: an HTML page the audit read)."""
+        if not self.paths:
+            return
+        path = parse(url)
+        if path is None:
+            return
+        found: set[str] = set(self.by_form.get((path.origin, path.form.lower()), ()))
+        stem_key = (path.origin, path.stem)
+        if stem_key in self.by_stem:
+            self.stem_counts[stem_key] = self.stem_counts.get(stem_key, 0) + 1
+            found.update(self.by_stem[stem_key])
+        if len(path.stem) >= MIN_TYPO - 1:
+            for variant in _deletions(path.stem):
+                found.update(self.by_typo.get((path.origin, path.folders, variant), ()))
+        self.matches.extend((broken, url, page) for broken in found if broken != url)
+
+    def suggestions(self) -> dict[str, Suggestion]:
+        """Broken URL -> its suggestion, for those that have a clear one."""
+        best: dict[str, list[tuple[float, str, str]]] = {}
+        for broken, url, page in self.matches:
+            b, c = self.paths[broken], parse(url)
+            assert c is not None  # offer() parsed it
+            unique = self.stem_counts.get((c.origin, c.stem), 0) == 1
+            found = score(b, c, unique)
+            if found is None:
+                continue
+            value = found[0] + (PAGE_BONUS if page else 0.0)
+            best.setdefault(broken, []).append((value, url, found[1]))
+        out = {}
+        for broken, ranked in best.items():
+            ranked.sort(reverse=True)
+            value, url, why = ranked[0]
+            if value + 1e-9 < self.min_score:
+                continue
+            if len(ranked) > 1 and ranked[1][0] >= value - 1e-9:
+                continue  # two as likely: ambiguous
+            out[broken] = Suggestion(url, min(value, 1.0), why)
+        return out
+
+
+def suggestion_text(suggestion: dict[str, object]) -> str:
+    """``did you mean URL? (a typo)``"""
+    why = WHY.get(str(suggestion["why"]), str(suggestion["why"]))
+    return f"did you mean {suggestion['url']}? ({why})"
