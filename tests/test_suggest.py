@@ -74,6 +74,13 @@ def test_nothing_is_better_than_a_guess(broken):
     assert suggest([broken]) == {}
 
 
+def test_another_number_is_no_typo():
+    """A version, a day, a page of a list: one digit apart, another page."""
+    pages = ["/docs/v1.2.3/", "/blog/2019-05-01-launch", "/releases/v10/notes"]
+    assert suggest(["/docs/v1.2.4/", "/blog/2019-05-02-launch", "/releases/v11/notes"], pages) == {}
+    assert suggest(["/docs/v1.2.3"], pages) == {"/docs/v1.2.3": ("/docs/v1.2.3/", "slash")}
+
+
 def test_ties_give_no_suggestion():
     """Two pages one letter from the link: which one was meant is a guess."""
     assert suggest(["/docs/cat-photos"], ["/docs/cat-photo", "/docs/cat-photon"]) == {}

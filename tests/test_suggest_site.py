@@ -13,7 +13,8 @@ and the report's suggestions are scored against the answers:
   the ranking is built for (case, one-letter typos in names of 4 letters or
   more, .html, trailing slashes, moved pages with a name of their own) are
   found; the misses allowed are the ambiguous kinds it declines on purpose;
-- every deleted page with nothing similar, and every ambiguous one, gets none.
+- every deleted page with nothing similar, every ambiguous one and every
+  link to a version of the manual that does not exist gets none.
 """
 
 from __future__ import annotations
@@ -69,9 +70,16 @@ def generate(seed: int = 26) -> tuple[dict[str, str], list[tuple[str, str | None
     # a name two sections share: a link to it in a third is ambiguous
     for section in ("docs", "help"):
         pages[f"/{section}/overview.html"] = "overview"
+    # two versions of the manual; a link to a third that does not exist
+    # names a version no page has: nothing to suggest
+    manual = [names.pop() for _ in range(6)]
+    for version in ("v1", "v2"):
+        for name in manual:
+            pages[f"/manual/{version}/{name}/"] = name
     paths = sorted(pages)
     rng.shuffle(paths)
     kinds = ("typo", "case", "extension", "slash", "moved", "folder")
+    paths = [p for p in paths if not p.startswith("/manual/")]
     for n, path in enumerate(paths[:90]):
         kind = kinds[n % len(kinds)]
         section, _, rest = path[1:].partition("/")
@@ -112,6 +120,7 @@ def generate(seed: int = 26) -> tuple[dict[str, str], list[tuple[str, str | None
     for n, word in enumerate(GONE):
         answers.append((f"/{SECTIONS[n % len(SECTIONS)]}/{word}-{GONE[-1 - n]}.html", None, "gone"))
     answers.append(("/blog/overview.html", None, "ambiguous"))
+    answers.extend((f"/manual/v3/{name}/", None, "another version") for name in manual)
     return pages, answers
 
 
