@@ -207,7 +207,7 @@ def test_no_suggestions_turns_them_off(tmp_path):
         server.add("/docs/intro.html", "intro")
         proc = run(tmp_path, f"{server.url}/", "--delay", "0")
         assert f"{server.url}/docs/intro  [404 Not Found]  did you mean " in proc.stdout
-        assert "/docs/intro.html? (.html added or dropped)" in proc.stdout
+        assert "did you mean /docs/intro.html? (.html added or dropped)" in proc.stdout
         report = json.loads((tmp_path / "linkaudit-report.json").read_text())
         validate(report)
         entry = next(u for u in report["urls"] if u["url"] == f"{server.url}/docs/intro")

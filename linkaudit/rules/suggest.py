@@ -249,7 +249,17 @@ class Suggester:
         return out
 
 
-def suggestion_text(suggestion: dict[str, object]) -> str:
-    """``did you mean URL? (a typo)``"""
+def suggestion_target(suggestion: dict[str, object], broken: str) -> str:
+    """The suggested URL as a person reads it beside ``broken``: its path
+    when both are on one origin (``/docs/intro.html``), else the URL."""
+    url = str(suggestion["url"])
+    path = parse(url)
+    if path is not None and broken.startswith(path.origin + "/"):
+        return path.path
+    return url
+
+
+def suggestion_text(suggestion: dict[str, object], broken: str) -> str:
+    """``did you mean /docs/intro.html? (a typo)``"""
     why = WHY.get(str(suggestion["why"]), str(suggestion["why"]))
-    return f"did you mean {suggestion['url']}? ({why})"
+    return f"did you mean {suggestion_target(suggestion, broken)}? ({why})"

@@ -19,7 +19,7 @@ from linkaudit.output.formats.html_parts import (
     section,
 )
 from linkaudit.output.groups import block_name
-from linkaudit.rules.suggest import WHY
+from linkaudit.rules.suggest import WHY, suggestion_target
 
 
 def _target(entry: dict[str, Any], url: str, why: str, where: str, new: bool, h: int = 3) -> str:
@@ -139,4 +139,5 @@ def _suggested(u: dict[str, Any]) -> str:
     if not found:
         return ""
     why = WHY.get(found["why"], found["why"])
-    return f' <span class="suggestion">Did you mean {link(found["url"])}? ({esc(why)})</span>'
+    target = link(found["url"], suggestion_target(found, u["url"]))
+    return f' <span class="suggestion">Did you mean {target}? ({esc(why)})</span>'

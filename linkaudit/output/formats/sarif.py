@@ -36,7 +36,7 @@ def as_sarif(report: Report) -> str:
     for u in broken_urls(report):
         text = f"Broken link to {u['url']}: {u['error']}"
         if u.get("suggestion"):
-            text += f"; {suggestion_text(u['suggestion'])}"
+            text += f"; {suggestion_text(u['suggestion'], u['url'])}"
         referrers = u["referrers"] or [{"url": u["url"], "line": None}]
         if u["url"] in by_target:  # template links: one result, every page related
             referrers = []

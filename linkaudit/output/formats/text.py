@@ -145,4 +145,4 @@ def _fix_lines(fixes: list[dict[str, Any]]) -> list[str]:
 def _suggested(entry: dict[str, Any]) -> str:
     """``  did you mean URL? (a typo)`` after a broken URL that has a suggestion."""
     found = entry.get("suggestion")
-    return f"  {suggestion_text(found)}" if found else ""
+    return f"  {suggestion_text(found, entry['url'])}" if found else ""
