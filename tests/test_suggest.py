@@ -5,6 +5,7 @@ The end-to-end proof on a generated site is tests/test_suggest_site.py."""
 from __future__ import annotations
 
 import json
+import tracemalloc
 
 import pytest
 
@@ -81,6 +82,24 @@ def test_another_number_is_no_typo():
     assert suggest(["/docs/v1.2.3"], pages) == {"/docs/v1.2.3": ("/docs/v1.2.3/", "slash")}
 
 
+def test_a_huge_name_costs_no_more_than_a_page():
+    """A 2,000-letter last segment (a hostile href, a generated one): no
+    typo is looked for (its one-letter deletions would be 4 MB for each
+    such link), so 100 of them and 100 pages like them take little memory;
+    their other forms still match."""
+    name = "".join(chr(97 + i * 7 % 26) for i in range(2_000))
+    broken = [f"/docs/{name}{i:03d}x" for i in range(100)]
+    pages = [f"/docs/{name}{i:03d}" for i in range(100)] + [f"/docs/{name}000x.html"]
+    tracemalloc.start()
+    try:
+        found = suggest(broken, pages)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * 1024 * 1024, peak
+    assert found == {broken[0]: (pages[-1], "extension")}
+
+
 def test_ties_give_no_suggestion():
     """Two pages one letter from the link: which one was meant is a guess."""
     assert suggest(["/docs/cat-photos"], ["/docs/cat-photo", "/docs/cat-photon"]) == {}
@@ -115,11 +134,25 @@ def _grown(n: int) -> None:
     assert len(suggester.suggestions()) == len(broken)
 
 
+def _shared(n: int) -> None:
+    """n pages and n/10 broken links, all named ``details``."""
+    pages = [f"{H}/item/{i}/details" for i in range(n)]
+    broken = [f"{H}/gone/{i}/details" for i in range(0, n, 10)]
+    suggester = Suggester(broken, 0.7)
+    for page in pages:
+        suggester.offer(page)
+    assert suggester.suggestions() == {}
+
+
 def test_cost_grows_linearly():
     """8 times the pages and broken links cost about 8 times as much, not
     64 (each broken URL compared with every page in its folder)."""
     small = least_cpu(lambda: _grown(2_000), repeat=3)
     large = least_cpu(lambda: _grown(2_000 * GROWTH), repeat=3)
+    assert large / small < GROWTH_BOUND, (small, large)
+    # a name every page has: not every broken link against every page
+    small = least_cpu(lambda: _shared(1_000), repeat=3)
+    large = least_cpu(lambda: _shared(1_000 * GROWTH), repeat=3)
     assert large / small < GROWTH_BOUND, (small, large)
 
 

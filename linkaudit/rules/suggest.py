@@ -18,7 +18,8 @@ path is a likely slip of the author's, scored 0..1:
   with the folders the two paths share, with a last segment no other
   candidate has, and with a long one; never when the link's path names
   numbers the candidate's does not (``/releases/v11/notes`` is not
-  ``/releases/v10/notes`` moved; ``/guide/launch`` may be ``/news/2020/launch``).
+  ``/releases/v10/notes`` moved; ``/guide/launch`` may be ``/news/2020/launch``),
+  nor by a name more than MAX_SHARED (8) candidates or broken links share.
 
 Only the best candidate is suggested, and only when its score reaches the
 threshold (``LINKAUDIT_SUGGEST_MIN_SCORE``) and no other candidate scores
@@ -50,6 +51,13 @@ WHY = {
 EXACT, CASE_AND_FORM = 0.95, 0.9
 TYPO, SHORT_TYPO = 0.85, 0.75
 MIN_TYPO = 4  # letters of a last segment a typo is looked for in
+# and at most: a name's one-letter deletions are as many as its letters,
+# so a 2,000-letter name (a hostile or generated href) would cost 4 MB
+MAX_TYPO = 64
+# A name more pages (or broken links) share than this is not matched across
+# folders: ``details`` under each of 100,000 items would pair every broken
+# link with every page, and which one was meant cannot be told anyway
+MAX_SHARED = 8
 PAGE_BONUS = 0.01  # an HTML page is more likely meant than a file of the same name
 _EXTENSIONS = (".html", ".htm")
 _INDEX = ("index.html", "index.htm")
@@ -128,7 +136,11 @@ def _typo(a: str, b: str) -> bool:
     letters or more, with the same numbers (``v1.2.3`` and ``v1.2.4``,
     ``2019-05-01`` and ``2019-05-02`` name different things: a version, a
     day, a page of a list)."""
-    return len(a) >= MIN_TYPO and within_one(a, b) and _DIGITS.findall(a) == _DIGITS.findall(b)
+    return (
+        MIN_TYPO <= len(a) <= MAX_TYPO
+        and within_one(a, b)
+        and _DIGITS.findall(a) == _DIGITS.findall(b)
+    )
 
 
 def _typo_score(stem: str) -> float:
@@ -196,7 +208,7 @@ class Suggester:
             self.paths[url] = path
             self.by_form.setdefault((path.origin, path.form.lower()), []).append(url)
             self.by_stem.setdefault((path.origin, path.stem), []).append(url)
-            if len(path.stem) >= MIN_TYPO:
+            if MIN_TYPO <= len(path.stem) <= MAX_TYPO:
                 size = len(path.stem)
                 self.lengths.setdefault((path.origin, path.folders), set()).update(
                     (size - 1, size, size + 1)
@@ -217,9 +229,11 @@ class Suggester:
             return
         found: set[str] = set(self.by_form.get((path.origin, path.form.lower()), ()))
         stem_key = (path.origin, path.stem)
-        if stem_key in self.by_stem:
-            self.stem_counts[stem_key] = self.stem_counts.get(stem_key, 0) + 1
-            found.update(self.by_stem[stem_key])
+        wanting = self.by_stem.get(stem_key)
+        if wanting is not None and len(wanting) <= MAX_SHARED:
+            count = self.stem_counts[stem_key] = self.stem_counts.get(stem_key, 0) + 1
+            if count <= MAX_SHARED:
+                found.update(wanting)
         if len(path.stem) in self.lengths.get((path.origin, path.folders), ()):
             for variant in _deletions(path.stem):
                 found.update(self.by_typo.get((path.origin, path.folders, variant), ()))
@@ -231,8 +245,10 @@ class Suggester:
         for broken, url, page in self.matches:
             b, c = self.paths[broken], parse(url)
             assert c is not None  # offer() parsed it
-            unique = self.stem_counts.get((c.origin, c.stem), 0) == 1
-            found = score(b, c, unique)
+            shared = self.stem_counts.get((c.origin, c.stem), 0)
+            if shared > MAX_SHARED and b.folders != c.folders and b.form.lower() != c.form.lower():
+                continue  # matched by a name too common to tell a move by
+            found = score(b, c, shared == 1)
             if found is None:
                 continue
             value = found[0] + (PAGE_BONUS if page else 0.0)
