@@ -223,6 +223,10 @@ def test_groups_redirects_sitemap_and_unchecked(audit, browser):
     assert places(pages) == [(f"{n}/", f"{n}/", "line 12"), (f"{n}/about", f"{n}/about", "line 6")]
     own = css(browser, f'#groups li[data-kind="page"][data-target="{n}/gone"]')
     assert "on 3 pages" in own.text
+    # the far broken link sits on one page: its card says it all, no group of one
+    assert [g["pages"] for g in audit.report["groups"] if g["target"] == f"{audit.far}/missing"]
+    groups = browser.find_elements(By.CSS_SELECTOR, "#groups li.group")
+    assert [g.get_attribute("data-target") for g in groups] == [f"{n}/terms", f"{n}/gone"]
 
     chain = css(browser, f'#redirects-temporary tr[data-from="{n}/old"]')
     assert [td.text for td in chain.find_elements(By.TAG_NAME, "td")] == [

@@ -100,12 +100,19 @@ def _group_status(group: dict[str, Any]) -> str:
     return esc(group["status"] if group.get("status") is not None else group.get("error"))
 
 
+def says_more(group: dict[str, Any]) -> bool:
+    """A group the broken-links list does not already say: a template
+    link, or a link in the own content of several pages.  A broken link on
+    one page is its card above, not a group of one."""
+    return group["kind"] == "template" or group["pages"] > 1
+
+
 def groups_section(report: Report) -> str:
     """Template links as one finding each (with every page behind
-    <details>), then the links in pages' own content."""
+    <details>), then links in several pages' own content."""
     if "groups" not in report:
         return ""
-    groups = report["groups"]
+    groups = [g for g in report["groups"] if says_more(g)]
     parts = []
     # template groups first: one line each stands for many pages
     for g in sorted(groups, key=lambda g: g["kind"] != "template")[:LIST_LIMIT]:
@@ -119,14 +126,19 @@ def groups_section(report: Report) -> str:
             where = f"<details><summary>All {g['pages']} pages</summary>{places(g['referrers'])}"
             where += "</details>"
         else:
-            words = f" in the pages' own content, on {g['pages']} page{'s' * (g['pages'] != 1)}"
+            words = f" in the pages' own content, on {g['pages']} pages"
             where = places(g["referrers"])
         parts.append(
             f'<li class="group" data-kind="{esc(g["kind"])}" data-target="{esc(g["target"])}"'
             f' data-pages="{g["pages"]}"><p>{link(g["target"])} ({_group_status(g)}){words}</p>'
             f'<p class="muted">{esc(g.get("error"))}</p>{where}</li>'
         )
-    intro = "<p>A link the site template repeats is one finding, not one per page.</p>"
-    body = f'{intro}<ul class="groups">{"".join(parts)}</ul>' if parts else "<p>None.</p>"
+    intro = (
+        "<p>A link the site template repeats is one finding, not one per page; so is a link"
+        " written in several pages. A link on one page only is in the list above.</p>"
+    )
+    body = f'{intro}<ul class="groups">{"".join(parts)}</ul>'
+    if not parts:
+        body = "<p>None: no broken link is in the site template or on several pages.</p>"
     body += more_note(len(groups), "findings", in_table=False)
     return section("groups", "Grouped findings", len(groups), body)
