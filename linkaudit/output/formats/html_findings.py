@@ -18,6 +18,7 @@ from linkaudit.output.formats.html_parts import (
     places,
     section,
 )
+from linkaudit.output.formats.html_trend import broken_for
 from linkaudit.output.groups import block_name
 
 
@@ -32,8 +33,10 @@ def _target(entry: dict[str, Any], url: str, why: str, where: str, new: bool, h:
     )
 
 
-def _broken_card(u: dict[str, Any], templates: dict[str, list[dict[str, Any]]]) -> str:
-    why = f"{outcome_badge('broken', u['status'])} {esc(u['error'])}"
+def _broken_card(
+    u: dict[str, Any], templates: dict[str, list[dict[str, Any]]], report: Report
+) -> str:
+    why = f"{outcome_badge('broken', u['status'])} {esc(u['error'])}{broken_for(u, report)}"
     where = places(u["referrers"], u["referrer_count"])
     for g in templates.get(u["url"], ()):
         where += (
@@ -65,7 +68,7 @@ def broken_section(report: Report) -> str:
     for g in report.get("groups") or ():
         if g["kind"] == "template":
             templates.setdefault(g["target"], []).append(g)
-    body = "".join(_broken_card(u, templates) for u in broken[:LIST_LIMIT])
+    body = "".join(_broken_card(u, templates, report) for u in broken[:LIST_LIMIT])
     body += more_note(len(broken), "URLs")
     if not broken:
         body = '<p class="good">No broken links.</p>'
