@@ -11,6 +11,8 @@ opens the file."""
 
 from __future__ import annotations
 
+import json
+
 import html5lib
 import pytest
 from selenium.webdriver.common.by import By
@@ -18,6 +20,7 @@ from selenium.webdriver.common.by import By
 from linkaudit.output.formats.html import as_html
 from tests import test_html_report
 from tests.conftest import validate
+from tests.helpers import run
 from tests.test_html_report import EVIL, css, load
 
 browser = test_html_report.browser  # the module's one Chromium (a fixture)
@@ -147,9 +150,8 @@ def _check_chart(driver) -> None:
     svg = css(driver, "#trend-chart")
     assert svg.is_displayed() and svg.size["width"] > 400 and svg.size["height"] > 100
     assert svg.get_attribute("role") == "img"
-    assert "5 audits from 12 Nov 2026 10:00 to 24 Nov 2026 10:00" in css(driver, "#trend-desc").get_attribute(
-        "textContent"
-    )
+    desc = css(driver, "#trend-desc").get_attribute("textContent")
+    assert "5 audits from 12 Nov 2026 10:00 to 24 Nov 2026 10:00" in desc
     points = driver.execute_script(POINTS)
     assert [p[:4] for p in points] == [[s, b, n, f] for s, b, n, f in AUDITS]
     assert [p[4] for p in points] == [p[5] for p in points] == WORDS
@@ -218,7 +220,7 @@ def test_groups_say_more_than_the_list(page, browser):
     (template) and the link in two pages' content are the groups."""
     load(browser, page)
     groups = [
-        (g.get_attribute("data-kind"), g.get_attribute("data-target"), g.get_attribute("data-pages"))
+        tuple(g.get_attribute(f"data-{key}") for key in ("kind", "target", "pages"))
         for g in browser.find_elements(By.CSS_SELECTOR, "#groups li.group")
     ]
     assert groups == [("template", f"{SITE}/terms", "3"), ("page", f"{SITE}/gone", "2")]
@@ -279,3 +281,58 @@ def test_hostile_text_in_the_chart_and_lists(browser, tmp_path):
         f"broken since {EVIL}, 5 audits, linked 2 times",
         f"· broken since {EVIL}, 5 audits",
     ]
+
+
+def test_three_audits_with_a_database(tmp_path, server, browser):
+    """Three real audits of one database, the site changing between them:
+    the third's HTML report (``--html``) charts the three, its points the
+    report's history, which holds what happened (one broken link, then a
+    second, then the first fixed)."""
+    server.add("/", '<a href="/b">b</a>\n<a href="/c">c</a>')
+    server.add("/c", "c")
+    db = ("--db", "audit.sqlite", "--delay", "0")
+    for n in (1, 2, 3):
+        if n == 2:
+            server.routes.pop("/c")  # /c broken from the second audit on
+        if n == 3:
+            server.add("/b", "b")  # /b fixed in the third
+        out = run(tmp_path, f"{server.url}/", *db, "--report", f"{n}.json", "--html", f"{n}.html")
+        assert out.returncode == 1, out.stderr
+        report = json.loads((tmp_path / f"{n}.json").read_text())
+        validate(report)
+        if "history" not in report:
+            pytest.skip("no history in the report: written by issue 26's history part")
+    assert [r["summary"]["broken"] for r in report["history"]] == [1, 2, 1]
+    assert [(r["new"], r["fixed"]) for r in report["history"][1:]] == [(1, 0), (0, 1)]
+    load(browser, tmp_path / "3.html")
+    points = browser.execute_script(POINTS)
+    assert [p[:4] for p in points] == [
+        [r["started_at"], r["summary"]["broken"], r["new"], r["fixed"]] for r in report["history"]
+    ]
+    card = css(browser, f'#broken article[data-url="{server.url}/c"] .since')
+    assert card.text == "· broken for under an hour, 2 audits"
+    longest = browser.find_elements(By.CSS_SELECTOR, "#longest li")
+    assert [li.get_attribute("data-url") for li in longest] == [f"{server.url}/c"]
+
+
+def test_a_long_history_draws_the_last_audits():
+    """Years of audits: the chart draws the last 100 and says so; audits
+    hours apart are told apart by the hour under the axis."""
+    report = watched_report()
+    record = report["history"][-1]
+    report["history"] = [
+        record | {"started_at": f"2026-11-{1 + i // 24:02d}T{i % 24:02d}:00:00+00:00"}
+        for i in range(150)
+    ]
+    document = html5lib.parse(as_html(report), namespaceHTMLElements=False)
+    svg = document.find(".//{http://www.w3.org/2000/svg}svg")
+    ns = {"": "http://www.w3.org/2000/svg"}
+    points = svg.findall(".//g[@class='point']", ns)
+    assert [p.get("data-started-at") for p in points] == [
+        r["started_at"] for r in report["history"][-100:]
+    ]
+    caption = "".join(document.find(".//figcaption").itertext())
+    assert caption.endswith("in the last 100 audits (of 150: the JSON report has them all)")
+    dates = [t.text for t in svg.findall("text[@class='tick']", ns) if not t.text.isdigit()]
+    assert dates[0] == "03 Nov 02:00" and dates[-1] == "07 Nov 05:00" and len(dates) <= 7
+    assert len(document.findall(".//table[@id='trend-table']/tbody/tr")) == 100
