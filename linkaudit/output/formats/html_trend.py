@@ -10,7 +10,7 @@ page is read: the report says the same thing whenever it is opened."""
 
 from __future__ import annotations
 
-from collections import Counter
+import heapq
 from datetime import datetime
 from typing import Any
 
@@ -62,13 +62,30 @@ def broken_for(entry: dict[str, Any], report: Report) -> str:
     )
 
 
-def _moment(stamp: str) -> tuple[bool, float, str]:
-    """A sort key: stamps in time order (whatever their offsets), then
-    what is not a time."""
-    try:
-        return False, datetime.fromisoformat(stamp).timestamp(), ""
-    except (TypeError, ValueError):
-        return True, 0.0, str(stamp)
+def _oldest(entries: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+    """The LONGEST entries whose ``key`` stamp is oldest (then the longest
+    run of audits, then by URL); stamps that are not times last.  A few
+    audits' start times stand for thousands of entries: each is read once."""
+    moments: dict[str, tuple[bool, float, str]] = {}
+
+    def moment(stamp: str) -> tuple[bool, float, str]:
+        if stamp not in moments:
+            try:
+                moments[stamp] = False, datetime.fromisoformat(stamp).timestamp(), ""
+            except (TypeError, ValueError):
+                moments[stamp] = True, 0.0, str(stamp)
+        return moments[stamp]
+
+    runs = "audits_broken" if key == "broken_since" else "audits_with_broken_links"
+    return heapq.nsmallest(
+        LONGEST, entries, key=lambda u: (moment(u[key]), -(u.get(runs) or 1), u["url"])
+    )
+
+
+def _more(total: int) -> str:
+    if total <= LONGEST:
+        return ""
+    return f'<p class="note">The {LONGEST} oldest of {total}: the JSON report has them all.</p>'
 
 
 def _longest_urls(report: Report) -> str:
@@ -77,28 +94,28 @@ def _longest_urls(report: Report) -> str:
         for u in report["urls"]
         if u["outcome"] == "broken" and u.get("broken_since") and (u.get("audits_broken") or 0) > 1
     ]
-    chosen.sort(key=lambda u: (_moment(u["broken_since"]), -u["audits_broken"], u["url"]))
     now = report["started_at"]
     items = "".join(
         f'<li data-url="{esc(u["url"])}" data-broken-since="{esc(u["broken_since"])}"'
         f' data-audits-broken="{u["audits_broken"]}">{link(u["url"])}'
         f' <span class="since">broken {_run(u["broken_since"], u["audits_broken"], now)},'
         f" linked {u['referrer_count']} time{'s' * (u['referrer_count'] != 1)}</span></li>"
-        for u in chosen[:LONGEST]
+        for u in _oldest(chosen, "broken_since")
     )
     text = f'<ol class="plain">{items}</ol>' if items else "<p>None: each is new this audit.</p>"
-    return section("longest", "Broken the longest", len(chosen[:LONGEST]), text, 3)
+    return section("longest", "Broken the longest", len(chosen), text + _more(len(chosen)), 3)
 
 
 def _longest_pages(report: Report) -> str:
-    carried: Counter[str] = Counter()  # a page's broken links (distinct targets)
-    for u in report["urls"]:
-        if u["outcome"] == "broken":
-            carried.update({r["url"] for r in u["referrers"]})
     chosen = [u for u in report["urls"] if u.get("broken_links_since")]
     if not chosen:
         return ""
-    chosen.sort(key=lambda u: (_moment(u["broken_links_since"]), u["url"]))
+    oldest = _oldest(chosen, "broken_links_since")
+    carried = dict.fromkeys((u["url"] for u in oldest), 0)  # their broken links
+    for u in report["urls"]:
+        if u["outcome"] == "broken":
+            for page in {r["url"] for r in u["referrers"]}.intersection(carried):
+                carried[page] += 1
     now = report["started_at"]
     items = "".join(
         f'<li data-url="{esc(u["url"])}" data-broken-links-since="{esc(u["broken_links_since"])}"'
@@ -107,9 +124,9 @@ def _longest_pages(report: Report) -> str:
         f" link{'s' * (carried[u['url']] != 1)}, "
         f"{_run(u['broken_links_since'], u.get('audits_with_broken_links') or 1, now)}"
         "</span></li>"
-        for u in chosen[:LONGEST]
+        for u in oldest
     )
-    text = f'<ol class="plain">{items}</ol>'
+    text = f'<ol class="plain">{items}</ol>{_more(len(chosen))}'
     return section("longest-pages", "Pages with broken links the longest", len(chosen), text, 3)
 
 
