@@ -1,7 +1,8 @@
 """The HTML report's sections on broken links: each broken URL with every
 page and line linking to it (then missing fragments, soft 404s, failures in
 their grace period and what the baseline had), and the grouped findings
-(a link in the site template as one finding)."""
+(a link in the site template as one finding; a link in several pages' own
+content as one: a link on one page only is its card, not a group of one)."""
 
 from __future__ import annotations
 
