@@ -223,6 +223,10 @@ def test_groups_redirects_sitemap_and_unchecked(audit, browser):
     assert places(pages) == [(f"{n}/", f"{n}/", "line 12"), (f"{n}/about", f"{n}/about", "line 6")]
     own = css(browser, f'#groups li[data-kind="page"][data-target="{n}/gone"]')
     assert "on 3 pages" in own.text
+    # the far broken link sits on one page: its card says it all, no group of one
+    assert [g["pages"] for g in audit.report["groups"] if g["target"] == f"{audit.far}/missing"]
+    groups = browser.find_elements(By.CSS_SELECTOR, "#groups li.group")
+    assert [g.get_attribute("data-target") for g in groups] == [f"{n}/terms", f"{n}/gone"]
 
     chain = css(browser, f'#redirects-temporary tr[data-from="{n}/old"]')
     assert [td.text for td in chain.find_elements(By.TAG_NAME, "td")] == [
@@ -415,8 +419,14 @@ def _evil_report() -> dict:
         ],
         "soft_404": True,
         "warning": "<img src=x onerror=window.pwned=4>",
+        "broken_since": EVIL,  # with --db: in the trend section and the card
+        "audits_broken": 3,
+        "broken_links_since": EVIL,
+        "audits_with_broken_links": 2,
     }
     script = {**entry, "url": "javascript:window.pwned=5", "outcome": "excluded", "status": None}
+    counts = {"urls": 2, "pages": 1, "requests": 2, "ok": 0, "redirect": 0, "broken": 1}
+    counts |= {"blocked": 0, "excluded": 1, "unchecked": 0}
     return {
         "version": 1,
         "start_urls": [f"http://evil.test/{EVIL}"],
@@ -425,13 +435,17 @@ def _evil_report() -> dict:
         "finished_at": "2025-01-01T10:02:03+00:00",
         "finish_reason": EVIL,
         "complete": False,
-        "summary": {"urls": 2, "pages": 1, "requests": 2, "ok": 0, "redirect": 0, "broken": 1}
-        | {"blocked": 0, "excluded": 1, "unchecked": 0, "soft_404": 1},
+        "summary": counts | {"soft_404": 1},
         "baseline": EVIL,
         "fixed": [url],
         "groups": [
             {"target": url, "kind": "template", "pages": 1, "block": EVIL, "outcome": "broken"}
             | {"status": None, "error": EVIL, "referrers": entry["referrers"]}
+        ],
+        "history": [  # two audits: the trend chart
+            {"started_at": stamp, "finished_at": stamp, "seconds": 1, "finish_reason": EVIL}
+            | {"complete": False, "new": 1, "fixed": 0, "summary": counts}
+            for stamp in (EVIL, "2025-01-01T10:00:00+00:00")
         ],
         "redirect_fixes": [
             {"page": url, "line": 3, "from": url, "to": "javascript:x", "kind": "temporary"}

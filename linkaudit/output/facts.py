@@ -56,6 +56,7 @@ class ReportFacts:
     sitemaps: bool = False  # the ``sitemap`` section, when a sitemap was read
     templates: int | None = None  # ``groups``: a template block is on this many pages
     soft_404: tuple[str, float, bool] | None = None  # (mode, similarity, probes sent)
+    suggest: float | None = None  # broken near links' ``suggestion``: the least score
     # a struggling host slowed down and paused (middlewares/backoff.py)
     backoffs: int = 0
     pauses: int = 0
@@ -101,4 +102,5 @@ def report_facts(
         ),
         templates=config["LINKAUDIT_TEMPLATE_MIN_PAGES"] if config["LINKAUDIT_TEMPLATES"] else None,
         sitemaps=bool(config["LINKAUDIT_SITEMAPS"] or config["LINKAUDIT_ROBOTS_SITEMAPS"]),
+        suggest=config["LINKAUDIT_SUGGEST_MIN_SCORE"] if config["LINKAUDIT_SUGGESTIONS"] else None,
     )

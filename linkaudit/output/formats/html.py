@@ -24,6 +24,7 @@ from linkaudit.output.formats.html_lists import (
     unchecked_section,
 )
 from linkaudit.output.formats.html_parts import badge, count, esc, link, outcome_badge, section
+from linkaudit.output.formats.html_trend import trend_section
 from linkaudit.output.jsontext import json_escape
 from linkaudit.output.report import OUTCOMES
 
@@ -45,6 +46,7 @@ COLUMNS = (
 )
 # The sections in the page's table of contents.
 NAV = (
+    ("trend", "Over time"),
     ("broken", "Broken"),
     ("groups", "Grouped"),
     ("redirects", "Redirects"),
@@ -76,6 +78,7 @@ def as_html(report: Report) -> str:
     title = f"linkaudit: {s['broken']} broken link{plural} on {site}"
     parts = {
         "summary": _summary(report),
+        "trend": trend_section(report),  # with --db: the history, what is broken longest
         "broken": broken_section(report),
         "groups": groups_section(report),  # "" when the report has none: no section
         "redirects": redirects_section(report),

@@ -1,7 +1,8 @@
 """The HTML report's sections on broken links: each broken URL with every
 page and line linking to it (then missing fragments, soft 404s, failures in
 their grace period and what the baseline had), and the grouped findings
-(a link in the site template as one finding)."""
+(a link in the site template as one finding; a link in several pages' own
+content as one: a link on one page only is its card, not a group of one)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ from linkaudit.output.formats.html_parts import (
     places,
     section,
 )
+from linkaudit.output.formats.html_trend import broken_for
 from linkaudit.output.groups import block_name
+from linkaudit.rules.suggest import WHY, suggestion_target
 
 
 def _target(entry: dict[str, Any], url: str, why: str, where: str, new: bool, h: int = 3) -> str:
@@ -32,8 +35,11 @@ def _target(entry: dict[str, Any], url: str, why: str, where: str, new: bool, h:
     )
 
 
-def _broken_card(u: dict[str, Any], templates: dict[str, list[dict[str, Any]]]) -> str:
-    why = f"{outcome_badge('broken', u['status'])} {esc(u['error'])}"
+def _broken_card(
+    u: dict[str, Any], templates: dict[str, list[dict[str, Any]]], report: Report
+) -> str:
+    why = f"{outcome_badge('broken', u['status'])} {esc(u['error'])}{_suggested(u)}"
+    why += broken_for(u, report)
     where = places(u["referrers"], u["referrer_count"])
     for g in templates.get(u["url"], ()):
         where += (
@@ -65,7 +71,7 @@ def broken_section(report: Report) -> str:
     for g in report.get("groups") or ():
         if g["kind"] == "template":
             templates.setdefault(g["target"], []).append(g)
-    body = "".join(_broken_card(u, templates) for u in broken[:LIST_LIMIT])
+    body = "".join(_broken_card(u, templates, report) for u in broken[:LIST_LIMIT])
     body += more_note(len(broken), "URLs")
     if not broken:
         body = '<p class="good">No broken links.</p>'
@@ -100,12 +106,19 @@ def _group_status(group: dict[str, Any]) -> str:
     return esc(group["status"] if group.get("status") is not None else group.get("error"))
 
 
+def says_more(group: dict[str, Any]) -> bool:
+    """A group the broken-links list does not already say: a template
+    link, or a link in the own content of several pages.  A broken link on
+    one page is its card above, not a group of one."""
+    return group["kind"] == "template" or group["pages"] > 1
+
+
 def groups_section(report: Report) -> str:
     """Template links as one finding each (with every page behind
-    <details>), then the links in pages' own content."""
+    <details>), then links in several pages' own content."""
     if "groups" not in report:
         return ""
-    groups = report["groups"]
+    groups = [g for g in report["groups"] if says_more(g)]
     parts = []
     # template groups first: one line each stands for many pages
     for g in sorted(groups, key=lambda g: g["kind"] != "template")[:LIST_LIMIT]:
@@ -119,14 +132,29 @@ def groups_section(report: Report) -> str:
             where = f"<details><summary>All {g['pages']} pages</summary>{places(g['referrers'])}"
             where += "</details>"
         else:
-            words = f" in the pages' own content, on {g['pages']} page{'s' * (g['pages'] != 1)}"
+            words = f" in the pages' own content, on {g['pages']} pages"
             where = places(g["referrers"])
         parts.append(
             f'<li class="group" data-kind="{esc(g["kind"])}" data-target="{esc(g["target"])}"'
             f' data-pages="{g["pages"]}"><p>{link(g["target"])} ({_group_status(g)}){words}</p>'
             f'<p class="muted">{esc(g.get("error"))}</p>{where}</li>'
         )
-    intro = "<p>A link the site template repeats is one finding, not one per page.</p>"
-    body = f'{intro}<ul class="groups">{"".join(parts)}</ul>' if parts else "<p>None.</p>"
+    intro = (
+        "<p>A link the site template repeats is one finding, not one per page; so is a link"
+        " written in several pages. A link on one page only is in the list above.</p>"
+    )
+    body = f'{intro}<ul class="groups">{"".join(parts)}</ul>'
+    if not parts:
+        body = "<p>None: no broken link is in the site template or on several pages.</p>"
     body += more_note(len(groups), "findings", in_table=False)
     return section("groups", "Grouped findings", len(groups), body)
+
+
+def _suggested(u: dict[str, Any]) -> str:
+    """A broken URL's suggestion: ``did you mean <a>URL</a>? (a typo)``."""
+    found = u.get("suggestion")
+    if not found:
+        return ""
+    why = WHY.get(found["why"], found["why"])
+    target = link(found["url"], suggestion_target(found, u["url"]))
+    return f' <span class="suggestion">Did you mean {target}? ({esc(why)})</span>'

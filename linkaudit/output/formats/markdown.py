@@ -25,6 +25,7 @@ from linkaudit.output.formats.common import (
 )
 from linkaudit.output.groups import block_name
 from linkaudit.output.report import OUTCOMES
+from linkaudit.rules.suggest import WHY, suggestion_target
 from linkaudit.rules.templates import RUN
 
 _TICKS = re.compile("`+")
@@ -112,6 +113,8 @@ def as_markdown(report: Report) -> str:
         for u in broken:
             places = place_lines(u, by_target, say=where, say_group=group_words)
             error = code(u["error"]) if u["error"] else ""
+            if u.get("suggestion"):  # did you mean `URL`? (a typo)
+                error += f"; {_suggested(u['suggestion'], u['url'])}"
             lines.append(f"| {cell(code(u['url']))} | {cell(error)} | {_linked(places)} |")
         for u, gap in gaps:
             places = [where(r) for r in gap["referrers"]]
@@ -124,3 +127,8 @@ def as_markdown(report: Report) -> str:
 
 def _linked(places: list[str]) -> str:
     return "<br>".join(cell(place) for place in places)
+
+
+def _suggested(found: dict[str, Any], broken: str) -> str:
+    why = WHY.get(found["why"], found["why"])
+    return f"did you mean {code(suggestion_target(found, broken))}? ({why})"
