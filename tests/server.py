@@ -213,7 +213,11 @@ class TestServer:
             ]
 
     def methods(self, path: str) -> list[str]:
-        return [h.method for h in self.hits(path)]
+        """The methods ``path`` was asked with, in the order the requests
+        arrived (the log is in the order answered: a HEAD's answer is
+        logged after it is written, and the GET it leads to may be logged
+        first)."""
+        return [h.method for h in sorted(self.hits(path), key=lambda h: h.arrived)]
 
     def requested(self, pred: Callable[[Hit], bool]) -> list[Hit]:
         with self._lock:
