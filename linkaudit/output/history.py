@@ -1,0 +1,93 @@
+"""The report's history, with an audit database (``--db``): the
+``history`` section (the site's audits, this one last), each broken URL's
+``broken_since`` and ``audits_broken``, each page's ``broken_links_since``
+and ``audits_with_broken_links`` (the run rule: ``linkaudit/rules/history.py``).
+
+The state's :meth:`~linkaudit.state.base.AuditState.past` gives what the
+earlier audits left; :class:`AuditHistory` sees the entries as the report
+is written and, once it is, hands the state what to keep (:meth:`kept`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from typing import Any
+
+from linkaudit.items import UrlResult
+from linkaudit.rules.history import Runs, extend, open_after
+from linkaudit.state.base import Entry, Past
+
+COUNTS = ("urls", "pages", "requests", "ok", "redirect", "broken", "blocked", "excluded")
+COUNTS += ("unchecked",)
+
+
+class AuditHistory:
+    """One audit's history, built as its report is written."""
+
+    def __init__(self, past: Past, started_at: str) -> None:
+        self.past = past
+        self.started_at = started_at
+        self.broken: Runs = {}  # the runs of the URLs broken now
+        self.carrying: Runs = {}  # the runs of the pages carrying broken links now
+        self.carriers: set[str] = set()  # the pages carrying broken links now
+        self.checked: set[str] = set()  # URLs and pages of earlier runs checked now
+        self.record: dict[str, Any] | None = None
+
+    def see(self, entries: Iterable[Entry], shown: Callable[[Entry], UrlResult | None]) -> None:
+        """Before any entry is written: which pages carry broken links (a
+        page's entry may come before its broken link's, in URL order)."""
+        for entry in entries:
+            result = shown(entry)
+            if result is not None and result.outcome == "broken":
+                self.carriers.update(page for page, _ in entry.referrers)
+
+    def mark(self, item: dict[str, Any]) -> None:
+        """Add the run fields to ``item``, an entry as the report shows it."""
+        url, outcome = item["url"], item["outcome"]
+        past = self.past
+        if outcome != "unchecked" and (url in past.broken or url in past.carrying):
+            self.checked.add(url)
+        if outcome == "broken":
+            run = self.broken[url] = extend(past.broken.get(url), self.started_at)
+            item["broken_since"], item["audits_broken"] = run
+        if url in self.carriers and item.get("page") is not None:
+            run = self.carrying[url] = extend(past.carrying.get(url), self.started_at)
+            item["broken_links_since"], item["audits_with_broken_links"] = run
+
+    def section(self, head: dict[str, Any], fixed: int, new: int) -> list[dict[str, Any]]:
+        """The ``history`` section, given the report's ``head`` (all but its
+        entries) and how many keys are ``fixed`` and ``new`` since the
+        previous finished audit."""
+        summary = head["summary"]
+        started, finished = head["started_at"], head["finished_at"]
+        self.record = {
+            "started_at": started,
+            "finished_at": finished,
+            "seconds": _seconds(started, finished),
+            "finish_reason": head["finish_reason"],
+            "complete": head["complete"],
+            "summary": {name: summary[name] for name in COUNTS},
+            "new": new,
+            "fixed": fixed,
+        }
+        return [*self.past.audits, self.record]
+
+    def kept(self) -> tuple[dict[str, Any], Runs, Runs]:
+        """What the state keeps once the report is written: the record and
+        the runs open after this audit."""
+        assert self.record is not None, "the report's history section was not built"
+        complete, past, checked = self.record["complete"], self.past, self.checked
+        return (
+            self.record,
+            open_after(past.broken, self.broken, checked, complete),
+            open_after(past.carrying, self.carrying, checked, complete),
+        )
+
+
+def _seconds(started: str, finished: str) -> float:
+    try:
+        delta = datetime.fromisoformat(finished) - datetime.fromisoformat(started)
+    except ValueError:
+        return 0.0
+    return max(0.0, round(delta.total_seconds(), 3))
