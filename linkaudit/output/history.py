@@ -31,7 +31,7 @@ class AuditHistory:
         self.broken: Runs = {}  # the runs of the URLs broken now
         self.carrying: Runs = {}  # the runs of the pages carrying broken links now
         self.carriers: set[str] = set()  # the pages carrying broken links now
-        self.checked: set[str] = set()  # URLs and pages of earlier runs checked now
+        self.checked: set[str] = set()  # URLs of earlier runs checked now
         self.record: dict[str, Any] | None = None
 
     def see(self, entries: Iterable[Entry], shown: Callable[[Entry], UrlResult | None]) -> None:
@@ -46,7 +46,7 @@ class AuditHistory:
         """Add the run fields to ``item``, an entry as the report shows it."""
         url, outcome = item["url"], item["outcome"]
         past = self.past
-        if outcome != "unchecked" and (url in past.broken or url in past.carrying):
+        if outcome != "unchecked" and url in past.broken:
             self.checked.add(url)
         if outcome == "broken":
             run = self.broken[url] = extend(past.broken.get(url), self.started_at)
@@ -81,7 +81,9 @@ class AuditHistory:
         return (
             self.record,
             open_after(past.broken, self.broken, checked, complete),
-            open_after(past.carrying, self.carrying, checked, complete),
+            # a page checked by an incomplete audit may have links it left
+            # unchecked: only a complete audit ends a page's run
+            open_after(past.carrying, self.carrying, (), complete),
         )
 
 

@@ -10,6 +10,8 @@ complete audit that did not find the URL at all (the link is gone).  An
 incomplete audit (a limit, an interruption, URLs left unchecked) that did
 not check the URL knows nothing about it: the run goes on through it, not
 counted, so a time-limited audit does not make every broken link "new".
+A page's run is ended by a complete audit only: an incomplete one may have
+checked the page and left its links unchecked.
 """
 
 from __future__ import annotations
