@@ -199,18 +199,30 @@ def _measure(
     cmd: list[str], cwd: Path, env: dict | None = None, ok: tuple[int, ...] = (0, 1)
 ) -> tuple[float, float, float, str]:
     """Run ``cmd``; wall seconds, CPU seconds and peak RSS (MB) of the process
-    (and of every child it waited for)."""
+    (and of every child it waited for).
+
+    The peak is GNU time's (``%M``) where it is installed: Linux counts in a
+    child's ``ru_maxrss`` the memory of the process it was forked from, so
+    every command run by this (large) Python process would show at least
+    its size."""
     out = cwd / "stdout.txt"
+    peak = cwd / "peak-rss.txt"
+    timed = ["/usr/bin/time", "-f", "%M", "-o", str(peak)] if Path("/usr/bin/time").exists() else []
     with out.open("w") as fh:
         start = time.monotonic()
-        proc = subprocess.Popen(cmd, cwd=cwd, stdout=fh, stderr=subprocess.STDOUT, env=env)
+        proc = subprocess.Popen(
+            [*timed, *cmd], cwd=cwd, stdout=fh, stderr=subprocess.STDOUT, env=env
+        )
         _pid, status, usage = os.wait4(proc.pid, 0)
         wall = time.monotonic() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     text = out.read_text(errors="replace")
     if proc.returncode not in ok:
         raise SystemExit(f"bench: {cmd[0]} exited {proc.returncode}:\n{text[-3000:]}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text
+    rss = usage.ru_maxrss / 1024
+    if timed:
+        rss = int(peak.read_text().split()[-1]) / 1024
+    return wall, usage.ru_utime + usage.ru_stime, rss, text
 
 
 def run_linkaudit(truth: dict, cwd: Path, *extra: str, name: str = "linkaudit") -> Result:

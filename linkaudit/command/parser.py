@@ -34,6 +34,7 @@ FLAGS = (
     ("no_css", "css", "false"),
     ("no_sitemap", "robots_sitemaps", "false"),
     ("soft_404_probes", "soft_404_probes", "true"),
+    ("no_suggestions", "suggestions", "false"),
 )
 
 
@@ -166,6 +167,7 @@ _SWITCHES = (
         "find soft 404s by probing: one request per host and directory pattern for a URL "
         "that cannot exist, compared with the pages",
     ),
+    ("--no-suggestions", "do not suggest the page a broken link in the site most likely meant"),
     ("--restart", "with --redis: drop what Redis holds of the audit NAME and start it again"),
     ("--print-config", "print the configuration in effect (file and options) and exit"),
 )

@@ -85,6 +85,10 @@ OPTIONS: tuple[Option, ...] = (
     # links the site template repeats: one finding (the report's groups)
     Option("LINKAUDIT_TEMPLATES", True, c.boolean, argument="templates"),
     Option("LINKAUDIT_TEMPLATE_MIN_PAGES", 2, c.number(_int, 1)),
+    # broken near links: the page most likely meant, when its score (0..1,
+    # rules/suggest.py) reaches the least score and no other is as likely
+    Option("LINKAUDIT_SUGGESTIONS", True, c.boolean, argument="suggestions"),
+    Option("LINKAUDIT_SUGGEST_MIN_SCORE", 0.7, c.number(_float, 0, maximum=1)),
     # pages that answer 200 but are error pages: a warning, broken, or not looked for
     Option("LINKAUDIT_SOFT_404", "warn", c.choice("warn", "error", "off"), argument="soft_404"),
     Option("LINKAUDIT_SOFT_404_PROBES", False, c.boolean, argument="soft_404_probes"),

@@ -59,6 +59,7 @@ class ReportFacts:
     soft_404: tuple[str, float, bool] | None = None  # (mode, similarity, probes sent)
     # the audit database's history (--db): ``history``, the broken runs
     history: AuditHistory | None = None
+    suggest: float | None = None  # broken near links' ``suggestion``: the least score
 
 
 def report_facts(
@@ -97,4 +98,5 @@ def report_facts(
         ),
         templates=config["LINKAUDIT_TEMPLATE_MIN_PAGES"] if config["LINKAUDIT_TEMPLATES"] else None,
         sitemaps=bool(config["LINKAUDIT_SITEMAPS"] or config["LINKAUDIT_ROBOTS_SITEMAPS"]),
+        suggest=config["LINKAUDIT_SUGGEST_MIN_SCORE"] if config["LINKAUDIT_SUGGESTIONS"] else None,
     )

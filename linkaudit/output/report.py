@@ -75,6 +75,7 @@ def report_entries(
     history = facts.history
     if history is not None:
         history.see(entries, lambda e: _shown(e, policy, now))
+    suggested = sections.suggestions()
     soft, groups = sections.soft, sections.groups
     if soft is not None:
         summary["soft_404"] = 0
@@ -107,6 +108,8 @@ def report_entries(
         if item["outcome"] == "unchecked" and is_internal_error(item):
             internal += 1
         if item["outcome"] == "broken":
+            if entry.url in suggested:
+                item["suggestion"] = suggested[entry.url]
             broken_now.add(item["url"])
             if baseline is not None and item["url"] not in baseline:
                 item["new"] = True

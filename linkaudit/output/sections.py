@@ -11,7 +11,8 @@ a listed URL's outcome) it looks up in that sorted list (:meth:`find`).
 
 The builders, one module each: ``fragments`` (``missing_fragments``),
 ``soft404`` (``soft_404``), ``redirects`` (``redirect_fixes``), ``groups``
-(``groups``: it sees the entries as shown), ``sitemap`` (``sitemap``).
+(``groups``: it sees the entries as shown), ``sitemap`` (``sitemap``),
+``suggestions`` (a broken entry's ``suggestion``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from linkaudit.output.groups import Groups
 from linkaudit.output.redirects import RedirectFixes
 from linkaudit.output.sitemap import SitemapSection
 from linkaudit.output.soft404 import Soft404s
+from linkaudit.output.suggestions import Suggestions
 from linkaudit.state.base import AuditState, Entry
 
 
@@ -38,13 +40,14 @@ class Sections:
         self.redirects = RedirectFixes()
         self.groups = Groups(facts.templates) if facts.templates else None
         self.sitemap = SitemapSection(near) if facts.sitemaps else None
+        self.suggest = Suggestions(near, facts.suggest) if facts.suggest is not None else None
         self.read_sitemap = False  # a sitemap was read (one that is a link of the report)
         self.entries: list[Entry] = []
 
     def read(self, state: AuditState) -> list[Entry]:
         """The one pass over the state's entries: each is seen by every
         builder; returned sorted by URL."""
-        fragments, soft, sitemap = self.fragments, self.soft, self.sitemap
+        fragments, soft, sitemap, suggest = self.fragments, self.soft, self.sitemap, self.suggest
         entries = self.entries
         for entry in state.entries():
             entries.append(entry)
@@ -57,6 +60,8 @@ class Sections:
                 if soft.skip(entry.url):
                     continue  # a probe: no link of the report
             self.redirects.see(entry)
+            if suggest is not None:
+                suggest.see(entry)
             result = entry.result
             if result is not None and result.sitemap is not None:
                 self.read_sitemap = True
@@ -78,6 +83,15 @@ class Sections:
         missing = self.fragments.missing(self.find)
         self.fragments = None
         return missing
+
+    def suggestions(self) -> dict[str, dict[str, Any]]:
+        """Broken URL -> its ``suggestion`` (none unless asked for); what
+        the builder gathered is freed."""
+        if self.suggest is None:
+            return {}
+        found = self.suggest.suggest(self.find)
+        self.suggest = None
+        return found
 
     def closing(self) -> dict[str, Any]:
         """The sections that follow the entries, those that have something

@@ -21,6 +21,7 @@ from linkaudit.output.formats.html_parts import (
 )
 from linkaudit.output.formats.html_trend import broken_for
 from linkaudit.output.groups import block_name
+from linkaudit.rules.suggest import WHY, suggestion_target
 
 
 def _target(entry: dict[str, Any], url: str, why: str, where: str, new: bool, h: int = 3) -> str:
@@ -37,7 +38,8 @@ def _target(entry: dict[str, Any], url: str, why: str, where: str, new: bool, h:
 def _broken_card(
     u: dict[str, Any], templates: dict[str, list[dict[str, Any]]], report: Report
 ) -> str:
-    why = f"{outcome_badge('broken', u['status'])} {esc(u['error'])}{broken_for(u, report)}"
+    why = f"{outcome_badge('broken', u['status'])} {esc(u['error'])}{_suggested(u)}"
+    why += broken_for(u, report)
     where = places(u["referrers"], u["referrer_count"])
     for g in templates.get(u["url"], ()):
         where += (
@@ -146,3 +148,13 @@ def groups_section(report: Report) -> str:
         body = "<p>None: no broken link is in the site template or on several pages.</p>"
     body += more_note(len(groups), "findings", in_table=False)
     return section("groups", "Grouped findings", len(groups), body)
+
+
+def _suggested(u: dict[str, Any]) -> str:
+    """A broken URL's suggestion: ``did you mean <a>URL</a>? (a typo)``."""
+    found = u.get("suggestion")
+    if not found:
+        return ""
+    why = WHY.get(found["why"], found["why"])
+    target = link(found["url"], suggestion_target(found, u["url"]))
+    return f' <span class="suggestion">Did you mean {target}? ({esc(why)})</span>'

@@ -26,6 +26,7 @@ from linkaudit.output.formats.common import (
 from linkaudit.output.groups import block_name
 from linkaudit.output.history import broken_for, history_line
 from linkaudit.output.report import OUTCOMES
+from linkaudit.rules.suggest import WHY, suggestion_target
 from linkaudit.rules.templates import RUN
 
 _TICKS = re.compile("`+")
@@ -116,6 +117,8 @@ def as_markdown(report: Report) -> str:
         for u in broken:
             places = place_lines(u, by_target, say=where, say_group=group_words)
             error = code(u["error"]) if u["error"] else ""
+            if u.get("suggestion"):  # did you mean `URL`? (a typo)
+                error += f"; {_suggested(u['suggestion'], u['url'])}"
             since = broken_for(u, report["started_at"], stamp=code)  # --db
             error += f" ({since})" if since else ""
             lines.append(f"| {cell(code(u['url']))} | {cell(error)} | {_linked(places)} |")
@@ -130,3 +133,8 @@ def as_markdown(report: Report) -> str:
 
 def _linked(places: list[str]) -> str:
     return "<br>".join(cell(place) for place in places)
+
+
+def _suggested(found: dict[str, Any], broken: str) -> str:
+    why = WHY.get(found["why"], found["why"])
+    return f"did you mean {code(suggestion_target(found, broken))}? ({why})"

@@ -24,6 +24,7 @@ from linkaudit.output.formats.common import (
 from linkaudit.output.groups import group_text
 from linkaudit.output.jsontext import json_text
 from linkaudit.output.redirects import fix_text, written_edit
+from linkaudit.rules.suggest import suggestion_text
 
 
 def as_sarif(report: Report) -> str:
@@ -35,6 +36,8 @@ def as_sarif(report: Report) -> str:
     for u in broken_urls(report):
         first = len(results)  # this URL's results start here
         text = f"Broken link to {u['url']}: {u['error']}"
+        if u.get("suggestion"):
+            text += f"; {suggestion_text(u['suggestion'], u['url'])}"
         referrers = u["referrers"] or [{"url": u["url"], "line": None}]
         if u["url"] in by_target:  # template links: one result, every page related
             referrers = []
@@ -43,7 +46,7 @@ def as_sarif(report: Report) -> str:
                     results.append(_template_result(group, f"{text}, {group_text(group)}"))
                 else:
                     referrers.extend(group["referrers"])
-        _add(results, seen, "broken-link", u["url"], text, referrers)
+        _add(results, seen, "broken-link", u["url"], text, referrers, u.get("suggestion"))
         if "broken_since" in u:  # --db: how long it has been broken
             since = {"brokenSince": u["broken_since"], "auditsBroken": u["audits_broken"]}
             for result in results[first:]:
@@ -120,23 +123,53 @@ def _add(
     target: str,
     text: str,
     referrers: list[dict[str, Any]],
+    suggestion: dict[str, Any] | None = None,
 ) -> None:
     """One result per place that links to ``target`` (a local build's file
-    served at two URLs, / and /index.html, is one place)."""
+    served at two URLs, / and /index.html, is one place); with the
+    ``suggestion`` as a fix where the link is found in a local build's file."""
     for r in referrers:
         place = (target, r.get("file") or r["url"], r["line"])
         if place in seen:
             continue
         seen.add(place)
         location = _location(r)
-        results.append(
+        result = {
+            "ruleId": rule,
+            "level": "error",
+            "message": _message(text),
+            "locations": [{"physicalLocation": location}],
+        }
+        if suggestion is not None:
+            result.update(_suggested_fix(r, target, suggestion["url"], location))
+        results.append(result)
+
+
+def _suggested_fix(
+    referrer: dict[str, Any], target: str, url: str, location: dict[str, Any]
+) -> dict[str, Any]:
+    """``{"fixes": [...]}``: the link as written in a local build's file
+    replaced by the suggested URL (in the same form), exact columns; nothing
+    for a live page (its text is not kept) or a link not found on its line."""
+    if not referrer.get("file") or referrer["line"] is None:
+        return {}
+    fix = {"page": referrer["url"], "file": referrer["file"], "line": referrer["line"]}
+    region, text = written_edit({**fix, "from": target, "to": url})
+    if "startColumn" not in region:
+        return {}
+    return {"fixes": [_fix(f"Replace {target} with {url}", location, region, text)]}
+
+
+def _fix(description: str, location: dict[str, Any], region: dict[str, Any], text: str) -> dict:
+    return {
+        "description": _message(description),
+        "artifactChanges": [
             {
-                "ruleId": rule,
-                "level": "error",
-                "message": _message(text),
-                "locations": [{"physicalLocation": location}],
+                "artifactLocation": location["artifactLocation"],
+                "replacements": [{"deletedRegion": region, "insertedContent": {"text": text}}],
             }
-        )
+        ],
+    }
 
 
 def _location(referrer: dict[str, Any]) -> dict[str, Any]:

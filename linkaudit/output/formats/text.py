@@ -16,6 +16,7 @@ from linkaudit.output.formats.common import (
 from linkaudit.output.history import broken_for, history_line
 from linkaudit.output.redirects import fix_text
 from linkaudit.output.report import OUTCOMES, is_internal_error
+from linkaudit.rules.suggest import suggestion_text
 
 
 def summary_text(report: dict[str, Any]) -> str:
@@ -49,8 +50,9 @@ def summary_text(report: dict[str, Any]) -> str:
         if group:
             lines.append(f"{title} ({len(group)}):")
             for u in group:
-                since = broken_for(u, report["started_at"])
-                lines.append(f"  {u['url']}  [{u['error']}]" + (f"  ({since})" if since else ""))
+                since = broken_for(u, report["started_at"])  # --db
+                since = f"  ({since})" if since else ""
+                lines.append(f"  {u['url']}  [{u['error']}]{_suggested(u)}{since}")
                 lines.extend(place_lines(u, by_target, "    "))
     gaps = missing_fragments(report)
     if gaps:
@@ -144,3 +146,9 @@ def _fix_lines(fixes: list[dict[str, Any]]) -> list[str]:
             lines.append(f"{title} ({len(chosen)}):")
             lines.extend("  " + fix_text(f) for f in chosen)
     return lines
+
+
+def _suggested(entry: dict[str, Any]) -> str:
+    """``  did you mean URL? (a typo)`` after a broken URL that has a suggestion."""
+    found = entry.get("suggestion")
+    return f"  {suggestion_text(found, entry['url'])}" if found else ""

@@ -1,0 +1,59 @@
+"""Suggestions for broken near links (the report's ``suggestion`` on a
+broken entry): the page the author most likely meant.
+
+Worked out from the results alone in the report's one pass over the
+entries (``linkaudit/output/sections.py``): what exists (near URLs found
+ok, so also where redirects lead; the URLs a sitemap lists that were not
+found broken) and what is broken near; once the pass is over, the ranking
+(``linkaudit/rules/suggest.py``) matches them.  So every door and mode
+(a crawl, a local build, ``linkaudit report`` from Redis) suggests the
+same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from linkaudit.rules.suggest import Suggester
+from linkaudit.rules.urls import is_near
+from linkaudit.state.base import Entry
+
+
+class Suggestions:
+    """Sees every entry (:meth:`see`), then gives each broken near URL its
+    suggestion (:meth:`suggest`)."""
+
+    def __init__(self, near: tuple[str, ...], min_score: float) -> None:
+        self.near = near
+        self.min_score = min_score
+        self.broken: list[str] = []
+        self.candidates: list[tuple[str, bool]] = []  # (URL, an HTML page)
+        self.listed: list[str] = []  # near URLs a sitemap lists
+
+    def see(self, entry: Entry) -> None:
+        result = entry.result
+        if result is None or not result.near:
+            return
+        if result.outcome == "broken":
+            self.broken.append(entry.url)
+        elif result.outcome == "ok" and not result.soft_404:
+            self.candidates.append((entry.url, result.page is not None))
+        if result.sitemap is not None and result.sitemap.get("kind") == "urlset":
+            self.listed.extend(u for u in result.sitemap.get("urls") or () if is_near(u, self.near))
+
+    def suggest(self, find: Callable[[str], Entry | None]) -> dict[str, dict[str, Any]]:
+        """Broken URL -> its ``suggestion``; what was gathered is freed.
+        ``find``: a URL's entry (a sitemap's URL the audit did not check is
+        taken as the sitemap says: it exists)."""
+        if not self.broken:
+            return {}
+        suggester = Suggester(self.broken, self.min_score)
+        for url, page in self.candidates:
+            suggester.offer(url, page)
+        for url in set(self.listed):
+            entry = find(url)
+            if entry is None or entry.result is None:
+                suggester.offer(url)
+        self.broken, self.candidates, self.listed = [], [], []
+        return {url: s.as_dict() for url, s in suggester.suggestions().items()}
