@@ -190,3 +190,14 @@ def test_the_database_opens_with_the_tables(tmp_path):
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     conn.close()
     assert {"audits", "broken_runs"} <= names
+
+
+def test_without_a_database_the_report_has_no_history(tmp_path, server):
+    server.add("/", '<a href="/gone">gone</a>')
+    out = run(tmp_path, f"{server.url}/", "--delay", "0", "--report", "plain.json")
+    assert out.returncode == 1, out.stderr
+    report = json.loads((tmp_path / "plain.json").read_text())
+    validate(report)
+    assert "history" not in report and "Over time" not in out.stdout
+    fields = ("broken_since", "audits_broken", "broken_links_since", "audits_with_broken_links")
+    assert not [f for u in report["urls"] for f in fields if f in u]
