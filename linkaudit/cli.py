@@ -176,6 +176,10 @@ def main(argv: list[str] | None = None) -> int:
         from linkaudit.command.report import report_main
 
         return report_main(argv[1:])
+    if argv[:1] == ["history"]:
+        from linkaudit.command.history import history_main
+
+        return history_main(argv[1:])
     parser = build_parser()
     prepare(parser)  # the command line replaces the file's lists
     first, _ = parser.parse_known_args(argv)  # --config, before the file is read

@@ -19,7 +19,8 @@ from datetime import datetime
 import pytest
 
 from linkaudit.items import UrlResult
-from linkaudit.state.base import NEW_RUN, AuditState, ProgressCounts, Totals
+from linkaudit.rules.history import Streak
+from linkaudit.state.base import NEW_RUN, AuditState, Past, ProgressCounts, Totals
 from linkaudit.state.memory import MemoryState
 from linkaudit.state.redis.connection import connect
 from linkaudit.state.redis.state import RedisState
@@ -191,6 +192,46 @@ def test_a_finished_audit_is_what_the_next_one_remembers(backend):
         assert nxt.history(url("gone")) is None
     if nxt.shared:  # Redis: the finished audit stays finished (--restart replaces it)
         assert nxt.over() == "finished"
+
+
+def test_a_kept_audit_is_the_next_one_s_past(backend):
+    """``keep_audit``: the finished audit's record and open broken runs are
+    the next audit's ``past`` (a state that ``remembers``); an interrupted
+    audit kept, then resumed, reads the past before it, never itself."""
+    record = {
+        "started_at": "2026-11-20T10:00:00+00:00",
+        "finished_at": "2026-11-20T10:01:00+00:00",
+        "seconds": 60.0,
+        "finish_reason": "finished",
+        "complete": True,
+        "summary": dict.fromkeys(["urls", "pages", "requests", "ok", "redirect"], 1)
+        | dict.fromkeys(["broken", "blocked", "excluded", "unchecked"], 0),
+        "new": 1,
+        "fixed": 0,
+    }
+    first = backend.open()
+    assert first.past() == (Past([], {}, {}) if first.remembers else None)
+    since = Streak(record["started_at"], 1)
+    first.finish_run("finished", [url("gone")])
+    first.keep_audit(record, {url("gone"): since}, {SITE: since})
+    first.close()
+    backend.dead.append(first)
+
+    nxt = backend.open()
+    if not nxt.remembers:
+        assert nxt.past() is None
+        return
+    assert nxt.past() == Past([record], {url("gone"): since}, {SITE: since})
+    interrupted = record | {"finish_reason": "shutdown", "complete": False}
+    nxt.finish_run("shutdown", [])
+    nxt.keep_audit(interrupted, {url("gone"): Streak(since.since, 2)}, {})
+    backend.kill(nxt)
+    resumed = backend.open()  # the interrupted audit, continued
+    assert resumed.past() == Past([record], {url("gone"): since}, {SITE: since})
+    later = record | {"started_at": "2026-11-21T10:00:00+00:00"}
+    resumed.finish_run("finished", [])
+    resumed.keep_audit(later, {}, {})
+    assert backend.open().past() == Past([record, later], {}, {})
 
 
 # -- the frontier --------------------------------------------------------------

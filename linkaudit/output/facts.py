@@ -23,6 +23,7 @@ from linkaudit.rules.recheck import RecheckPolicy
 
 if TYPE_CHECKING:
     from linkaudit.config import Config
+    from linkaudit.output.history import AuditHistory
 
 
 def now_iso() -> str:
@@ -56,6 +57,8 @@ class ReportFacts:
     sitemaps: bool = False  # the ``sitemap`` section, when a sitemap was read
     templates: int | None = None  # ``groups``: a template block is on this many pages
     soft_404: tuple[str, float, bool] | None = None  # (mode, similarity, probes sent)
+    # the audit database's history (--db): ``history``, the broken runs
+    history: AuditHistory | None = None
     suggest: float | None = None  # broken near links' ``suggestion``: the least score
     # a struggling host slowed down and paused (middlewares/backoff.py)
     backoffs: int = 0

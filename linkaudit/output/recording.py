@@ -15,6 +15,7 @@ from linkaudit.items import UrlResult
 from linkaudit.output.exitstatus import EXIT_INTERNAL, fail_at_exit
 from linkaudit.output.facts import ReportFacts
 from linkaudit.output.formats.text import summary_text
+from linkaudit.output.history import AuditHistory
 from linkaudit.output.report import build_report, write_report
 from linkaudit.rules.baseline import broken_keys
 from linkaudit.rules.recheck import iso
@@ -56,6 +57,9 @@ def write_final_report(
     and the journal still holds every result."""
     path = config.report
     ok = False
+    past = state.past()  # the audit database's earlier audits (--db)
+    if past is not None:
+        facts = replace(facts, history=AuditHistory(past, facts.started_at))
     try:
         report = write_report(path, state, facts)
         ok = True
@@ -71,6 +75,8 @@ def write_final_report(
         fail_at_exit(1)
         report = build_report(state, facts)
     state.finish_run(facts.finish_reason, broken_keys(report))
+    if facts.history is not None:
+        state.keep_audit(*facts.history.kept())
     if ok:
         logger.info("Report written to %s", path)
         state.report_written(path, report)

@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from linkaudit.items import UrlResult
 from linkaudit.output.facts import ReportFacts, now_iso
 from linkaudit.output.jsontext import json_text
 from linkaudit.output.reading import needed_in_summary, read_report
@@ -72,6 +73,9 @@ def report_entries(
     sections = Sections(facts, near)
     entries = sections.read(state)
     missing = sections.missing_fragments()
+    history = facts.history
+    if history is not None:
+        history.see(entries, lambda e: _shown(e, policy, now))
     suggested = sections.suggestions()
     soft, groups = sections.soft, sections.groups
     if soft is not None:
@@ -110,6 +114,8 @@ def report_entries(
             broken_now.add(item["url"])
             if baseline is not None and item["url"] not in baseline:
                 item["new"] = True
+        if history is not None:
+            history.mark(item)
         yield item
     if internal:  # URLs whose check a bug of ours stopped (all unchecked)
         summary["internal_errors"] = internal
@@ -135,6 +141,10 @@ def report_entries(
             **sections.closing(),
         }
     )
+    if history is not None:  # new and fixed since the last finished audit (all new: none)
+        earlier = baseline or frozenset()
+        new, fixed = len(broken_now - earlier), len(earlier - broken_now)
+        report["history"] = history.section(report, fixed=fixed, new=new)
 
 
 def _add_files(referrers: list[dict[str, Any]], files: Callable[[str], str | None]) -> None:
@@ -152,9 +162,7 @@ def _entry_item(
     policy: RecheckPolicy | None,
     now: float,
 ) -> dict[str, Any]:
-    result = entry.result
-    if result is not None and policy is not None:
-        result = policy.present(result, entry.failing_since, now)
+    result = _shown(entry, policy, now)
     if result is None:
         item: dict[str, Any] = {
             "url": entry.url,
@@ -175,6 +183,15 @@ def _entry_item(
         {"url": page, "line": line} for page, line in sorted(entry.referrers, key=_by_place)
     ]
     return item
+
+
+def _shown(entry: Entry, policy: RecheckPolicy | None, now: float) -> UrlResult | None:
+    """The entry's result as the report shows it (a failure in its grace
+    period: ok)."""
+    result = entry.result
+    if result is not None and policy is not None:
+        return policy.present(result, entry.failing_since, now)
+    return result
 
 
 def write_report(path: str, state: AuditState, facts: ReportFacts) -> dict[str, Any]:

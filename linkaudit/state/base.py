@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from linkaudit.items import UrlResult
+from linkaudit.rules.history import Streak
 from linkaudit.rules.recheck import History
 
 
@@ -40,6 +41,15 @@ class Run(NamedTuple):
     pages: int  # pages already scanned when it opened
     baseline: frozenset[str] | None  # URLs the previous finished audit reported broken
     baseline_source: str | None  # where that came from, for the report
+
+
+class Past(NamedTuple):
+    """What a state that ``remembers`` knows of the site's earlier audits
+    (``linkaudit/rules/history.py``)."""
+
+    audits: list[dict]  # their records, oldest first, as the report's ``history``
+    broken: dict[str, Streak]  # URL -> its broken run, open after the last one
+    carrying: dict[str, Streak]  # page -> its run of audits carrying broken links
 
 
 NEW_RUN = Run(resumed=False, checked=0, pages=0, baseline=None, baseline_source=None)
@@ -139,6 +149,19 @@ class AuditState(ABC):
         """What earlier audits learnt about ``url`` (None: nothing, or this
         state does not ``remember`` across audits)."""
         return None
+
+    def past(self) -> Past | None:
+        """The site's earlier audits and the broken runs they left open (None:
+        this state does not ``remember`` across audits)."""
+        return None
+
+    def keep_audit(  # noqa: B027 - nothing is kept beyond the audit in memory or Redis
+        self, record: dict, broken: dict[str, Streak], carrying: dict[str, Streak]
+    ) -> None:
+        """The audit's report is written: keep its ``record`` (as the report's
+        ``history`` has it) and the broken runs open after it, for the next
+        audit's :meth:`past` (a state that ``remembers``; calling it again
+        for the same audit, resumed, replaces what it kept)."""
 
     def owe(self, url: str, phase: str) -> None:  # noqa: B027
         """``url``'s check continues with a ``phase`` request (see Pending):

@@ -8,6 +8,7 @@ import sqlite3
 from dataclasses import MISSING, fields
 
 from linkaudit.items import UrlResult
+from linkaudit.state.audits import SCHEMA as AUDITS_SCHEMA
 
 SCHEMA_VERSION = 1
 # ``PRAGMA application_id`` of an audit database: "LnkA" in ASCII, the
@@ -48,6 +49,9 @@ CREATE TABLE IF NOT EXISTS urls (
 CREATE TABLE IF NOT EXISTS links (page TEXT NOT NULL, line INTEGER, target TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS links_by_page ON links (page);
 """
+# the finished audits' figures and broken runs (added tables: an older
+# database gains them on opening, and its schema version stays 1)
+_SCHEMA += AUDITS_SCHEMA
 
 _STORED_FIELDS = tuple(f for f in fields(UrlResult) if f.name not in ("links", "referrers"))
 # the names of the fields a stored result keeps (the shared state too)

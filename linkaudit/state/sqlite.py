@@ -14,7 +14,8 @@ the file, so that a new process can pick the audit up:
   ``last_modified``);
 - ``links``: the links of each scanned page (and each redirect), with lines;
 - ``runs``: one row per audit, with how it ended and what it reported broken
-  (the next audit's baseline).
+  (the next audit's baseline); ``audits``, ``broken_runs``: each finished
+  audit's figures and broken runs (``linkaudit/state/audits.py``).
 
 Writes are buffered and committed every ``LINKAUDIT_DB_COMMIT_INTERVAL``
 seconds (default 1) and when the audit closes.  The file is in WAL mode: a
@@ -41,8 +42,10 @@ from twisted.internet import task
 
 from linkaudit.config import config_of
 from linkaudit.items import UrlResult
+from linkaudit.rules.history import Runs
 from linkaudit.rules.recheck import History, iso
-from linkaudit.state.base import Run, scanned_page
+from linkaudit.state import audits
+from linkaudit.state.base import Past, Run, scanned_page
 from linkaudit.state.database import dump_result, load_result, open_database
 from linkaudit.state.memory import MemoryState
 
@@ -69,6 +72,7 @@ class SQLiteState(MemoryState):
         self.conn = open_database(path)
         self.commit_interval = commit_interval
         self.run_id: int | None = None
+        self._starts = ""  # the run's start URLs, as ``runs`` keeps them
         self._urls: dict[str, tuple[int, int, str | None]] = {}  # url -> depth, queued, referer
         self._checked: dict[str, tuple[Any, ...]] = {}
         self._links: list[tuple[str, list[tuple[str, int | None]]]] = []
@@ -88,6 +92,7 @@ class SQLiteState(MemoryState):
     # -- the audit ------------------------------------------------------------
     def open_run(self, start_urls: list[str], near_prefixes: tuple[str, ...]) -> Run:
         starts, nears = json.dumps(list(start_urls)), json.dumps(list(near_prefixes))
+        self._starts = starts
         last = self.conn.execute(
             "SELECT id, start_urls, near_prefixes, finish_reason FROM runs ORDER BY id DESC LIMIT 1"
         ).fetchone()
@@ -151,6 +156,13 @@ class SQLiteState(MemoryState):
             "UPDATE runs SET finished_at = ?, finish_reason = ?, broken = ? WHERE id = ?",
             (time.time(), finish_reason, json.dumps(sorted(broken)), self.run_id),
         )
+
+    def past(self) -> Past | None:
+        return audits.past(self.conn, self._starts, self.run_id or 0)
+
+    def keep_audit(self, record: dict, broken: Runs, carrying: Runs) -> None:
+        runs = {audits.URL: broken, audits.PAGE: carrying}  # one transaction, with the record
+        audits.keep_audit(self.conn, self._starts, self.run_id or 0, record, runs)
 
     def history(self, url: str) -> History | None:
         row = self.conn.execute(

@@ -24,6 +24,7 @@ from linkaudit.output.formats.common import (
     shown,
 )
 from linkaudit.output.groups import block_name
+from linkaudit.output.history import broken_for, history_line
 from linkaudit.output.report import OUTCOMES
 from linkaudit.rules.suggest import WHY, suggestion_target
 from linkaudit.rules.templates import RUN
@@ -107,6 +108,9 @@ def as_markdown(report: Report) -> str:
         lines[2] += f" Links not read on pages over LINKAUDIT_PAGE_MAXLINKS: {s['links_dropped']}."
     if s.get("soft_404"):
         lines[2] += f" Soft 404s (pages that answer 200 but are error pages): {s['soft_404']}."
+    trend = history_line(report, stamp=code)  # --db: the audits kept
+    if trend:
+        lines += ["", trend]
     if broken or gaps:
         lines += ["", "| broken URL | error | linked from |", "| --- | --- | --- |"]
         by_target = groups_by_target(report)
@@ -115,6 +119,8 @@ def as_markdown(report: Report) -> str:
             error = code(u["error"]) if u["error"] else ""
             if u.get("suggestion"):  # did you mean `URL`? (a typo)
                 error += f"; {_suggested(u['suggestion'], u['url'])}"
+            since = broken_for(u, report["started_at"], stamp=code)  # --db
+            error += f" ({since})" if since else ""
             lines.append(f"| {cell(code(u['url']))} | {cell(error)} | {_linked(places)} |")
         for u, gap in gaps:
             places = [where(r) for r in gap["referrers"]]

@@ -34,6 +34,7 @@ def as_sarif(report: Report) -> str:
     seen: set[tuple[str, str, int | None]] = set()
     by_target = groups_by_target(report)
     for u in broken_urls(report):
+        first = len(results)  # this URL's results start here
         text = f"Broken link to {u['url']}: {u['error']}"
         if u.get("suggestion"):
             text += f"; {suggestion_text(u['suggestion'], u['url'])}"
@@ -46,6 +47,10 @@ def as_sarif(report: Report) -> str:
                 else:
                     referrers.extend(group["referrers"])
         _add(results, seen, "broken-link", u["url"], text, referrers, u.get("suggestion"))
+        if "broken_since" in u:  # --db: how long it has been broken
+            since = {"brokenSince": u["broken_since"], "auditsBroken": u["audits_broken"]}
+            for result in results[first:]:
+                result.setdefault("properties", {}).update(since)
     for u, gap in missing_fragments(report):
         target = f"{u['url']}#{gap['fragment']}"
         text = f"Link to a missing fragment: {target} (the page has no such anchor)"

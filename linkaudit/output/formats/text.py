@@ -13,6 +13,7 @@ from linkaudit.output.formats.common import (
     place_lines,
     shown,
 )
+from linkaudit.output.history import broken_for, history_line
 from linkaudit.output.redirects import fix_text
 from linkaudit.output.report import OUTCOMES, is_internal_error
 from linkaudit.rules.suggest import suggestion_text
@@ -30,6 +31,9 @@ def summary_text(report: dict[str, Any]) -> str:
         + (f" ({s['internal_errors']} by internal errors)" if s.get("internal_errors") else "")
         + (f"; soft 404s {s['soft_404']}" if s.get("soft_404") else ""),
     ]
+    trend = history_line(report)  # --db: the audits kept
+    if trend:
+        lines.append("  " + trend)
     broken = [u for u in report["urls"] if u["outcome"] == "broken"]
     if "fixed" in report:  # compared with a baseline: what changed first
         new = [u for u in broken if u.get("new")]
@@ -46,7 +50,9 @@ def summary_text(report: dict[str, Any]) -> str:
         if group:
             lines.append(f"{title} ({len(group)}):")
             for u in group:
-                lines.append(f"  {u['url']}  [{u['error']}]{_suggested(u)}")
+                since = broken_for(u, report["started_at"])  # --db
+                since = f"  ({since})" if since else ""
+                lines.append(f"  {u['url']}  [{u['error']}]{_suggested(u)}{since}")
                 lines.extend(place_lines(u, by_target, "    "))
     gaps = missing_fragments(report)
     if gaps:
