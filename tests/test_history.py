@@ -201,3 +201,18 @@ def test_without_a_database_the_report_has_no_history(tmp_path, server):
     assert "history" not in report and "Over time" not in out.stdout
     fields = ("broken_since", "audits_broken", "broken_links_since", "audits_with_broken_links")
     assert not [f for u in report["urls"] for f in fields if f in u]
+
+
+def test_the_trend_line_prints_only_numbers_whatever_a_report_holds():
+    """A report read back may hold anything: the counts of the trend line
+    are numbers or "?", never the text they were replaced with."""
+    from linkaudit.output.history import history_line
+
+    report = {
+        "history": [
+            {"started_at": "2026-11-12T00:00:00+00:00", "summary": {"broken": "<b>x</b>"}},
+            {"started_at": "2026-11-13T00:00:00+00:00", "summary": {"broken": 3}},
+            {"started_at": "2026-11-14T00:00:00+00:00", "summary": None},
+        ]
+    }
+    assert history_line(report) == "Over time (3 audits since 2026-11-12): broken ?, 3, ?"

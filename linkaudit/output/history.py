@@ -136,9 +136,17 @@ def history_line(
     history = report.get("history")
     if not history:
         return None
-    shown = [str(r["summary"]["broken"]) for r in history[-last:]]
+    # counts as numbers whatever a report read back holds (a format prints
+    # them as they are, unescaped)
+    shown = [str(_count(r)) for r in history[-last:]]
     more = "..., " if len(history) > last else ""
     return (
         f"Over time ({len(history)} audit{'s' * (len(history) != 1)} since "
         f"{stamp(str(history[0]['started_at'])[:10])}): broken {more}{', '.join(shown)}"
     )
+
+
+def _count(record: Any) -> int | str:
+    summary = record.get("summary") if isinstance(record, dict) else None
+    broken = summary.get("broken") if isinstance(summary, dict) else None
+    return broken if isinstance(broken, int) and not isinstance(broken, bool) else "?"
