@@ -216,3 +216,39 @@ def test_the_trend_line_prints_only_numbers_whatever_a_report_holds():
         ]
     }
     assert history_line(report) == "Over time (3 audits since 2026-11-12): broken ?, 3, ?"
+
+
+def test_a_local_build_audited_again_keeps_its_history(tmp_path):
+    """A build directory is served on the same port from run to run (by its
+    path), so its audits are one site's in the database: the second audit
+    knows the first's broken link, and a build busy on that port is still
+    audited (on another)."""
+    import socket
+
+    from linkaudit.demo.directory import stable_ports
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text('<a href="gone.html">g</a> <a href="b.html">b</a>')
+    (site / "b.html").write_text("ok")
+    db = str(tmp_path / "audits.sqlite")
+    reports = []
+    for i in range(2):
+        report = tmp_path / f"r{i}.json"
+        out = run(tmp_path, str(site), "--db", db, "--report", str(report), "-q")
+        assert out.returncode == 1, out.stderr
+        reports.append(json.loads(report.read_text()))
+    first, second = reports
+    assert first["start_urls"] == second["start_urls"]
+    gone = [u for u in second["urls"] if u["outcome"] == "broken"]
+    assert [u["audits_broken"] for u in gone] == [2]
+    assert gone[0]["broken_since"] == first["started_at"]
+    assert len(second["history"]) == 2
+    # the build's port taken: the audit goes on, on the next one
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", stable_ports(str(site))[0]))
+        taken.listen()
+        out = run(tmp_path, str(site), "--report", str(tmp_path / "r2.json"), "-q")
+        assert out.returncode == 1, out.stderr
+        moved = json.loads((tmp_path / "r2.json").read_text())["start_urls"]
+        assert moved != first["start_urls"]

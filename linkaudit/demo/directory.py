@@ -4,6 +4,7 @@ hosts serve it, and the way back from a page's URL to its file."""
 from __future__ import annotations
 
 import os
+import zlib
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
@@ -64,5 +65,23 @@ class DirectorySite(LocalSite):
                 else:
                     self._send(404, NOT_FOUND_BODY, "text/html", body)
 
-        self._serve(Handler, base_path)
+        self._serve(Handler, base_path, stable_ports(root))
         self.files = LocalFiles(os.path.normpath(root), self.url)
+
+
+# A build is served on a port of its own, the same from run to run, so that
+# its URLs are too: an audit database (``--db``) knows the build's earlier
+# audits by their start URLs (history, "broken since", the baseline), and
+# two reports of one build compare line for line.  A port below Linux's
+# ephemeral range (32768-), by the directory's path; if it is taken (the same
+# build audited twice at once), the next few, then any.
+_PORTS = (20000, 32000)
+
+
+def stable_ports(root: str) -> tuple[int, ...]:
+    """The ports a build directory is served on, in order of preference."""
+    low, high = _PORTS
+    first = low + zlib.crc32(os.path.realpath(root).encode("utf-8", "surrogateescape")) % (
+        high - low
+    )
+    return (*(low + (first - low + i) % (high - low) for i in range(8)), 0)

@@ -129,8 +129,17 @@ class LocalSite:
     """A site served on 127.0.0.1 and a free port, in a daemon thread, for
     the length of a ``with`` block."""
 
-    def _serve(self, handler: type[BaseHTTPRequestHandler], path: str) -> None:
-        self.server = LocalHTTPServer(("127.0.0.1", 0), handler)
+    def _serve(
+        self, handler: type[BaseHTTPRequestHandler], path: str, ports: tuple[int, ...] = (0,)
+    ) -> None:
+        """Serve on the first of ``ports`` that is free (0: any)."""
+        for port in ports:
+            try:
+                self.server = LocalHTTPServer(("127.0.0.1", port), handler)
+                break
+            except OSError:  # taken: the next one (the last is 0, always free)
+                if port == ports[-1]:
+                    raise
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}{path}"
         # shutdown() waits for the loop's next poll: Python's default of
         # 0.5 s was half a second added to every ``linkaudit DIR``, 0.05 s
