@@ -4,12 +4,12 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
-from typing import Any, NoReturn
+from typing import Any
 
+from linkaudit.command.usage import SubcommandParser
 from linkaudit.output.exitstatus import EXIT_OK, EXIT_USAGE
 from linkaudit.state.audits import COUNTS, audit_records, sites
 from linkaudit.state.database import DatabaseError, open_database
@@ -19,14 +19,9 @@ _HEAD = ("URLs", "pages", "requests", "ok", "redirect", "broken", "blocked", "ex
 _HEAD += ("unchecked",)
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
-
-
 def history_main(argv: list[str]) -> int:
     """``linkaudit history``: print the audits kept in a database."""
-    p = _Parser(
+    p = SubcommandParser(
         prog="linkaudit history",
         description="Print the finished audits an audit database (--db) keeps, oldest first: "
         "of the site audited last, when the database holds several.",

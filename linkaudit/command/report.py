@@ -4,13 +4,13 @@ anywhere: the report is a function of the shared state."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 from dataclasses import replace
-from typing import Any, NoReturn
+from typing import Any
 
 from scrapy.settings import Settings
 
+from linkaudit.command.usage import SubcommandParser
 from linkaudit.config import Config, ConfigError
 from linkaudit.output.exitstatus import EXIT_USAGE, exit_code
 from linkaudit.output.facts import now_iso, report_facts
@@ -21,14 +21,9 @@ from linkaudit.state.redis.connection import RedisUnavailable, connect
 from linkaudit.state.redis.state import RedisState
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
-
-
 def report_main(argv: list[str]) -> int:
     """``linkaudit report``: a shared audit's report, from Redis."""
-    p = _Parser(
+    p = SubcommandParser(
         prog="linkaudit report",
         description="Build the report of a shared audit (--redis) from Redis: at any "
         "time, on any machine.",

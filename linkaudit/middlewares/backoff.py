@@ -1,7 +1,7 @@
 """Back off a struggling host: slow it down, pause it, give it up.
 
-A host whose recent answers turn to 429, 503, other 5xx, timeouts or
-dropped connections is not helped by being asked at the same pace, and its
+A host whose recent answers turn to 429, 503, other 5xx or timeouts is
+not helped by being asked at the same pace, and its
 failures then say more about its state than about its URLs.  Per host (the
 downloader's slot key, as Scrapy tells hosts apart for their delays) the
 last ``LINKAUDIT_BACKOFF_WINDOW`` answers of link checks are kept; the rules
@@ -146,11 +146,14 @@ class BackoffMiddleware:
     ) -> Request | None:
         if CHECK_URL not in request.meta or isinstance(exception, IgnoreRequest):
             return None
-        if not is_network_failure(exception):
+        # timeouts only, as the issue's "429, 503, 5xx or timeouts": a refused
+        # connection or a failed lookup is an unreachable host (hostfailures.py
+        # fails its other requests at once), a reset or a garbled answer one
+        # connection's fault
+        if not is_network_failure(exception) or not is_timeout(exception):
             return None
-        timeout = is_timeout(exception)
-        label = "timeouts" if timeout else "connection failures"
-        sent_at = time.time() - (self.timeout if timeout else 0.0)
+        label = "timeouts"
+        sent_at = time.time() - self.timeout
         # not held as a failing answer is: a first timeout is asked again
         # by the failure judge anyway
         return self._again(request, self._note(request, label, sent_at), label)

@@ -97,7 +97,9 @@ class HostBackoff:
         if self.since_pause is not None:
             self.since_pause += 1
         step = self.policy.step
-        if self.since_decision < step or len(self.answers) < step:
+        # no verdict on a host before a whole window of its answers: a few
+        # timeouts on a small site are those URLs' trouble, not the host's
+        if self.since_decision < step or len(self.answers) < window:
             return None
         self.since_decision = 0
         decision = self._decide(now)

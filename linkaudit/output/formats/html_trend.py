@@ -17,35 +17,22 @@ from typing import Any
 from linkaudit.output.formats.common import Report
 from linkaudit.output.formats.html_chart import chart, figures, when
 from linkaudit.output.formats.html_parts import count, esc, link, section
+from linkaudit.output.history import age
 
 LONGEST = 10  # URLs (and pages) in the "longest broken" lists
 CHART_LIMIT = 100  # the most recent audits drawn: past this the points crowd
-
-
-def _age(since: str, now: str) -> str | None:
-    """``12 days``, ``5 hours``, ``under an hour``; None when a stamp is
-    not ISO 8601."""
-    try:
-        seconds = (datetime.fromisoformat(now) - datetime.fromisoformat(since)).total_seconds()
-    except (TypeError, ValueError):
-        return None
-    for unit, size in (("day", 86400), ("hour", 3600)):
-        if seconds >= size:
-            n = int(seconds // size)
-            return f"{n} {unit}{'s' * (n != 1)}"
-    return "under an hour"
 
 
 def _run(since: str, audits: int, now: str) -> str:
     """``for 12 days, 5 audits`` (since when on hover); ``since STAMP, 5
     audits`` when the stamp is not a time."""
     times = f"{audits} audit{'s' * (audits != 1)}"
-    age = _age(since, now)
-    if age is None:
+    took = age(since, now)
+    if took is None:
         return f"since {esc(since)}, {times}"
     return (
         f'for <time datetime="{esc(since)}" title="since {esc(when(since))} UTC">'
-        f"{age}</time>, {times}"
+        f"{took}</time>, {times}"
     )
 
 
