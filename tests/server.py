@@ -20,6 +20,7 @@ class Route:
     headers: dict[str, str] = field(default_factory=dict)
     head_status: int | None = None  # answer HEAD differently (405, 500...)
     delay: float = 0.0  # seconds before answering
+    gate: Callable[[], None] | None = None  # called (and waited for) before answering
     head_delay: float | None = None  # answer HEAD after this instead
     # answers one after the other: (status, headers), then the last repeats
     sequence: list[tuple[int, dict[str, str]]] = field(default_factory=list)
@@ -103,6 +104,8 @@ class TestServer:
                         "<h1>Unauthorized</h1>",
                         headers={"WWW-Authenticate": 'Basic realm="staging"'},
                     )
+                if route.gate is not None:
+                    route.gate()
                 delay = route.delay + server.delay
                 if self.command == "HEAD" and route.head_delay is not None:
                     delay = route.head_delay

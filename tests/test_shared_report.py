@@ -6,6 +6,7 @@ once; politeness per host holds across workers."""
 from __future__ import annotations
 
 import json
+import time
 from contextlib import ExitStack
 
 import pytest
@@ -18,9 +19,6 @@ from tests.sitegen import assert_same
 def env(tmp_path_factory):
     with ExitStack() as stack:
         site, redis, plain, plain_requests = shared_env(stack, tmp_path_factory)
-        # a slow start page: every worker has joined before the first level
-        # opens, so the two hosts go to two workers
-        site.near.route_for("/").delay = 1.0
         yield site, redis, plain, plain_requests
 
 
@@ -28,7 +26,21 @@ def env(tmp_path_factory):
 def test_n_workers_write_the_single_process_report(env, tmp_path, n):
     site, redis, plain, plain_requests = env
     site.clear_logs()
-    workers = finish(start_workers(site, redis.url, f"same-{n}", tmp_path, n))
+    # the start page is answered once every worker has joined: the first
+    # level opens to all of them, so the two hosts go to two workers
+    # (however late a loaded machine starts the last one)
+    joined = redis.client()
+
+    def all_joined() -> None:
+        deadline = time.monotonic() + 60
+        while joined.scard(f"la:{{same-{n}}}:workers") < n and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    site.near.route_for("/").gate = all_joined
+    try:
+        workers = finish(start_workers(site, redis.url, f"same-{n}", tmp_path, n))
+    finally:
+        site.near.route_for("/").gate = None
     assert [w.code for w in workers] == [1] * n  # the site has broken links
     report = the_report(workers)
     assert_same(report, plain)
