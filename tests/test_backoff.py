@@ -6,6 +6,7 @@ recovers, one never recovers, one is healthy throughout."""
 from __future__ import annotations
 
 import contextlib
+import json
 import statistics
 import threading
 import time
@@ -13,7 +14,9 @@ import time
 import pytest
 
 from linkaudit.rules.backoff import BACKOFF, GIVE_UP, PAUSE, RECOVER, BackoffPolicy, HostBackoff
-from tests.conftest import run_crawl
+from tests.conftest import Spawned, run_crawl, validate
+from tests.helpers import LINKAUDIT
+from tests.redisserver import RedisServer
 from tests.server import Route, TestServer
 
 PAUSE_SECONDS = 1.5
@@ -196,3 +199,53 @@ def test_rules_a_404_is_no_trouble_of_the_host():
     host = HostBackoff(BackoffPolicy(window=8), base=0.0)
     assert [host.observe(None, float(t)) for t in range(40)] == [None] * 40
     assert host.level == 0
+
+
+def test_a_shared_audit_backs_off_a_host_once_for_all_its_workers(tmp_path):
+    """Two workers on one Redis: the failing host is backed off, paused as
+    often as one process would pause it and given up once (by the worker
+    that holds its lease), its URLs unchecked with the reason in the one
+    report, which counts the back-offs of the audit; the other hosts' pages
+    all checked.  (A host's record handed from one worker to the next is
+    held to by tests/test_state_contract.py.)"""
+    with contextlib.ExitStack() as stack:
+        redis = stack.enter_context(RedisServer(tmp_path / "redis"))
+        near, failing, healthy = (
+            stack.enter_context(TestServer(host=h)) for h in ("127.0.0.2", "127.0.0.3", "127.0.0.4")
+        )
+        links = [f"/p{i}" for i in range(8)]
+        links += [f"{failing.url}/b{i}" for i in range(12)]
+        links += [f"{healthy.url}/c{i}" for i in range(8)]
+        near.add("/", "".join(f'<a href="{u}">x</a>' for u in links))
+        for i in range(8):
+            near.add(f"/p{i}", f"<p>page {i}</p>")
+            healthy.add(f"/c{i}", f"<p>partner {i}</p>")
+        failing.fault = never_recovers
+        workers = []
+        for i in range(2):
+            cmd = [LINKAUDIT, f"{near.url}/", "--delay", "0", "--report", str(tmp_path / f"w{i}.json")]
+            cmd += ["--redis", redis.url, "--audit", "struggle"]
+            quick = {"LINKAUDIT_REDIS_LEASE": "2", "LINKAUDIT_REDIS_POLL": "0.05"}
+            for name, value in {**SETTINGS, **quick}.items():
+                cmd += ["-s", f"{name}={value}"]
+            workers.append(Spawned(cmd))
+        for w in workers:
+            w.wait(timeout=90)
+    written = [tmp_path / f"w{i}.json" for i in range(2) if (tmp_path / f"w{i}.json").exists()]
+    assert len(written) == 1, [w.stderr[-2000:] for w in workers]
+    report = json.loads(written[0].read_text())
+    validate(report)
+    by_url = {u["url"]: u for u in report["urls"]}
+    for i in range(12):
+        entry = by_url[f"{failing.url}/b{i}"]
+        assert entry["outcome"] == "unchecked", entry
+        assert entry["error"].startswith("Host failing: 503 on "), entry
+    for i in range(8):
+        assert by_url[f"{near.url}/p{i}"]["outcome"] == "ok"
+        assert by_url[f"{healthy.url}/c{i}"]["outcome"] == "ok"
+    assert report["complete"] is False and report["summary"]["broken"] == 0
+    # as one process: the host paused MAX_PAUSES times, then given up, once
+    assert report["summary"]["pauses"] == int(SETTINGS["LINKAUDIT_BACKOFF_MAX_PAUSES"])
+    assert report["summary"]["backoffs"] >= 2
+    given_up = sum(w.stderr.count("127.0.0.3 given up") for w in workers)
+    assert given_up == 1, [w.stderr[-2000:] for w in workers]
