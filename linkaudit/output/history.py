@@ -10,7 +10,7 @@ is written and, once it is, hands the state what to keep (:meth:`kept`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -34,13 +34,13 @@ class AuditHistory:
         self.checked: set[str] = set()  # URLs of earlier runs checked now
         self.record: dict[str, Any] | None = None
 
-    def see(self, entries: Iterable[Entry], shown: Callable[[Entry], UrlResult | None]) -> None:
-        """Before any entry is written: which pages carry broken links (a
-        page's entry may come before its broken link's, in URL order)."""
-        for entry in entries:
-            result = shown(entry)
-            if result is not None and result.outcome == "broken":
-                self.carriers.update(page for page, _ in entry.referrers)
+    def see(self, entry: Entry, result: UrlResult | None) -> None:
+        """One entry of the report's one pass (``sections.Sections.read``),
+        ``result`` as the report shows it, before any entry is written:
+        which pages carry broken links (a page's entry may come before its
+        broken link's, in URL order)."""
+        if result is not None and result.outcome == "broken":
+            self.carriers.update(page for page, _ in entry.referrers)
 
     def mark(self, item: dict[str, Any]) -> None:
         """Add the run fields to ``item``, an entry as the report shows it."""

@@ -9,11 +9,10 @@ import tempfile
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from linkaudit.items import UrlResult
 from linkaudit.output.facts import ReportFacts, now_iso
 from linkaudit.output.jsontext import json_text
 from linkaudit.output.reading import needed_in_summary, read_report
-from linkaudit.output.sections import Sections
+from linkaudit.output.sections import Sections, shown
 from linkaudit.rules.baseline import fragment_key
 from linkaudit.rules.recheck import RecheckPolicy
 from linkaudit.rules.statuses import INTERNAL_ERROR
@@ -74,8 +73,6 @@ def report_entries(
     entries = sections.read(state)
     missing = sections.missing_fragments()
     history = facts.history
-    if history is not None:
-        history.see(entries, lambda e: _shown(e, policy, now))
     suggested = sections.suggestions()
     soft, groups = sections.soft, sections.groups
     if soft is not None:
@@ -162,7 +159,7 @@ def _entry_item(
     policy: RecheckPolicy | None,
     now: float,
 ) -> dict[str, Any]:
-    result = _shown(entry, policy, now)
+    result = shown(entry, policy, now)
     if result is None:
         item: dict[str, Any] = {
             "url": entry.url,
@@ -183,15 +180,6 @@ def _entry_item(
         {"url": page, "line": line} for page, line in sorted(entry.referrers, key=_by_place)
     ]
     return item
-
-
-def _shown(entry: Entry, policy: RecheckPolicy | None, now: float) -> UrlResult | None:
-    """The entry's result as the report shows it (a failure in its grace
-    period: ok)."""
-    result = entry.result
-    if result is not None and policy is not None:
-        return policy.present(result, entry.failing_since, now)
-    return result
 
 
 def write_report(path: str, state: AuditState, facts: ReportFacts) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Any
 
+from linkaudit.items import UrlResult
 from linkaudit.output.facts import ReportFacts
 from linkaudit.output.fragments import MissingFragments
 from linkaudit.output.groups import Groups
@@ -27,6 +28,7 @@ from linkaudit.output.redirects import RedirectFixes
 from linkaudit.output.sitemap import SitemapSection
 from linkaudit.output.soft404 import Soft404s
 from linkaudit.output.suggestions import Suggestions
+from linkaudit.rules.recheck import RecheckPolicy
 from linkaudit.state.base import AuditState, Entry
 
 
@@ -49,8 +51,11 @@ class Sections:
         builder; returned sorted by URL."""
         fragments, soft, sitemap, suggest = self.fragments, self.soft, self.sitemap, self.suggest
         entries = self.entries
+        history, policy, now = self.facts.history, self.facts.policy, self.facts.now
         for entry in state.entries():
             entries.append(entry)
+            if history is not None:
+                history.see(entry, shown(entry, policy, now))
             if fragments is not None:
                 fragments.see(entry)
             if sitemap is not None:
@@ -111,3 +116,12 @@ class Sections:
 
 def _by_url(entry: Entry) -> str:
     return entry.url
+
+
+def shown(entry: Entry, policy: RecheckPolicy | None, now: float) -> UrlResult | None:
+    """The entry's result as the report shows it (a failure in its grace
+    period: ok)."""
+    result = entry.result
+    if result is not None and policy is not None:
+        return policy.present(result, entry.failing_since, now)
+    return result
