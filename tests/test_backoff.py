@@ -68,23 +68,33 @@ def gaps(times: list[float]) -> list[float]:
     return [b - a for a, b in zip(times, times[1:], strict=False)]
 
 
+def three_hosts(
+    stack: contextlib.ExitStack, pages: int, failing_links: int
+) -> tuple[TestServer, TestServer, TestServer]:
+    """The site (``pages`` pages) on 127.0.0.2, a host that never recovers
+    (``failing_links`` URLs linked) on 127.0.0.3, a healthy one (8) on
+    127.0.0.4; the start page links to them all."""
+    near, failing, healthy = (
+        stack.enter_context(TestServer(host=h)) for h in ("127.0.0.2", "127.0.0.3", "127.0.0.4")
+    )
+    links = [f"/p{i}" for i in range(pages)]
+    links += [f"{failing.url}/b{i}" for i in range(failing_links)]
+    links += [f"{healthy.url}/c{i}" for i in range(8)]
+    near.add("/", "".join(f'<a href="{u}">x</a>' for u in links))
+    for i in range(pages):
+        near.add(f"/p{i}", f"<p>page {i}</p>")
+    for i in range(8):
+        healthy.add(f"/c{i}", f"<p>partner {i}</p>")
+    failing.fault = never_recovers
+    return near, failing, healthy
+
+
 @pytest.fixture(scope="module")
 def audit(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("backoff")
     with contextlib.ExitStack() as stack:
-        near, failing, healthy = (
-            stack.enter_context(TestServer(host=h)) for h in ("127.0.0.2", "127.0.0.3", "127.0.0.4")
-        )
-        links = [f"/p{i}" for i in range(16)]
-        links += [f"{failing.url}/b{i}" for i in range(8)]
-        links += [f"{healthy.url}/c{i}" for i in range(8)]
-        near.add("/", "".join(f'<a href="{u}">x</a>' for u in links))
-        for i in range(16):
-            near.add(f"/p{i}", f"<p>page {i}</p>")
-        for i in range(8):
-            healthy.add(f"/c{i}", f"<p>partner {i}</p>")
+        near, failing, healthy = three_hosts(stack, pages=16, failing_links=8)
         near.fault = Spell(ok=4, failing=3.0, hanging=1.0)
-        failing.fault = never_recovers
         crawl = run_crawl(tmp_path, "-a", f"start={near.url}/", settings=SETTINGS, timeout=60)
         yield crawl, near, failing, healthy
 
@@ -210,17 +220,7 @@ def test_a_shared_audit_backs_off_a_host_once_for_all_its_workers(tmp_path):
     held to by tests/test_state_contract.py.)"""
     with contextlib.ExitStack() as stack:
         redis = stack.enter_context(RedisServer(tmp_path / "redis"))
-        near, failing, healthy = (
-            stack.enter_context(TestServer(host=h)) for h in ("127.0.0.2", "127.0.0.3", "127.0.0.4")
-        )
-        links = [f"/p{i}" for i in range(8)]
-        links += [f"{failing.url}/b{i}" for i in range(12)]
-        links += [f"{healthy.url}/c{i}" for i in range(8)]
-        near.add("/", "".join(f'<a href="{u}">x</a>' for u in links))
-        for i in range(8):
-            near.add(f"/p{i}", f"<p>page {i}</p>")
-            healthy.add(f"/c{i}", f"<p>partner {i}</p>")
-        failing.fault = never_recovers
+        near, failing, healthy = three_hosts(stack, pages=8, failing_links=12)
         workers = []
         for i in range(2):
             cmd = [LINKAUDIT, f"{near.url}/", "--delay", "0", "--report", str(tmp_path / f"w{i}.json")]
