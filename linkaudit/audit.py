@@ -164,6 +164,11 @@ def start_audit(
     exists: no request, no report, no traceback."""
     from scrapy.utils.misc import build_from_crawler, load_object
 
+    from linkaudit.rules.html.selfcheck import scanner_fault
+
+    if fault := scanner_fault():  # scrapy crawl and Scrapyd too
+        print(f"linkaudit: error: {fault}", file=sys.stderr)
+        raise SystemExit(2)
     try:
         config = config or Config.build(crawler.settings, arguments)
         bind_config(crawler, config)

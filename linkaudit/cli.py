@@ -196,6 +196,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"linkaudit: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     ns = parser.parse_args(argv)  # the command line wins
+    from linkaudit.rules.html.selfcheck import scanner_fault
+
+    if fault := scanner_fault():  # a Python whose re would find no link: not a clean audit
+        print(f"linkaudit: error: {fault}", file=sys.stderr)
+        return EXIT_USAGE
     if ns.print_config:
         print(render_config(parser, ns), end="")
         return 0

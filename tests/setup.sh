@@ -16,6 +16,11 @@ command -v redis-server >/dev/null || need+=(redis-server)
 command -v chromium >/dev/null || need+=(chromium)
 [ -x /usr/bin/chromedriver ] || need+=(chromium-driver)
 command -v java >/dev/null || need+=(default-jre-headless)
+# the oldest Python the project allows (requires-python): Debian 12's
+# python3.11, 3.11.2, whose re misread the page scan's patterns once
+# (tests/test_oldest_python.py runs the scan's tests on it)
+[ -x /usr/bin/python3.11 ] || need+=(python3.11)
+/usr/bin/python3.11 -c 'import ensurepip' 2>/dev/null || need+=(python3.11-venv)
 if [ ${#need[@]} -gt 0 ]; then
   as_root=""; [ "$(id -u)" = 0 ] || as_root="sudo"
   $as_root apt-get install -y -q "${need[@]}" >/dev/null 2>&1 || {
@@ -35,3 +40,6 @@ tests/data/fetch.sh
 # The project and its test tools, in .venv
 python3 -m venv .venv
 .venv/bin/pip install -q -r requirements-dev.txt -e .
+# ... and again on the oldest Python allowed, in .venv-oldest
+/usr/bin/python3.11 -m venv .venv-oldest
+.venv-oldest/bin/pip install -q -r requirements-dev.txt -e .

@@ -55,7 +55,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "meta": {"rules"},  # the phases are the decision table's
     "signals": set(),
     "settings": {"linkaudit", "items", "config"},
-    "cli": {"linkaudit", "command", "config", "output", "demo", "spiders", "walk", "audit"},
+    # (rules: the page scan's self-check, before anything else is done)
+    "cli": {"linkaudit", "command", "config", "output", "demo", "spiders", "walk", "audit", "rules"},
     "__main__": {"cli"},
 }
 

@@ -36,6 +36,8 @@ import re
 import sys
 from typing import NamedTuple
 
+from linkaudit.rules.repeats import possessive
+
 
 class CssLink(NamedTuple):
     """A URL of a stylesheet as written: escapes decoded, not resolved."""
@@ -53,11 +55,16 @@ _ESC = rf"\\(?>{_HEX}|[^\n])"  # a valid escape outside strings
 _STRING_ESC = rf"\\(?>{_HEX}|[\s\S]?)"
 
 
+def _string_body(quote: str) -> str:
+    """The characters and escapes of a string token, up to its ``quote``."""
+    return possessive(rf"(?>[^{quote}\\\n]+|{_STRING_ESC})")
+
+
 def _strings(group: str) -> str:
     """Both string tokens: ``group`` is ``"("`` for the body and the closing
     quote of each as groups (no quote: a bad or unterminated string), or
     ``"(?:"`` to skip them."""
-    return "|".join(rf"{q}{group}(?>[^{q}\\\n]+|{_STRING_ESC})*+){group}{q}?)" for q in "\"'")
+    return "|".join(f"{q}{group}{_string_body(q)}){group}{q}?)" for q in "\"'")
 
 
 # after "url": the url(...) tokens, 5 groups: the body and closing quote of a
@@ -66,8 +73,8 @@ def _strings(group: str) -> str:
 _URL = (
     r"[rR][lL]\([ \t\n]*+(?:"
     + _strings("(")
-    + rf"|((?>[^\"'()\\\x01-\x08\x0b\x0e-\x1f\x7f \t\n]+|{_ESC})*+)[ \t\n]*+\)"
-    + r"|(?>[^)\\]+|\\[\s\S]?)*+\)?)"
+    + "|(" + possessive(rf"(?>[^\"'()\\\x01-\x08\x0b\x0e-\x1f\x7f \t\n]+|{_ESC})") + r")[ \t\n]*+\)"
+    + "|" + possessive(r"(?>[^)\\]+|\\[\s\S]?)") + r"\)?)"
 )
 # A scanner matches a character that may start a token that matters, then the
 # token whole.  The character class first lets the regex engine jump from one
@@ -76,9 +83,10 @@ _URL = (
 # "@" is part of a longer name ("myurl(", "5url(", "#url("), but not after
 # the "<!--" token.
 _SKIPPED = (
-    r"(?<=/)\*(?>[^*]+|\*+(?!/))*+(?:\*/)?"
-    + rf"|(?<=\\)(?>{_HEX}|[^\n])(?>[{_NAME}]+|{_ESC})*+"
-    + "".join(rf"|(?<={q})(?>[^{q}\\\n]+|{_STRING_ESC})*+{q}?" for q in "\"'")
+    r"(?<=/)\*" + possessive(r"(?>[^*]+|\*+(?!/))") + r"(?:\*/)?"
+    + rf"|(?<=\\)(?>{_HEX}|[^\n])"
+    + possessive(rf"(?>[{_NAME}]+|{_ESC})")
+    + "".join(f"|(?<={q}){_string_body(q)}{q}?" for q in "\"'")
     + rf"|(?<=[uU])(?:(?<=<!--[uU])|(?<![{_NAME}#@][uU])){_URL}"
 )
 _SCAN_DECLARATIONS = re.compile(rf"""[/"'\\uU](?:{_SKIPPED})""")
@@ -86,7 +94,7 @@ _SCAN_DECLARATIONS = re.compile(rf"""[/"'\\uU](?:{_SKIPPED})""")
 _SCAN_SHEET = re.compile(
     rf"""[/"'\\uU@](?:{_SKIPPED}"""
     + rf"|(?<=@)[iI][mM][pP][oO][rR][tT](?![{_NAME}]|\\[^\n])"
-    + r"(?>[ \t\n]+|/\*[\s\S]*?(?:\*/|\Z))*+(?:"
+    + possessive(r"(?>[ \t\n]+|/\*[\s\S]*?(?:\*/|\Z))") + "(?:"
     + _strings("(")
     + rf"|[uU]{_URL}))"
 )

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 
 from linkaudit.rules.html.elements import INTERESTING
+from linkaudit.rules.repeats import possessive
 
 NAME = r"[^\t\n\f\r />]*+"  # a tag name after its first letter
 
@@ -46,17 +47,19 @@ def attrs_runs(run: Callable[[str], str] = lambda excluded: f"[^{excluded}]*+") 
     names = run(">=/")  # names and spaces: the next "=" opens a value
     unquoted = run(_SPACE[1:-1] + ">")
     value = rf"""(?:"{run('"')}"|'{run("'")}'|(?!["']){unquoted})"""
-    values = rf"(?:={_SPACE}*+{value}{_SPACE}*+=?+{names})*+"
-    after = rf"(?:>|(?:/[\t\n\f\r /]*+=?+{names}{values})++>)"  # "/": a name may start
+    values = possessive(rf"={_SPACE}*+{value}{_SPACE}*+=?+{names}")
+    slashed = possessive(rf"/[\t\n\f\r /]*+=?+{names}{values}", "+")
+    after = rf"(?:>|{slashed}>)"  # "/": a name may start
     return rf"(?:>|{_SPACE}*+=?+{names}{values}{after})"
 
 
 ATTRS_RUNS = attrs_runs()
 # One attribute, name and value (a name may start with "="), as the
 # tokenizer reads it; an unterminated quote leaves the value out
-_ATTRIBUTE = (
-    r"[^\t\n\f\r />][^\t\n\f\r />=]*+(?:[\t\n\f\r ]*+=[\t\n\f\r ]*+"
-    r"""(?:"[^"]*+"|'[^']*+'|(?!["'])[^\t\n\f\r >]*+))?+"""
+_ATTRIBUTE = r"[^\t\n\f\r />][^\t\n\f\r />=]*+" + possessive(
+    r"[\t\n\f\r ]*+=[\t\n\f\r ]*+"
+    r"""(?:"[^"]*+"|'[^']*+'|(?!["'])[^\t\n\f\r >]*+)""",
+    "?",
 )
 
 
@@ -74,7 +77,7 @@ def _attrs_naming_none(words: tuple[str, ...]) -> str:
     named = "(?:" + "|".join(map(_ascii_any_case, words)) + ")"
 
     def free(excluded: str) -> str:  # a run of characters that starts no word
-        return rf"(?:[^{excluded}{stops}]++|(?!{named})[{stops}])*+"
+        return possessive(rf"[^{excluded}{stops}]++|(?!{named})[{stops}]")
 
     return attrs_runs(free)
 
@@ -105,10 +108,13 @@ def skip_pattern(attributes: tuple[str, ...] = ()) -> re.Pattern[str]:
     unlinked = ("href", *attributes, *(("name",) if "id" in attributes else ()))
     anchor = r"[aA](?=[\t\n\f\r />])" + _attrs_naming_none(unlinked)
     return re.compile(
-        r"[^<]*+(?:<(?:/(?:[A-Za-z]" + NAME + ATTRS_RUNS + r"|>|[^A-Za-z>][^>]*+>|\Z)"
-        r"|" + anchor + r"|" + boring + r"|!--(?:>|->|(?s:.*?)--!?>)|(?!!--)[!?][^>]*+>"
-        r"|(?![A-Za-z!/?]))[^<]*+)*+"
+        r"[^<]*+"
+        + possessive(
+            r"<(?:/(?:[A-Za-z]" + NAME + ATTRS_RUNS + r"|>|[^A-Za-z>][^>]*+>|\Z)"
+            r"|" + anchor + r"|" + boring + r"|!--(?:>|->|(?s:.*?)--!?>)|(?!!--)[!?][^>]*+>"
+            r"|(?![A-Za-z!/?]))[^<]*+"
+        )
         # and the start tag it stopped at, if any: its name and its attributes
         # (with their ">")
-        r"(?:<([A-Za-z]" + NAME + r")(" + ATTRS_RUNS + r"))?"
+        + r"(?:<([A-Za-z]" + NAME + r")(" + ATTRS_RUNS + r"))?"
     )
