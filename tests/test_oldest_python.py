@@ -108,3 +108,19 @@ def test_a_scan_that_finds_nothing_is_refused_in_one_line(oldest, tmp_path):
     assert len(lines) == 1, out.stderr
     assert lines[0].startswith("linkaudit: error: the page scan fails its self-check on Python 3.11")
     assert "0 of the 7 links" in lines[0]
+
+
+def test_scrapy_crawl_refuses_a_scan_that_finds_nothing_too(oldest, tmp_path):
+    as_before = (
+        "import sys, linkaudit.rules.repeats as r; r.POSSESSIVE_GROUPS_WORK = True; "
+        "from scrapy.cmdline import execute; execute(['scrapy', *sys.argv[1:]])"
+    )
+    with _broken_site() as site:
+        out = run_process(
+            [oldest, "-c", as_before, "crawl", "linkaudit", "-a", f"start={site.url}/",
+             "-a", f"report={tmp_path / 'r.json'}", "-s", "LOG_LEVEL=ERROR"],
+        )
+        assert site.log == []
+    assert out.returncode == 2, out.stdout + out.stderr
+    errors = [line for line in out.stderr.splitlines() if "linkaudit: error:" in line]
+    assert len(errors) == 1 and "fails its self-check" in errors[0], out.stderr
