@@ -100,7 +100,8 @@ def _settings(ns: argparse.Namespace) -> Settings:
 
 def _arguments(ns: argparse.Namespace) -> dict[str, Any]:
     """The options that are spider arguments (errors name them so)."""
-    arguments: dict[str, Any] = {"start": " ".join(ns.urls), "report": os.path.abspath(ns.report)}
+    # a list: each URL whole (a comma or a space inside one is not a separator)
+    arguments: dict[str, Any] = {"start": list(ns.urls), "report": os.path.abspath(ns.report)}
     arguments.update(spider_arguments(ns))
     return arguments
 
@@ -171,7 +172,16 @@ def _local_site(ns: argparse.Namespace, folder: str | None) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    try:
+        return _main(sys.argv[1:] if argv is None else argv)
+    except BrokenPipeError:  # `linkaudit --help | head`; an audit's own output: show_report
+        from linkaudit.output.show import reader_left
+
+        reader_left()
+        return 0
+
+
+def _main(argv: list[str]) -> int:
     if argv[:1] == ["report"]:
         from linkaudit.command.report import report_main
 

@@ -234,7 +234,7 @@ def spider_arguments(ns: argparse.Namespace) -> dict[str, object]:
         if value is not None:
             arguments[name] = value
     if ns.near:
-        arguments["near"] = ",".join(ns.near)
+        arguments["near"] = list(ns.near)  # each prefix whole, commas included
     for dest, argument in LISTS.items():
         if getattr(ns, dest, None):
             arguments[argument] = list(getattr(ns, dest))

@@ -3,6 +3,7 @@ state, written atomically, and summarised for a person."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import tempfile
@@ -248,6 +249,22 @@ def write_json_atomic(path: str, data: dict[str, Any]) -> None:
     write_atomically(path, write)
 
 
+@functools.cache
+def umask() -> int:
+    """The process's umask, read without changing it where Linux tells it
+    (``os.umask`` can only be read by setting it, a race with threads)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def _directory(path: str) -> str:
     return os.path.dirname(os.path.abspath(path))
 
@@ -255,6 +272,9 @@ def _directory(path: str) -> str:
 def write_atomically(path: str, write: Callable[[Any], None]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=".linkaudit-", suffix=".tmp", dir=_directory(path))
     try:
+        # mkstemp makes it 0600; a report is the user's file as any other
+        # they write (0644 with the usual umask of 022)
+        os.fchmod(fd, 0o666 & ~umask())
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             write(fh)
         os.replace(tmp, path)

@@ -4,6 +4,7 @@ format asked for, and the exit code it calls for."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from typing import Any
@@ -24,9 +25,25 @@ def show_report(config: Config, fmt: str, fail_on: str) -> int:
     if report is None:
         print("linkaudit: error: the audit left no report and no journal", file=sys.stderr)
         return EXIT_USAGE
-    if not (fmt == "json" and _copy(config.report)):
-        print(FORMATS[fmt](report))
+    try:
+        if not (fmt == "json" and _copy(config.report)):
+            print(FORMATS[fmt](report))
+            sys.stdout.flush()
+    except BrokenPipeError:  # `linkaudit URL | head`: the verdict stands
+        reader_left()
     return exit_code(report, fail_on)
+
+
+def reader_left() -> None:
+    """The reader of stdout went away (``| head``): the rest is not written.
+    stdout is pointed at /dev/null, so that the flush at exit raises nothing
+    and Python prints no traceback of its own."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no stdout to point anywhere
+        pass
 
 
 def _load_report(config: Config, lean: bool) -> dict[str, Any] | None:

@@ -1,0 +1,82 @@
+"""No traps at the door (issue 31): what a newcomer meets first, tried as a
+newcomer would, against real servers on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+
+from tests.helpers import LINKAUDIT, run
+from tests.server import Route, TestServer
+
+
+def _many_broken(count: int) -> TestServer:
+    # long paths: the text output is far over a pipe's 64 KiB buffer
+    links = "".join(f'<a href="/missing/{"x" * 150}/{i}.html">{i}</a>\n' for i in range(count))
+    return TestServer({"/": Route(body=f"<!DOCTYPE html><title>t</title>\n{links}")})
+
+
+def test_a_reader_that_leaves_early_ends_the_output_quietly(tmp_path):
+    """``linkaudit URL | head -1``: no BrokenPipeError traceback, the report
+    written, the audit's own exit code."""
+    with _many_broken(400) as site:
+        script = (
+            f"{LINKAUDIT} {site.url}/ --delay 0 --report {tmp_path / 'r.json'} | head -1; "
+            'echo "status=${PIPESTATUS[0]}" >&2'
+        )
+        out = subprocess.run(
+            ["bash", "-c", script], capture_output=True, text=True, timeout=120, cwd=tmp_path
+        )
+    assert out.stdout.startswith("linkaudit: ") and out.stdout.count("\n") == 1, out.stdout
+    assert "Traceback" not in out.stderr and "BrokenPipe" not in out.stderr, out.stderr
+    assert out.stderr.strip().endswith("status=1"), out.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["summary"]["broken"] == 400
+
+
+def test_help_into_a_closed_pipe_ends_quietly(tmp_path):
+    out = subprocess.run(
+        ["bash", "-c", f"{LINKAUDIT} --help | true; echo \"status=${{PIPESTATUS[0]}}\" >&2"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert "Traceback" not in out.stderr and "BrokenPipe" not in out.stderr, out.stderr
+    assert out.stderr.strip().endswith("status=0"), out.stderr
+
+
+def test_a_start_url_is_one_url_commas_and_all(tmp_path):
+    with TestServer({"/list": Route(body='<a href="/ok">ok</a>'), "/ok": Route(body="ok")}) as site:
+        start = f"{site.url}/list?ids=1,2&tag=a b"
+        out = run(tmp_path, start, "--delay", "0", "--report", "r.json")
+        assert out.returncode == 0, out.stdout + out.stderr
+        report = json.loads((tmp_path / "r.json").read_text())
+        assert report["start_urls"] == [f"{site.url}/list?ids=1,2&tag=a%20b"]
+        assert "/list?ids=1,2&tag=a%20b" in [h.path for h in site.hits(method="GET")]
+        assert "/ok" in [h.path for h in site.log]
+
+
+def _umasked(mask: int):
+    return lambda: os.umask(mask)
+
+
+def test_reports_are_written_with_the_users_umask(tmp_path):
+    page = '<a href="/moved">m</a> <a href="/gone">g</a>'
+    routes = {
+        "/": Route(body=page),
+        "/moved": Route(301, headers={"Location": "/here"}),
+        "/here": Route(body="here"),
+    }
+    with TestServer(routes) as site:
+        for mask, mode in ((0o022, 0o644), (0o027, 0o640), (0o002, 0o664)):
+            folder = tmp_path / oct(mask)
+            folder.mkdir()
+            out = subprocess.run(
+                [LINKAUDIT, f"{site.url}/", "--delay", "0", "--report", "r.json",
+                 "--html", "r.html", "--redirect-fixes", "fixes.csv"],
+                capture_output=True, text=True, timeout=90, cwd=folder,
+                preexec_fn=_umasked(mask),
+            )
+            assert out.returncode == 1, out.stderr
+            for name in ("r.json", "r.html", "fixes.csv"):
+                assert stat.S_IMODE((folder / name).stat().st_mode) == mode, (name, oct(mask))
