@@ -80,3 +80,47 @@ def test_reports_are_written_with_the_users_umask(tmp_path):
             assert out.returncode == 1, out.stderr
             for name in ("r.json", "r.html", "fixes.csv"):
                 assert stat.S_IMODE((folder / name).stat().st_mode) == mode, (name, oct(mask))
+
+
+def _docs() -> TestServer:
+    return TestServer(
+        {
+            "/docs/index.html": Route(body='<a href="a.html">a</a> <a href="b.html">b</a>'),
+            "/docs/a.html": Route(body='<a href="b.html">b</a> <a href="gone.html">x</a>'),
+            "/docs/b.html": Route(body='<a href="index.html">home</a>'),
+        }
+    )
+
+
+def test_a_start_at_an_index_page_audits_its_directory(tmp_path):
+    with _docs() as site:
+        out = run(tmp_path, f"{site.url}/docs/index.html", "--delay", "0", "--report", "r.json")
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["near_prefixes"] == [f"{site.url}/docs/"]
+    assert report["summary"]["pages"] == 3
+    assert out.returncode == 1  # /docs/gone.html, found on a.html
+    assert f"the site is {site.url}/docs/: the directory of the start URL" in out.stderr
+
+
+def test_a_site_of_one_page_suggests_its_directory(tmp_path):
+    with _docs() as site:
+        out = run(tmp_path, f"{site.url}/docs/a.html", "--delay", "0", "--report", "r.json")
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["summary"]["pages"] == 1
+    warning = [line for line in out.stderr.splitlines() if "was one page" in line]
+    assert warning == [
+        f"linkaudit: warning: the site (what starts with {site.url}/docs/a.html) was one page;"
+        f" to audit its directory, start at {site.url}/docs/ or give --near {site.url}/docs/"
+    ]
+
+
+def test_which_start_urls_stand_for_their_directory():
+    from linkaudit.rules.scope import directory_of, site_prefix
+
+    assert site_prefix("https://e.org/docs/index.html") == "https://e.org/docs/"
+    assert site_prefix("https://e.org/Default.aspx") == "https://e.org/"
+    assert site_prefix("https://e.org/docs/index.html?v=2") == "https://e.org/docs/index.html?v=2"
+    assert site_prefix("https://e.org/docs/intro.html") == "https://e.org/docs/intro.html"
+    assert site_prefix("https://e.org/docs/") == "https://e.org/docs/"
+    assert directory_of("https://e.org/docs/intro.html") == "https://e.org/docs/"
+    assert directory_of("https://e.org/docs/") is None

@@ -25,6 +25,7 @@ import linkaudit.config.checks as checks
 from linkaudit.config.options import ARGUMENTS, BY_SETTING, OPTIONS, Option, defaults
 from linkaudit.rules.guards import TrapGuards
 from linkaudit.rules.recheck import RecheckPolicy
+from linkaudit.rules.scope import site_prefix
 
 SQLITE_STATE = "linkaudit.state.sqlite.SQLiteState"
 REDIS_STATE = "linkaudit.state.redis.RedisState"
@@ -145,7 +146,9 @@ class Config:
         return cls(
             values=values,
             start_urls=values["LINKAUDIT_START"],
-            near_prefixes=values["LINKAUDIT_NEAR"] or values["LINKAUDIT_START"],
+            # an index page stands for its directory (rules/scope.py)
+            near_prefixes=values["LINKAUDIT_NEAR"]
+            or tuple(dict.fromkeys(map(site_prefix, values["LINKAUDIT_START"]))),
             report=values["LINKAUDIT_REPORT"],
             journal=journal,
             keep_journal=keep,

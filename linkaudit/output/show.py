@@ -13,7 +13,9 @@ from linkaudit.config import Config
 from linkaudit.output.exitstatus import EXIT_USAGE, exit_code
 from linkaudit.output.formats import FORMATS
 from linkaudit.output.journal import read_journal, rebuild_report
+from linkaudit.output.formats.common import shown
 from linkaudit.output.report import read_report
+from linkaudit.rules.scope import directory_of, site_prefix
 
 
 def show_report(config: Config, fmt: str, fail_on: str) -> int:
@@ -25,6 +27,8 @@ def show_report(config: Config, fmt: str, fail_on: str) -> int:
     if report is None:
         print("linkaudit: error: the audit left no report and no journal", file=sys.stderr)
         return EXIT_USAGE
+    for note in scope_notes(report):
+        print(f"linkaudit: {note}", file=sys.stderr)
     try:
         if not (fmt == "json" and _copy(config.report)):
             print(FORMATS[fmt](report))
@@ -32,6 +36,31 @@ def show_report(config: Config, fmt: str, fail_on: str) -> int:
     except BrokenPipeError:  # `linkaudit URL | head`: the verdict stands
         reader_left()
     return exit_code(report, fail_on)
+
+
+def scope_notes(report: dict[str, Any]) -> list[str]:
+    """What the user should know of the site's extent: a start URL read as
+    its directory, and a site that turned out to be one page when its
+    directory may have been meant."""
+    notes = []
+    starts, prefixes = report.get("start_urls", []), report.get("near_prefixes", [])
+    for start in starts:
+        prefix = site_prefix(start)
+        if prefix != start and prefix in prefixes:
+            notes.append(
+                f"the site is {shown(prefix)}: the directory of the start URL "
+                f"{shown(start)} (--near sets it)"
+            )
+    if report["summary"].get("pages", 0) <= 1 and list(prefixes) == list(starts):
+        for start in starts:
+            directory = directory_of(start)
+            if directory is not None:
+                notes.append(
+                    f"warning: the site (what starts with {shown(start)}) was one page;"
+                    f" to audit its directory, start at {shown(directory)} or give"
+                    f" --near {shown(directory)}"
+                )
+    return notes
 
 
 def reader_left() -> None:
