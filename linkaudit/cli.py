@@ -69,6 +69,15 @@ def _chosen(ns: argparse.Namespace) -> dict[str, Any]:
     if ns.local_dir is not None and ns.delay is None:
         # the build's own origin is ours: no delay, more at once (far hosts keep theirs)
         chosen["DOWNLOAD_SLOTS"] = {"127.0.0.1": {"delay": 0, "concurrency": 8}}
+    for dest, setting in (
+        ("timeout", "DOWNLOAD_TIMEOUT"),
+        ("user_agent", "USER_AGENT"),
+        ("concurrency", "CONCURRENT_REQUESTS"),
+    ):
+        if getattr(ns, dest) is not None:
+            chosen[setting] = getattr(ns, dest)
+    if ns.insecure:
+        chosen["DOWNLOAD_VERIFY_CERTIFICATES"] = False
     if ns.max_requests is not None:
         chosen["CLOSESPIDER_PAGECOUNT"] = ns.max_requests
     if ns.max_time is not None:

@@ -124,3 +124,40 @@ def test_which_start_urls_stand_for_their_directory():
     assert site_prefix("https://e.org/docs/") == "https://e.org/docs/"
     assert directory_of("https://e.org/docs/intro.html") == "https://e.org/docs/"
     assert directory_of("https://e.org/docs/") is None
+
+
+def test_the_options_users_of_other_checkers_look_for(tmp_path):
+    """--user-agent, --timeout, --insecure and --accept ranges do what they
+    say, on the wire; --concurrency is shown with the others by
+    --print-config."""
+    from tests.helpers import certificate
+
+    page = '<a href="/slow">s</a> <a href="/teapot">t</a> <a href="/gone">g</a>'
+    routes = {"/": Route(body=page), "/slow": Route(body="slow", delay=3), "/teapot": Route(418)}
+    with TestServer(routes) as site, TestServer(
+        {"/": Route(body="tls")}, tls=certificate(tmp_path, "self", expired=False)
+    ) as tls:
+        site.add("/", Route(body=page + f' <a href="{tls.url}/">tls</a>'))
+        common = ["--delay", "0", "--report", "r.json", "--user-agent", "site-check/2 (ops@example.org)"]
+        out = run(tmp_path, f"{site.url}/", *common, "--timeout", "1", "--accept", "400-418")
+        report = {u["url"]: u for u in json.loads((tmp_path / "r.json").read_text())["urls"]}
+        assert {h.headers.get("User-Agent") for h in site.log} == {"site-check/2 (ops@example.org)"}
+        assert report[f"{site.url}/slow"]["error"].startswith("Timed out after 1")
+        assert report[f"{site.url}/teapot"]["outcome"] == "ok"  # 418 in 400-418
+        assert report[f"{site.url}/gone"]["outcome"] == "ok"  # 404 too
+        assert report[f"{tls.url}/"]["outcome"] == "broken"
+        out = run(tmp_path, f"{site.url}/", *common, "--insecure", "--accept", "200-299,404,418")
+        report = {u["url"]: u for u in json.loads((tmp_path / "r.json").read_text())["urls"]}
+        assert report[f"{tls.url}/"]["outcome"] == "ok", out.stderr
+        assert report[f"{site.url}/slow"]["outcome"] == "ok"  # the default 15 s
+    printed = run(tmp_path, "http://example.org/", "--print-config", "--concurrency", "4",
+                  "--timeout", "5", "--insecure", "--user-agent", "x/1").stdout
+    for line in ('concurrency = "4"', 'timeout = "5"', "insecure = true", 'user-agent = "x/1"'):
+        assert line in printed.splitlines(), printed
+
+
+def test_a_bad_accept_range_is_one_line(tmp_path):
+    from tests.helpers import refused
+
+    refused(run(tmp_path, "http://127.0.0.1:9/", "--accept", "299-200"), "not a range")
+    refused(run(tmp_path, "http://127.0.0.1:9/", "--accept", "2²0"), "not an HTTP status")

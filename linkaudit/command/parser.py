@@ -95,9 +95,18 @@ _VALUED = (
         "checked (the audit is then incomplete); default: no limit",
     ),
     ("--contact", "EMAIL", False, "sent as the From header"),
+    ("--user-agent", "TEXT", False, "the User-Agent header; default: linkaudit/VERSION (+URL)"),
+    ("--timeout", "SECONDS", False, "how long one request may take; default: 15"),
+    (
+        "--concurrency",
+        "N",
+        False,
+        "requests in flight at once, all hosts together; default: 16 (each host still "
+        "gets --delay between its requests)",
+    ),
     ("--exclude", "REGEX", True, "URLs matching it are reported excluded, never requested"),
     ("--include", "REGEX", True, "check only URLs matching it; it wins over --exclude"),
-    ("--accept", "STATUSES", False, "statuses counted ok, e.g. 403,429"),
+    ("--accept", "STATUSES", False, "statuses counted ok, single or ranges: 403,429 or 200-299,999"),
     ("--sitemap", "URL", True, "a sitemap (or sitemap index) whose URLs are audited too"),
     (
         "--soft-404",
@@ -169,6 +178,7 @@ _SWITCHES = (
     ),
     ("--no-suggestions", "do not suggest the page a broken link in the site most likely meant"),
     ("--restart", "with --redis: drop what Redis holds of the audit NAME and start it again"),
+    ("--insecure", "accept TLS certificates that do not verify (expired, self-signed)"),
     ("--print-config", "print the configuration in effect (file and options) and exit"),
 )
 

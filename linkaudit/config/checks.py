@@ -57,16 +57,28 @@ def text_list(settings: Any, name: str) -> list[str]:
 
 
 def statuses(settings: Any, name: str) -> frozenset[int]:
-    found = set()
+    """HTTP statuses and ranges of them: ``200-299,429`` (lychee's and
+    muffet's way of writing accepted statuses)."""
+    found: set[int] = set()
     for value in settings.getlist(name):
-        try:
-            status = int(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"{value!r} is not an HTTP status") from None
-        if not 100 <= status <= 999:
-            raise ValueError(f"{status} is not an HTTP status (100-999)")
-        found.add(status)
+        low, dash, high = str(value).strip().partition("-")
+        first = _status(low, value)
+        last = _status(high, value) if dash else first
+        if last < first:
+            raise ValueError(f"{value!r} is not a range of HTTP statuses (low-high)")
+        found.update(range(first, last + 1))
     return frozenset(found)
+
+
+def _status(text: str, value: Any) -> int:
+    text = text.strip()
+    # ASCII digits only: int() takes "²" and "١٠٠" too
+    if not (text.isascii() and text.isdigit()):
+        raise ValueError(f"{value!r} is not an HTTP status") from None
+    status = int(text)
+    if not 100 <= status <= 999:
+        raise ValueError(f"{status} is not an HTTP status (100-999)")
+    return status
 
 
 def patterns(settings: Any, name: str) -> tuple[re.Pattern[str], ...]:

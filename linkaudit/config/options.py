@@ -110,7 +110,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_AUTH", "", a.credentials, argument="auth"),
     Option("LINKAUDIT_HEADER_HOSTS", [], c.text_list, argument="header_hosts"),
     # Scrapy's headers, sent with every request: values HTTP can carry
-    Option("USER_AGENT", None, a.header_value),
+    Option("USER_AGENT", None, a.header_value, flag="--user-agent"),
     Option("DEFAULT_REQUEST_HEADERS", None, a.header_table),
     Option("LINKAUDIT_NETRC", True, a.netrc_logins),
     Option("LINKAUDIT_COOKIE_JAR", "", a.cookie_file, argument="cookie_jar", label="cookie_jar"),
@@ -127,9 +127,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_RELEASE_BATCH", 2000, c.number(_int, 0)),
     # longer URLs are excluded: a sanity bound far above what browsers follow
     Option("URLLENGTH_LIMIT", 65536, c.number(_int, 1, maximum=c.SIZE)),
-    Option("DOWNLOAD_TIMEOUT", 15, c.number(_float, 0.001, maximum=c.DAY)),
+    Option("DOWNLOAD_TIMEOUT", 15, c.number(_float, 0.001, maximum=c.DAY), flag="--timeout"),
     # a bad certificate is a broken link (Scrapy's default is not to verify)
-    Option("DOWNLOAD_VERIFY_CERTIFICATES", True, c.boolean),
+    Option("DOWNLOAD_VERIFY_CERTIFICATES", True, c.boolean, flag="--insecure"),
     # -- incremental audits (the audit database)
     Option("LINKAUDIT_RECHECK_AFTER", 0, c.number(_float, 0, maximum=10 * c.YEAR)),
     Option("LINKAUDIT_RECHECK_GOOD_AFTER", 0, c.number(_float, 0, maximum=10 * c.YEAR)),
@@ -138,7 +138,7 @@ OPTIONS: tuple[Option, ...] = (
     # -- politeness
     # seconds between two requests to one host (at least one by default)
     Option("DOWNLOAD_DELAY", 1.0, c.number(_float, 0, maximum=c.DAY), flag="--delay"),
-    Option("CONCURRENT_REQUESTS", 16, c.number(_int, 1)),
+    Option("CONCURRENT_REQUESTS", 16, c.number(_int, 1), flag="--concurrency"),
     Option("CONCURRENT_REQUESTS_PER_DOMAIN", 2, c.number(_int, 1)),
     Option("CLOSESPIDER_PAGECOUNT", 0, c.number(_int, 0), flag="--max-requests"),
     Option("CLOSESPIDER_TIMEOUT", 0, c.number(_float, 0, maximum=c.YEAR), flag="--max-time"),
