@@ -161,3 +161,22 @@ def test_a_bad_accept_range_is_one_line(tmp_path):
 
     refused(run(tmp_path, "http://127.0.0.1:9/", "--accept", "299-200"), "not a range")
     refused(run(tmp_path, "http://127.0.0.1:9/", "--accept", "2²0"), "not an HTTP status")
+
+
+def test_a_misspelt_option_or_setting_names_the_nearest(tmp_path):
+    from tests.conftest import crawl_command, run_process
+    from tests.helpers import refused
+
+    line = refused(run(tmp_path, "http://127.0.0.1:9/", "--dely", "0"), "--dely")
+    assert line.endswith("(did you mean --delay?)")
+    line = refused(run(tmp_path, "http://127.0.0.1:9/", "-s", "LINKAUDIT_MAX_URL=5"), "unknown")
+    assert line == (
+        "linkaudit: error: LINKAUDIT_MAX_URL: unknown setting (did you mean LINKAUDIT_MAX_URLS?)"
+    )
+    refused(run(tmp_path, "http://127.0.0.1:9/", "-s", "LINKAUDIT_QQQQ=1"), "unknown setting")
+    # scrapy crawl says the same
+    out = run_process(
+        crawl_command(tmp_path, "-a", "start=http://127.0.0.1:9/", settings={"LINKAUDIT_DELAY": "0"})
+    )
+    assert out.returncode == 2, out.stderr
+    assert "LINKAUDIT_DELAY: unknown setting" in out.stderr

@@ -4,6 +4,7 @@ arguments (``ARGUMENTS``, ``FLAGS``: errors then name what the user typed)."""
 from __future__ import annotations
 
 import argparse
+import difflib
 import textwrap
 from typing import NoReturn
 
@@ -57,7 +58,19 @@ class _HelpFormatter(HelpFormatter):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         # one line, as for every other bad input; --help shows the usage
-        self.exit(EXIT_USAGE, f"linkaudit: error: {message}\n")
+        self.exit(EXIT_USAGE, f"linkaudit: error: {message}{self._nearest(message)}\n")
+
+    def _nearest(self, message: str) -> str:
+        """For an unknown option, the option meant most likely."""
+        if not message.startswith("unrecognized arguments: "):
+            return ""
+        flags = [f for action in self._actions for f in action.option_strings if f[:2] == "--"]
+        for word in message.split()[2:]:
+            if word.startswith("--"):
+                near = difflib.get_close_matches(word.split("=")[0], flags, n=1)
+                if near:
+                    return f" (did you mean {near[0]}?)"
+        return ""
 
 
 def _setting(text: str) -> tuple[str, str]:

@@ -22,7 +22,14 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 import linkaudit.config.checks as checks
-from linkaudit.config.options import ARGUMENTS, BY_SETTING, OPTIONS, Option, defaults
+from linkaudit.config.options import (
+    ARGUMENTS,
+    BY_SETTING,
+    OPTIONS,
+    Option,
+    defaults,
+    unknown_setting,
+)
 from linkaudit.rules.guards import TrapGuards
 from linkaudit.rules.recheck import RecheckPolicy
 from linkaudit.rules.scope import site_prefix
@@ -110,6 +117,9 @@ class Config:
         for argument, value in arguments.items():
             if argument in ARGUMENTS:
                 settings.set(ARGUMENTS[argument].setting, value, priority="cmdline")
+        typo = unknown_setting(name for name, _ in settings.items())
+        if typo:  # a misspelt setting of ours would be silently ignored
+            raise ConfigError(typo)
         merged = _with_defaults(settings)
         labels = dict(names or {})
         labels.update({ARGUMENTS[a].setting: a for a in arguments if a in ARGUMENTS})

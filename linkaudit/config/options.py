@@ -9,6 +9,8 @@ checks every one before the crawl, the command builds its options from the
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -187,3 +189,17 @@ def defaults() -> dict[str, Any]:
         for o in OPTIONS
         if o.default is not None or o.setting.startswith("LINKAUDIT_")
     }
+
+
+def unknown_setting(names: Iterable[str]) -> str | None:
+    """The error for the first ``LINKAUDIT_*`` name that is no setting of
+    ours, with the nearest one; None when all are known.  (Scrapy's own
+    settings are Scrapy's to know: a project may define more.)"""
+    for name in names:
+        if name.startswith("LINKAUDIT_") and name not in BY_SETTING:
+            # compared without the prefix every name shares
+            ours = [known[10:] for known in BY_SETTING if known.startswith("LINKAUDIT_")]
+            near = difflib.get_close_matches(name[10:], ours, n=1)
+            hint = f" (did you mean LINKAUDIT_{near[0]}?)" if near else ""
+            return f"{name}: unknown setting{hint}"
+    return None
