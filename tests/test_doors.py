@@ -180,3 +180,19 @@ def test_a_misspelt_option_or_setting_names_the_nearest(tmp_path):
     )
     assert out.returncode == 2, out.stderr
     assert "LINKAUDIT_DELAY: unknown setting" in out.stderr
+
+
+def test_help_is_grouped_with_examples_and_subcommands(tmp_path):
+    out = run(tmp_path, "--help")
+    assert out.returncode == 0
+    text = out.stdout
+    titles = ["what is audited:", "how links are checked:", "politeness:", "output:",
+              "memory between audits:", "one audit on many workers (Redis):", "configuration:"]
+    at = [text.index("\n" + title + "\n") for title in titles]
+    assert at == sorted(at)
+    general = text[text.index("\noptions:\n") : at[0]]
+    assert general.count("\n  -") == 2  # -h and --version only: every other option has its section
+    assert "linkaudit history --db PATH" in text and "linkaudit show REPORT.json" in text
+    assert "examples:\n  linkaudit https://example.com/\n" in text
+    for name in ("history", "show", "report"):
+        assert f"\n  {name} " in text.split("subcommands:")[1]

@@ -39,7 +39,7 @@ FLAGS = (
 )
 
 
-class _HelpFormatter(HelpFormatter):
+class _HelpFormatter(HelpFormatter, argparse.RawDescriptionHelpFormatter):
     """Defaults shown where there is one; file names never hyphen-broken."""
 
     def help_text(self, action: argparse.Action) -> str:
@@ -90,19 +90,19 @@ _VALUED = (
         False,
         "with a directory: the site's own address, whose links are checked against the directory",
     ),
-    ("--depth", None, False, "link hops from the start URLs; default: no limit"),
+    ("--depth", "N", False, "link hops from the start URLs; default: no limit"),
     (
         "--delay",
-        None,
+        "SECONDS",
         False,
         "seconds between requests to one host; default: 1.0 (0.1 with --demo; none for "
         "the server of a build directory)",
     ),
-    ("--max-requests", None, False, "stop after this many responses; default: no limit"),
-    ("--max-time", None, False, "stop after this many seconds; default: no limit"),
+    ("--max-requests", "N", False, "stop after this many responses; default: no limit"),
+    ("--max-time", "SECONDS", False, "stop after this many seconds; default: no limit"),
     (
         "--max-urls",
-        None,
+        "N",
         False,
         "record at most this many URLs: links to further new URLs are counted, not "
         "checked (the audit is then incomplete); default: no limit",
@@ -196,39 +196,85 @@ _SWITCHES = (
 )
 
 
+# --help's sections, as the field's checkers group theirs: flag -> section
+_SECTIONS = {
+    "what is audited": "--near --root-url --depth --max-urls --max-requests --max-time "
+    "--exclude --include --sitemap --no-sitemap --skip-far --demo",
+    "how links are checked": "--accept --timeout --insecure --check-fragments --no-css "
+    "--soft-404 --soft-404-probes --no-suggestions --header --auth --header-host --cookie-jar",
+    "politeness": "--delay --concurrency --user-agent --contact",
+    "output": "--report --format --fail-on --html --jsonl --redirect-fixes --pagedir",
+    "memory between audits": "--db --baseline --journal",
+    "one audit on many workers (Redis)": "--redis --audit --restart",
+    "configuration": "--config --print-config",
+}
+_SECTION_OF = {flag: title for title, flags in _SECTIONS.items() for flag in flags.split()}
+USAGE = """linkaudit [OPTIONS] URL [URL ...]
+       linkaudit [OPTIONS] DIRECTORY --root-url URL
+       linkaudit history --db PATH
+       linkaudit show REPORT.json --format FORMAT
+       linkaudit report --redis URL --audit NAME"""
+EXAMPLES = """examples:
+  linkaudit https://example.com/
+      audit a live site, one request a second per host
+  linkaudit ./public --root-url https://example.com/
+      audit a static build before it is deployed (no server needed)
+  linkaudit https://example.com/ --db links.db --fail-on new
+      every day: resume, recheck, and fail only on new breakage
+  linkaudit --demo
+      try it offline on a small bundled site
+
+subcommands:
+  history   the audits an audit database kept (linkaudit history --help)
+  show      a saved JSON report in another format (linkaudit show --help)
+  report    the report of a shared audit on Redis (linkaudit report --help)
+
+Exit codes: 0 nothing broken, 1 something broken, 2 usage or configuration
+error, 3 incomplete audit with nothing broken found, 4 internal error (a bug
+in linkaudit: please report it with the log)."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="linkaudit",
-        description="Audit the links of a website: every broken link, with the pages "
+        usage=USAGE,
+        description="Audit the links of a website: every broken link, with the pages\n"
         "and lines that carry it.",
-        epilog="Exit codes: 0 nothing broken, 1 something broken, 2 usage or configuration "
-        "error, 3 incomplete audit with nothing broken found, 4 internal error (a bug in "
-        "linkaudit: please report it with the log).",
+        epilog=EXAMPLES,
         formatter_class=_HelpFormatter,
     )
     p.add_argument(
         "urls",
         nargs="*",
         metavar="URL",
-        help="start URL(s), or a directory (a local build, served on 127.0.0.1); "
-        "the site is what starts with them",
+        help="start URL(s), or a directory (a local build, read as files); "
+        "the site is what starts with them (an index page stands for its directory)",
     )
+    sections = {title: p.add_argument_group(title) for title in _SECTIONS}
     for flag, metavar, repeatable, text in _VALUED:
         default = "linkaudit-report.json" if flag == "--report" else None
         action = "append" if repeatable else "store"
-        p.add_argument(flag, metavar=metavar, action=action, default=default, help=text)
+        group = sections[_SECTION_OF[flag]]
+        group.add_argument(flag, metavar=metavar, action=action, default=default, help=text)
     for flag, text in _SWITCHES:
-        p.add_argument(flag, action="store_true", help=text)
-    p.add_argument(
+        sections[_SECTION_OF[flag]].add_argument(flag, action="store_true", help=text)
+    sections["output"].add_argument(
         "--fail-on",
         choices=FAIL_ON,
         default="broken",
         help="exit 1 when anything is broken, only for new breakage since the baseline, or never",
     )
-    p.add_argument(
+    sections["output"].add_argument(
         "--format", choices=sorted(FORMATS), default="text", help="what is printed at the end"
     )
-    p.add_argument(
+    noise = sections["output"].add_mutually_exclusive_group()
+    noise.add_argument(
+        "-q", "--quiet", action="store_true", help="errors only on stderr, no progress line"
+    )
+    noise.add_argument(
+        "-v", "--verbose", action="count", default=0, help="log each response (-vv: the reasoning)"
+    )
+    sections["configuration"].add_argument(
         "-s",
         "--set",
         dest="settings",
@@ -237,13 +283,6 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         help="any Scrapy or linkaudit setting (repeatable)",
-    )
-    noise = p.add_mutually_exclusive_group()
-    noise.add_argument(
-        "-q", "--quiet", action="store_true", help="errors only on stderr, no progress line"
-    )
-    noise.add_argument(
-        "-v", "--verbose", action="count", default=0, help="log each response (-vv: the reasoning)"
     )
     p.add_argument("--version", action="version", version=f"linkaudit {__version__}")
     return p
