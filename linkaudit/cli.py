@@ -60,6 +60,11 @@ def _chosen(ns: argparse.Namespace) -> dict[str, Any]:
         "DOWNLOAD_DELAY": ns.delay if ns.delay is not None else ("0.1" if ns.demo else "1.0"),
         # a status line only where a person watches
         "LINKAUDIT_PROGRESS": sys.stdout.isatty() and not ns.quiet,
+        # "--delay 0 is faster" only when the delay is the default, on a live site
+        "LINKAUDIT_PACE_HINT": ns.delay is None
+        and not ns.demo
+        and ns.local_dir is None
+        and all(name != "DOWNLOAD_DELAY" for name, _ in ns.settings),
     }
     if ns.local_dir is not None:
         # its files are read for its origin, no socket (linkaudit/network/localbuild.py);

@@ -108,6 +108,7 @@ EXTENSIONS = {
     "linkaudit.extensions.drain.DrainOnClose": 500,
     "linkaudit.output.archive.PageArchive": 500,
     "linkaudit.extensions.progress.Progress": 500,
+    "linkaudit.extensions.pacehint.PaceHint": 500,
     # what of a response is downloaded (a GET stops at the headers...)
     "linkaudit.components.gate.DownloadGate": 0,
     "linkaudit.output.exports.ReportViews": 500,

@@ -196,3 +196,19 @@ def test_help_is_grouped_with_examples_and_subcommands(tmp_path):
     assert "examples:\n  linkaudit https://example.com/\n" in text
     for name in ("history", "show", "report"):
         assert f"\n  {name} " in text.split("subcommands:")[1]
+
+
+def test_a_long_audit_at_the_default_pace_says_how_to_go_faster(tmp_path):
+    pages = {f"/p{i}": Route(body="x") for i in range(40)}
+    links = "".join(f'<a href="/p{i}">{i}</a>' for i in range(40))
+    hint = "--delay 0 is much faster"
+    quick = ["-s", "LINKAUDIT_PACE_HINT_AFTER=1", "-s", "LINKAUDIT_PACE_HINT_LONG=10"]
+    with TestServer({"/": Route(body=links), **pages}) as site:
+        out = run(tmp_path, f"{site.url}/", "--max-time", "3", "--report", "r.json", *quick)
+        assert out.returncode == 3, out.stderr  # the time limit: incomplete
+        said = [line for line in out.stderr.splitlines() if hint in line]
+        assert len(said) == 1, out.stderr
+        assert "URLs are still to check at one request every 1 s per host" in said[0]
+        # the user's own delay: no hint
+        out = run(tmp_path, f"{site.url}/", "--max-time", "3", "--delay", "1", *quick)
+        assert hint not in out.stderr

@@ -72,6 +72,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_REDIS_EXPIRE", 86400.0, c.number(_float, 0, maximum=10 * c.YEAR)),
     Option("LINKAUDIT_PROGRESS", False, c.boolean),
     Option("LINKAUDIT_PROGRESS_INTERVAL", 0.25, c.number(_float, 0.01, maximum=c.HOUR)),
+    # a hint, once, when the default pace makes an audit long (extensions/pacehint.py)
+    Option("LINKAUDIT_PACE_HINT", True, c.boolean),
+    Option("LINKAUDIT_PACE_HINT_AFTER", 20.0, c.number(_float, 0, maximum=c.DAY)),
+    Option("LINKAUDIT_PACE_HINT_LONG", 300.0, c.number(_float, 0, maximum=c.YEAR)),
     # -- what is checked, and how
     Option("LINKAUDIT_HEAD_FIRST", True, c.boolean),
     Option("LINKAUDIT_ACCEPT_STATUS", [], c.statuses, argument="accept"),
