@@ -9,7 +9,8 @@ import textwrap
 from typing import NoReturn
 
 from linkaudit import __version__
-from linkaudit.internals import HelpFormatter
+from linkaudit.command.helptext import EXAMPLES, SECTION_OF, SECTIONS, USAGE
+from linkaudit.internals import HelpFormatter, parser_actions
 from linkaudit.output.exitstatus import EXIT_USAGE
 from linkaudit.output.formats import FORMATS
 
@@ -64,7 +65,8 @@ class _Parser(argparse.ArgumentParser):
         """For an unknown option, the option meant most likely."""
         if not message.startswith("unrecognized arguments: "):
             return ""
-        flags = [f for action in self._actions for f in action.option_strings if f[:2] == "--"]
+        actions = parser_actions(self)
+        flags = [f for action in actions for f in action.option_strings if f[:2] == "--"]
         for word in message.split()[2:]:
             if word.startswith("--"):
                 near = difflib.get_close_matches(word.split("=")[0], flags, n=1)
@@ -119,7 +121,7 @@ _VALUED = (
     ),
     ("--exclude", "REGEX", True, "URLs matching it are reported excluded, never requested"),
     ("--include", "REGEX", True, "check only URLs matching it; it wins over --exclude"),
-    ("--accept", "STATUSES", False, "statuses counted ok, single or ranges: 403,429 or 200-299,999"),
+    ("--accept", "STATUSES", False, "statuses counted ok, one by one or in ranges: 200-299,429"),
     ("--sitemap", "URL", True, "a sitemap (or sitemap index) whose URLs are audited too"),
     (
         "--soft-404",
@@ -196,44 +198,6 @@ _SWITCHES = (
 )
 
 
-# --help's sections, as the field's checkers group theirs: flag -> section
-_SECTIONS = {
-    "what is audited": "--near --root-url --depth --max-urls --max-requests --max-time "
-    "--exclude --include --sitemap --no-sitemap --skip-far --demo",
-    "how links are checked": "--accept --timeout --insecure --check-fragments --no-css "
-    "--soft-404 --soft-404-probes --no-suggestions --header --auth --header-host --cookie-jar",
-    "politeness": "--delay --concurrency --user-agent --contact",
-    "output": "--report --format --fail-on --html --jsonl --redirect-fixes --pagedir",
-    "memory between audits": "--db --baseline --journal",
-    "one audit on many workers (Redis)": "--redis --audit --restart",
-    "configuration": "--config --print-config",
-}
-_SECTION_OF = {flag: title for title, flags in _SECTIONS.items() for flag in flags.split()}
-USAGE = """linkaudit [OPTIONS] URL [URL ...]
-       linkaudit [OPTIONS] DIRECTORY --root-url URL
-       linkaudit history --db PATH
-       linkaudit show REPORT.json --format FORMAT
-       linkaudit report --redis URL --audit NAME"""
-EXAMPLES = """examples:
-  linkaudit https://example.com/
-      audit a live site, one request a second per host
-  linkaudit ./public --root-url https://example.com/
-      audit a static build before it is deployed (no server needed)
-  linkaudit https://example.com/ --db links.db --fail-on new
-      every day: resume, recheck, and fail only on new breakage
-  linkaudit --demo
-      try it offline on a small bundled site
-
-subcommands:
-  history   the audits an audit database kept (linkaudit history --help)
-  show      a saved JSON report in another format (linkaudit show --help)
-  report    the report of a shared audit on Redis (linkaudit report --help)
-
-Exit codes: 0 nothing broken, 1 something broken, 2 usage or configuration
-error, 3 incomplete audit with nothing broken found, 4 internal error (a bug
-in linkaudit: please report it with the log)."""
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="linkaudit",
@@ -250,14 +214,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="start URL(s), or a directory (a local build, read as files); "
         "the site is what starts with them (an index page stands for its directory)",
     )
-    sections = {title: p.add_argument_group(title) for title in _SECTIONS}
+    sections = {title: p.add_argument_group(title) for title in SECTIONS}
     for flag, metavar, repeatable, text in _VALUED:
         default = "linkaudit-report.json" if flag == "--report" else None
         action = "append" if repeatable else "store"
-        group = sections[_SECTION_OF[flag]]
+        group = sections[SECTION_OF[flag]]
         group.add_argument(flag, metavar=metavar, action=action, default=default, help=text)
     for flag, text in _SWITCHES:
-        sections[_SECTION_OF[flag]].add_argument(flag, action="store_true", help=text)
+        sections[SECTION_OF[flag]].add_argument(flag, action="store_true", help=text)
     sections["output"].add_argument(
         "--fail-on",
         choices=FAIL_ON,

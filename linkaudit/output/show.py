@@ -12,8 +12,8 @@ from typing import Any
 from linkaudit.config import Config
 from linkaudit.output.exitstatus import EXIT_USAGE, exit_code
 from linkaudit.output.formats import FORMATS
-from linkaudit.output.journal import read_journal, rebuild_report
 from linkaudit.output.formats.common import shown
+from linkaudit.output.journal import read_journal, rebuild_report
 from linkaudit.output.report import read_report
 from linkaudit.rules.scope import directory_of, site_prefix
 
