@@ -42,7 +42,9 @@ if [ "${LINKAUDIT_ACTION_SKIP_INSTALL:-}" != 1 ]; then
         say "GITHUB_ACTION_PATH is not set: cannot install linkaudit"
         exit 2
     fi
-    if ! "$py" -m pip install --disable-pip-version-check --quiet "$GITHUB_ACTION_PATH"; then
+    # the versions linkaudit is tested with (requirements.txt pins them), then linkaudit
+    if ! "$py" -m pip install --disable-pip-version-check --quiet \
+        -r "$GITHUB_ACTION_PATH/requirements.txt" "$GITHUB_ACTION_PATH"; then
         say "could not install linkaudit from $GITHUB_ACTION_PATH"
         exit 2
     fi

@@ -73,8 +73,9 @@ def parse_yaml_subset(text: str) -> dict:
 
 ACTION = parse_yaml_subset((ROOT / "action.yml").read_text())
 STEPS = ACTION["runs"]["steps"]
-(RUN_STEP,) = [s for s in STEPS if "run" in s]
+RUN_STEP, SCANNING_STEP = [s for s in STEPS if "run" in s]
 SCRIPT = ROOT / re.fullmatch(r'bash "\$GITHUB_ACTION_PATH/(.+)"', RUN_STEP["run"])[1]
+SCANNING = ROOT / re.fullmatch(r'bash "\$GITHUB_ACTION_PATH/(.+)"', SCANNING_STEP["run"])[1]
 
 
 def test_action_yml_runs_one_script_and_passes_inputs_by_env_only():
@@ -88,6 +89,7 @@ def test_action_yml_runs_one_script_and_passes_inputs_by_env_only():
         "sarif": "linkaudit.sarif",
         "report": "linkaudit-report.json",
         "upload-sarif": "true",
+        "token": "${{ github.token }}",
         "python-version": "3.11",
     }
     # no expression in the shell text: the inputs the script reads come by env
@@ -104,15 +106,20 @@ def test_action_yml_runs_one_script_and_passes_inputs_by_env_only():
     for name, spec in ACTION["outputs"].items():
         assert spec["value"] == f"${{{{ steps.{RUN_STEP['id']}.outputs.{name} }}}}"
         assert f"set_output {name} " in SCRIPT.read_text()
-    # Python first; the upload after the audit, even when the audit failed
-    setup, run, upload = STEPS
+    # Python first; the upload after the audit, even when the audit failed,
+    # when the run can upload (linkaudit-scanning.sh says so)
+    setup, run, scanning, upload = STEPS
     assert setup["uses"] == "actions/setup-python@v5"
     assert setup["with"] == {"python-version": "${{ inputs.python-version }}"}
-    assert run is RUN_STEP
-    assert upload["uses"] == "github/codeql-action/upload-sarif@v3"
+    assert run is RUN_STEP and scanning is SCANNING_STEP
     assert (
-        upload["if"] == "always() && inputs.upload-sarif == 'true' && hashFiles(inputs.sarif) != ''"
+        scanning["if"]
+        == "always() && inputs.upload-sarif == 'true' && hashFiles(inputs.sarif) != ''"
     )
+    assert "${{" not in scanning["run"] and "${{" not in SCANNING.read_text()
+    assert set(re.findall(r"\bSCANNING_[A-Z]+", SCANNING.read_text())) == set(scanning["env"])
+    assert upload["uses"] == "github/codeql-action/upload-sarif@v3"
+    assert upload["if"] == f"always() && steps.{scanning['id']}.outputs.upload == 'true'"
     assert upload["with"]["sarif_file"] == "${{ inputs.sarif }}"
 
 
@@ -306,3 +313,58 @@ def test_a_usage_error_exits_2_with_no_sarif(tmp_path):
     assert "--fail-on" in ran.stderr
     assert ran.outputs == {"exit-code": "2", "report": "", "sarif": ""}
     assert not (ran.workspace / "linkaudit.sarif").exists()
+
+
+def _scanning(tmp_path: Path, **env: str) -> tuple[str, str, str]:
+    """The scanning step's script with the env GitHub would give it: (the
+    upload output, the notices on stdout, stderr)."""
+    output = tmp_path / "github_output"
+    output.write_text("")
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("SCANNING_", "GITHUB_"))}
+    proc = run_process(
+        ["bash", str(SCANNING)], env=base | {"GITHUB_OUTPUT": str(output)} | env, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    return output.read_text().strip(), proc.stdout, proc.stderr
+
+
+def test_a_fork_or_a_repository_without_code_scanning_skips_the_upload(tmp_path):
+    """Not a failed job: the upload is skipped with a notice when GitHub
+    would refuse it (a fork's read-only token; code scanning off, 403)."""
+    from tests.server import Route, TestServer
+
+    analyses = "/repos/acme/site/code-scanning/analyses"
+    github = {"SCANNING_REPOSITORY": "acme/site", "SCANNING_TOKEN": "t0ken"}
+    with TestServer() as api:
+        github["SCANNING_API"] = api.url
+        upload, notices, _ = _scanning(
+            tmp_path, SCANNING_EVENT="pull_request", SCANNING_HEAD="someone/site", **github
+        )
+        assert upload == "upload=false" and "from a fork (someone/site)" in notices
+        assert api.log == []  # decided without asking
+        api.add(analyses, Route(403, '{"message": "Advanced Security must be enabled"}'))
+        upload, notices, _ = _scanning(tmp_path, SCANNING_EVENT="push", **github)
+        assert upload == "upload=false" and notices.startswith("::notice title=linkaudit::")
+        assert "GitHub Advanced Security is off" in notices
+        (hit,) = api.log
+        assert hit.headers["Authorization"] == "Bearer t0ken"
+        for status in (200, 404):  # analyses, or none yet: the upload is taken
+            api.add(analyses, Route(status, "[]"))
+            upload, notices, _ = _scanning(
+                tmp_path, SCANNING_EVENT="pull_request", SCANNING_HEAD="acme/site", **github
+            )
+            assert (upload, notices) == ("upload=true", "")
+
+
+def test_the_readme_examples_pin_keep_the_report_and_cache_the_database():
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("### CI in one line: the GitHub Action") :]
+    section = section[: section.index("\n## ")]
+    uses = re.findall(r"uses: linkaudit/linkaudit@(\S+)", section)
+    assert uses and set(uses) == {"SHA"}  # a commit, never a tag that does not exist
+    assert "continue-on-error" not in section
+    assert "if: always()" in section and "actions/upload-artifact@v4" in section
+    assert "actions/cache@v4" in section and "fail-on: new" in section
+    assert "--db linkaudit.db" in section and "path: linkaudit.db" in section
+    # the action installs what the suite tests: requirements.txt's pins
+    assert '-r "$GITHUB_ACTION_PATH/requirements.txt"' in SCRIPT.read_text()
