@@ -126,8 +126,11 @@ def _walked(ns: argparse.Namespace) -> tuple[Config, Walked] | None:
     from linkaudit.config import Config
     from linkaudit.walk.audit import log_to_stderr, plain_settings, walk, walkable_settings, walks
 
-    if ns.local_dir is None or ns.demo or ns.jsonl or not walkable_settings(
-        [name for name, _ in ns.settings]
+    if (
+        ns.local_dir is None
+        or ns.demo
+        or ns.jsonl
+        or not walkable_settings([name for name, _ in ns.settings])
     ):
         return None
     settings = plain_settings(_chosen(ns), ns.settings)
@@ -165,9 +168,41 @@ def _local_site(ns: argparse.Namespace, folder: str | None) -> Any:
         return DemoSite()
     if folder is None:
         return contextlib.nullcontext()
-    from linkaudit.demo.directory import DirectorySite
+    from linkaudit.demo.directory import BuildAddress, DirectorySite, stable_ports
 
-    return DirectorySite(folder, urlsplit(ns.root_url).path if ns.root_url else "/")
+    base = urlsplit(ns.root_url).path if ns.root_url else "/"
+    given = _given(ns)
+    if not _served(given):  # its files are read: no socket at all
+        return BuildAddress(folder, base)
+    # a stored audit (history, Redis's workers) knows the build by its URLs:
+    # the same port as ever; any other, a random one
+    stored = ns.db or ns.redis or any(given.get(n) for n in _STORED)
+    return DirectorySite(folder, base, stable_ports(folder) if stored else None)
+
+
+_STORED = ("LINKAUDIT_DB", "LINKAUDIT_REDIS", "LINKAUDIT_STATE")  # -s that keep an audit
+
+
+def _given(ns: argparse.Namespace) -> Any:
+    """The ``-s`` settings (the config file's included), without Scrapy."""
+    from linkaudit.config.plain import PlainSettings
+
+    given = PlainSettings()
+    for name, value in ns.settings:
+        given.set(name, value)
+    return given
+
+
+def _served(given: Any) -> bool:
+    """A request will reach the build's server: its files are not read for
+    its origin (``-s LINKAUDIT_LOCAL_READ=false``), or the user's
+    ``DOWNLOAD_HANDLERS`` may replace the handler that reads them."""
+    if "DOWNLOAD_HANDLERS" in given:
+        return True
+    try:
+        return not given.getbool("LINKAUDIT_LOCAL_READ", True)
+    except ValueError:  # refused with one line once the settings are checked
+        return False
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -214,8 +249,10 @@ def main(argv: list[str] | None = None) -> int:
     with _local_site(ns, folders[0] if folders else None) as site:
         if site is not None:
             ns.urls = [site.url]
-            what = "demo site" if ns.demo else f"{ns.local_dir} served"
-            print(f"linkaudit: {what} at {site.url}", file=sys.stderr)
+            # a build read from its files has an address, and no server
+            served = "served at" if site.served else "read as"
+            what = "demo site at" if ns.demo else f"{ns.local_dir} {served}"
+            print(f"linkaudit: {what} {site.url}", file=sys.stderr)
         from linkaudit.config import Config, ConfigError
 
         try:
