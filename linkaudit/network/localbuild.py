@@ -1,13 +1,14 @@
 """``linkaudit DIR`` at file speed: the download handler for ``http`` that
 answers the build directory's own origin from the files, without a socket.
 
-``linkaudit DIR`` serves the directory on 127.0.0.1 (so its URLs are real,
-and ``-s LINKAUDIT_LOCAL_READ=false`` crawls it over HTTP), and with
-``LINKAUDIT_LOCAL_READ`` (set by the command for a directory it serves) a
-request to that origin never reaches the server: a ``HEAD`` is a ``stat``, a
-``GET`` the file's bytes, read here, synchronously, under the same rules as
-the server's (``linkaudit/demo/static.py``).  Every other request (far
-links) goes to the network through ``HttpDownloadHandler`` as before.
+``linkaudit DIR`` gives the directory an address on 127.0.0.1, and with
+``LINKAUDIT_LOCAL_READ`` (set by the command for a build directory) a
+request to that origin never reaches a server (none is started: only
+``-s LINKAUDIT_LOCAL_READ=false`` serves the build, and crawls it over
+HTTP): a ``HEAD`` is a ``stat``, a ``GET`` the file's bytes, read here,
+synchronously, under the same rules as the server's
+(``linkaudit/demo/static.py``).  Every other request (far links) goes to
+the network through ``HttpDownloadHandler`` as before.
 
 Why a handler, and not a walk of the files: every component stays in the
 path (robots.txt, --exclude/--include, limits, the audit database, Redis,
