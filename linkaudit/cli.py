@@ -168,41 +168,27 @@ def _local_site(ns: argparse.Namespace, folder: str | None) -> Any:
         return DemoSite()
     if folder is None:
         return contextlib.nullcontext()
+    return _build_site(ns, folder, urlsplit(ns.root_url).path if ns.root_url else "/")
+
+
+def _build_site(ns: argparse.Namespace, folder: str, base: str) -> Any:
+    """A build directory's address on 127.0.0.1, served only when a request
+    will reach it: its files not read for its origin (``-s
+    LINKAUDIT_LOCAL_READ=false``), or a ``DOWNLOAD_HANDLERS`` of the user's
+    in place of the handler that reads them."""
+    from linkaudit.config.plain import PlainSettings
     from linkaudit.demo.directory import BuildAddress, DirectorySite, stable_ports
 
-    base = urlsplit(ns.root_url).path if ns.root_url else "/"
-    given = _given(ns)
-    if not _served(given):  # its files are read: no socket at all
-        return BuildAddress(folder, base)
-    # a stored audit (history, Redis's workers) knows the build by its URLs:
-    # the same port as ever; any other, a random one
-    stored = ns.db or ns.redis or any(given.get(n) for n in _STORED)
-    return DirectorySite(folder, base, stable_ports(folder) if stored else None)
-
-
-_STORED = ("LINKAUDIT_DB", "LINKAUDIT_REDIS", "LINKAUDIT_STATE")  # -s that keep an audit
-
-
-def _given(ns: argparse.Namespace) -> Any:
-    """The ``-s`` settings (the config file's included), without Scrapy."""
-    from linkaudit.config.plain import PlainSettings
-
-    given = PlainSettings()
-    for name, value in ns.settings:
-        given.set(name, value)
-    return given
-
-
-def _served(given: Any) -> bool:
-    """A request will reach the build's server: its files are not read for
-    its origin (``-s LINKAUDIT_LOCAL_READ=false``), or the user's
-    ``DOWNLOAD_HANDLERS`` may replace the handler that reads them."""
-    if "DOWNLOAD_HANDLERS" in given:
-        return True
+    given = PlainSettings(dict(ns.settings))  # -s, the config file's included
     try:
-        return not given.getbool("LINKAUDIT_LOCAL_READ", True)
-    except ValueError:  # refused with one line once the settings are checked
-        return False
+        read = given.getbool("LINKAUDIT_LOCAL_READ", True)
+    except ValueError:  # refused in one line once the settings are checked
+        read = True
+    if read and "DOWNLOAD_HANDLERS" not in given:
+        return BuildAddress(folder, base)  # no socket at all
+    # a stored audit (history, Redis's workers) knows the build by its URLs
+    stored = ns.db or ns.redis or any(given.get(n) for n in ("LINKAUDIT_DB", "LINKAUDIT_REDIS"))
+    return DirectorySite(folder, base, stable_ports(folder) if stored else None)
 
 
 def main(argv: list[str] | None = None) -> int:
