@@ -16,6 +16,7 @@ from scrapy.http import Request, Response
 
 from linkaudit.meta import CHECK_URL, LOCATION, LOCATION_ERROR
 from linkaudit.rules.urls import InvalidURL, canonicalize
+from linkaudit.rules.userinfo import masked
 
 
 class RedirectRecorderMiddleware(RedirectMiddleware):
@@ -31,7 +32,9 @@ class RedirectRecorderMiddleware(RedirectMiddleware):
                 try:
                     request.meta[LOCATION] = canonicalize(value, request.meta[CHECK_URL])
                 except InvalidURL as exc:
-                    request.meta[LOCATION_ERROR] = f"Invalid redirect Location {value!r}: {exc}"
+                    # a password in it is never shown, as in a page's link
+                    shown = masked(value)
+                    request.meta[LOCATION_ERROR] = f"Invalid redirect Location {shown!r}: {exc}"
         return response
 
     def handle_referer(self, request: Request, response: Response) -> None:

@@ -63,6 +63,8 @@ class RedirectFixes:
         fixes = []
         for url, links in self.places.items():
             chain, loop = chains[url]
+            if not loop and not replaceable(chain[-1]):
+                continue  # no page is to link to javascript: or hold a password
             statuses = [hops[u][0] for u in chain if u in hops]
             if loop:
                 end: tuple[str, int | None] = ("redirect", None)
@@ -87,6 +89,13 @@ class RedirectFixes:
                 )
         fixes.sort(key=lambda f: (f["page"], f["line"], f["from"]))
         return fixes
+
+
+def replaceable(url: str) -> bool:
+    """A URL the fix-list may put in a page instead of a link: http(s),
+    without a user name or password (a ``Location`` may name any scheme,
+    and one with credentials is the link's key with them masked)."""
+    return url.startswith(("http://", "https://")) and "@" not in urlsplit(url).netloc
 
 
 def _chain(url: str, hops: dict[str, tuple[int, str]]) -> tuple[list[str], bool]:
