@@ -103,7 +103,7 @@ def test_a_redirect_loop_is_broken(tmp_path, server):
         entry = urls[f"{server.url}{path}"]
         assert (entry["outcome"], entry["error"]) == ("broken", "Redirect loop"), entry
         assert len(server.hits(path)) == 1
-    assert [h.path for h in server.log if h.path != "/robots.txt"] == ["/", "/a", "/b"]
+    assert [h.path for h in server.log if h.path not in ("/", "/robots.txt")] == ["/a", "/b"]
 
 
 def test_a_url_redirecting_to_itself_is_broken(tmp_path, server):
@@ -115,4 +115,7 @@ def test_a_url_redirecting_to_itself_is_broken(tmp_path, server):
     for path in ("/self", "/into"):
         entry = urls[f"{server.url}{path}"]
         assert (entry["outcome"], entry["error"]) == ("broken", "Redirect loop"), entry
-    assert len(server.hits("/self")) == 1 and len(server.hits("/into")) == 1
+    assert sorted(h.path for h in server.log if h.path not in ("/", "/robots.txt")) == [
+        "/into",
+        "/self",
+    ]
