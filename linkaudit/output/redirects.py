@@ -78,10 +78,8 @@ class RedirectFixes:
             if loop or not replaceable(chain[-1]):
                 continue  # a broken link; no page is to link to javascript: or hold a password
             statuses = [hops[u][0] for u in chain if u in hops]
-            if loop:
-                end: tuple[str, int | None] = ("redirect", None)
-            elif chain[-1] in hops:  # cut at MAX_HOPS: too many redirects
-                end = ("broken", hops[chain[-1]][0])
+            if chain[-1] in hops:  # cut at MAX_HOPS: too many redirects
+                end: tuple[str, int | None] = ("broken", hops[chain[-1]][0])
             else:
                 end = ends.get(chain[-1], ("unchecked", None))
             fix = {
@@ -92,7 +90,7 @@ class RedirectFixes:
                 "hops": len(statuses),
                 "final_outcome": end[0],
                 "final_status": end[1],
-                "loop": loop,
+                "loop": False,  # kept for the contract: a loop is a broken link, no fix
             }
             for page, line in links:
                 path = files(page) if files is not None else None
