@@ -10,7 +10,7 @@ import csv
 import json
 
 from tests.helpers import run
-from tests.server import Route
+from tests.server import Route, TestServer
 
 SECRET = "secret"
 
@@ -119,3 +119,31 @@ def test_a_url_redirecting_to_itself_is_broken(tmp_path, server):
         "/into",
         "/self",
     ]
+
+
+def test_a_robots_txt_redirect_to_a_password_or_javascript_is_not_followed(tmp_path):
+    """Scrapy's own fetch of robots.txt follows redirects: not to a URL
+    with a password (it logged it in clear, then failed with a traceback)
+    nor to javascript: (a traceback): robots.txt is then unavailable, no rules."""
+    with TestServer() as one, TestServer() as two:
+        port = one.url.rsplit(":", 1)[1]
+        locations = {
+            one: f"http://u:{SECRET}@127.0.0.1:{port}/rules.txt",
+            two: "javascript:alert(1)",
+        }
+        for server, location in locations.items():
+            server.add("/robots.txt", Route(302, headers={"Location": location}))
+            server.add(
+                "/rules.txt", Route(body="User-agent: *\nDisallow: /\n", content_type="text/plain")
+            )
+            server.add("/x", "x")
+        one.add("/", f'<a href="/x">x</a>\n<a href="{two.url}/x">far</a>')
+        out = run(tmp_path, f"{one.url}/", "--delay", "0", "-vv")
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert SECRET not in out.stderr + out.stdout
+    assert "Traceback" not in out.stderr and "ERROR" not in out.stderr
+    urls = {
+        u["url"]: u for u in json.loads((tmp_path / "linkaudit-report.json").read_text())["urls"]
+    }
+    assert urls[f"{one.url}/x"]["outcome"] == urls[f"{two.url}/x"]["outcome"] == "ok"
+    assert one.hits("/rules.txt") == [] and two.hits("/rules.txt") == []
