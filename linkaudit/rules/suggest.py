@@ -225,9 +225,8 @@ class Suggester:
             self.by_form.setdefault((path.origin, path.form.lower()), []).append(url)
             self.by_stem.setdefault((path.origin, path.stem), []).append(url)
             if MIN_TYPO <= (size := len(path.stem)) <= MAX_TYPO:
-                self.lengths.setdefault((path.origin, path.folders), set()).update(
-                    range(size - 1, size + 2)
-                )
+                sizes = self.lengths.setdefault((path.origin, path.folders), set())
+                sizes.update(range(size - 1, size + 2))
                 for variant in _deletions(path.stem):
                     self.by_typo.setdefault((path.origin, path.folders, variant), []).append(url)
         self.matches: list[tuple[str, str, bool]] = []  # (broken, candidate, page)
@@ -243,8 +242,10 @@ class Suggester:
         self.by_form.look((path.origin, path.form.lower()), found)
         self.by_stem.look((path.origin, path.stem), found)
         if len(path.stem) in self.lengths.get((path.origin, path.folders), ()):
+            typos = self.by_typo  # most keys are none of its: no call for them
             for variant in _deletions(path.stem):
-                self.by_typo.look((path.origin, path.folders, variant), found)
+                if (key := (path.origin, path.folders, variant)) in typos:
+                    typos.look(key, found)
         self.matches.extend((broken, url, page) for broken in found if broken != url)
 
     def _routed(self, b: _Path, c: _Path) -> bool:
