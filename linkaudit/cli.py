@@ -141,8 +141,11 @@ def _walked(ns: argparse.Namespace) -> tuple[Config, Walked] | None:
     from linkaudit.config import Config
     from linkaudit.walk.audit import log_to_stderr, plain_settings, walk, walkable_settings, walks
 
-    if ns.local_dir is None or ns.demo or ns.jsonl or not walkable_settings(
-        [name for name, _ in ns.settings]
+    if (
+        ns.local_dir is None
+        or ns.demo
+        or ns.jsonl
+        or not walkable_settings([name for name, _ in ns.settings])
     ):
         return None
     settings = plain_settings(_chosen(ns), ns.settings)
@@ -180,9 +183,27 @@ def _local_site(ns: argparse.Namespace, folder: str | None) -> Any:
         return DemoSite()
     if folder is None:
         return contextlib.nullcontext()
-    from linkaudit.demo.directory import DirectorySite
+    return _build_site(ns, folder, urlsplit(ns.root_url).path if ns.root_url else "/")
 
-    return DirectorySite(folder, urlsplit(ns.root_url).path if ns.root_url else "/")
+
+def _build_site(ns: argparse.Namespace, folder: str, base: str) -> Any:
+    """A build directory's address on 127.0.0.1, served only when a request
+    will reach it: its files not read for its origin (``-s
+    LINKAUDIT_LOCAL_READ=false``), or a ``DOWNLOAD_HANDLERS`` of the user's
+    in place of the handler that reads them."""
+    from linkaudit.config.plain import PlainSettings
+    from linkaudit.demo.directory import BuildAddress, DirectorySite, stable_ports
+
+    given = PlainSettings(dict(ns.settings))  # -s, the config file's included
+    try:
+        read = given.getbool("LINKAUDIT_LOCAL_READ", True)
+    except ValueError:  # refused in one line once the settings are checked
+        read = True
+    if read and "DOWNLOAD_HANDLERS" not in given:
+        return BuildAddress(folder, base)  # no socket at all
+    # a stored audit (history, Redis's workers) knows the build by its URLs
+    stored = ns.db or ns.redis or any(given.get(n) for n in ("LINKAUDIT_DB", "LINKAUDIT_REDIS"))
+    return DirectorySite(folder, base, stable_ports(folder) if stored else None)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -243,8 +264,10 @@ def _main(argv: list[str]) -> int:
     with _local_site(ns, folders[0] if folders else None) as site:
         if site is not None:
             ns.urls = [site.url]
-            what = "demo site" if ns.demo else f"{ns.local_dir} served"
-            print(f"linkaudit: {what} at {site.url}", file=sys.stderr)
+            # a build read from its files has an address, and no server
+            served = "served at" if site.served else "read as"
+            what = "demo site at" if ns.demo else f"{ns.local_dir} {served}"
+            print(f"linkaudit: {what} {site.url}", file=sys.stderr)
         from linkaudit.config import Config, ConfigError
 
         try:

@@ -68,12 +68,15 @@ with DirectorySite(sys.argv[1]) as site:
 """
 
 
-def request(url: str, method: str = "GET", read: int | None = None) -> tuple[int, dict, bytes]:
-    """One request; at most ``read`` bytes of the body are read."""
+def request(
+    url: str, method: str = "GET", read: int | None = None, headers: dict | None = None
+) -> tuple[int, dict, bytes]:
+    """One request (``headers`` may name another ``Host``); at most ``read``
+    bytes of the body are read."""
     parts = urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
     try:
-        conn.request(method, parts.path)
+        conn.request(method, parts.path, headers=headers or {})
         answer = conn.getresponse()
         body = answer.read(read) if read is not None else answer.read()
         return answer.status, dict(answer.getheaders()), body

@@ -1,22 +1,31 @@
 """The server of ``linkaudit DIR`` under hostile builds: a symbolic link
 out of the directory is never read as content (its own 404 page
 included), and a huge file costs no memory (a HEAD is answered from the
-file's size, a GET streamed)."""
+file's size, a GET streamed).  Under hostile neighbours: no port is opened
+when the files are read, and a served build answers only requests that
+name it (DNS rebinding), on a port its path does not give away, and never
+its dotfiles."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from linkaudit.demo.directory import DirectorySite
-from tests.conftest import ROOT
+import pytest
+
+from linkaudit.demo.directory import DirectorySite, stable_ports
+from tests.conftest import ROOT, Spawned, wait_for
 from tests.helpers import SERVE, request
 from tests.peak import measure
+from tests.server import Route, TestServer
 from tests.sitegen import LINKAUDIT
 
 GIB = 1024**3
@@ -111,3 +120,126 @@ def test_a_get_of_a_huge_file_is_streamed(tmp_path):
     finally:
         server.kill()
         server.wait(timeout=10)
+
+
+# -- what a neighbour on the machine (or a page in its browser) can reach --------------
+def sockets(pid: int) -> set[str]:
+    """The inodes of the sockets the process ``pid`` holds open."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:  # closed meanwhile
+            continue
+        if found := re.fullmatch(r"socket:\[(\d+)\]", target):
+            inodes.add(found[1])
+    return inodes
+
+
+def listening(pid: int) -> set[int]:
+    """The TCP ports the process ``pid`` listens on: its sockets that its
+    network namespace's tables list in state LISTEN (0A)."""
+    inodes = sockets(pid)
+    ports = set()
+    for table in ("tcp", "tcp6"):
+        for line in Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and fields[9] in inodes:
+                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def chain(build: Path, pages: int) -> Path:
+    """A build of ``pages`` pages, one per level: a walk that lasts."""
+    build.mkdir()
+    for i in range(pages):
+        (build / f"p{i}.html").write_text(f'<a href="p{i + 1}.html">next</a>')
+    (build / "index.html").write_text('<a href="p0.html">start</a>')
+    return build
+
+
+def address(spawned: Spawned) -> str:
+    """The build's URL, as the command announced it."""
+    found = re.search(r"(?:served at|read as) (http://127\.0\.0\.1:\d+/)", spawned.stderr)
+    assert found, spawned.stderr[-2000:]
+    return found[1]
+
+
+def test_a_walk_opens_no_port(tmp_path):
+    """Read from its files, a build needs no server: while the walk runs,
+    the process holds no socket at all, and nothing answers on its port."""
+    build = chain(tmp_path / "chain", 20_000)
+    report = tmp_path / "report.json"
+    spawned = Spawned([LINKAUDIT, str(build), "--report", str(report), "-vv"])
+    try:
+        wait_for(lambda: "Walking depth 3:" in spawned.stderr, timeout=60, what="the walk")
+        assert listening(spawned.proc.pid) == set()
+        assert sockets(spawned.proc.pid) == set()
+        port = urlsplit(address(spawned)).port
+        with (
+            pytest.raises(ConnectionRefusedError),
+            socket.create_connection(("127.0.0.1", port), timeout=5),
+        ):
+            pass
+    finally:
+        code = spawned.wait(timeout=120)
+    assert code == 1  # p20000.html is missing
+    assert json.loads(report.read_text())["summary"]["pages"] == 20_001
+
+
+def test_far_links_left_to_the_crawl_open_no_port(tmp_path):
+    """The crawl that checks the far links after the walk (and reads any
+    URL of the build it meets from the files) listens on nothing either:
+    looked at while it waits for the far server."""
+    release = threading.Event()
+    with TestServer() as far:
+        far.add("/slow", Route(200, "ok", gate=lambda: release.wait(60)))
+        build = tmp_path / "public"
+        build.mkdir()
+        (build / "index.html").write_text(f'<a href="{far.url}/slow">far</a>')
+        report = tmp_path / "report.json"
+        spawned = Spawned([LINKAUDIT, str(build), "--report", str(report), "--delay", "0"])
+        try:
+            wait_for(lambda: "/slow" in far.arrivals, timeout=60, what="the far link's request")
+            assert listening(spawned.proc.pid) == set()
+        finally:
+            release.set()
+            code = spawned.wait(timeout=60)
+    assert code == 0, spawned.stderr[-2000:]
+    assert "read as" in spawned.stderr
+
+
+def test_a_served_build_answers_only_its_own_host(tmp_path):
+    """Served (``-s LINKAUDIT_LOCAL_READ=false``), the build listens on one
+    port, not the one its path gives (no --db), and answers a request only
+    when its ``Host`` is ``127.0.0.1:PORT``: a page that rebinds its DNS
+    name to 127.0.0.1 gets a 421 and no file; dotfiles are never served."""
+    release = threading.Event()
+    build = tmp_path / "public"
+    (build / ".git").mkdir(parents=True)
+    (build / ".git" / "config").write_text(SECRET)
+    (build / ".env").write_text(SECRET)
+    (build / "index.html").write_text(f"<h1>{SECRET}</h1>")
+    with TestServer() as far:
+        far.add("/slow", Route(200, "ok", gate=lambda: release.wait(60)))
+        (build / "index.html").write_text(f'<a href="{far.url}/slow">{SECRET}</a>')
+        read = ("-s", "LINKAUDIT_LOCAL_READ=false", "--delay", "0")
+        spawned = Spawned([LINKAUDIT, str(build), *read, "--report", str(tmp_path / "r.json")])
+        try:
+            wait_for(lambda: "/slow" in far.arrivals, timeout=60, what="the far link's request")
+            url = address(spawned)
+            port = urlsplit(url).port
+            assert listening(spawned.proc.pid) == {port}
+            assert port != stable_ports(str(build))[0]  # random: nothing to guess from the path
+            assert request(url)[0] == 200
+            for host in ("rebound.example", f"rebound.example:{port}", f"localhost:{port}"):
+                for method in ("GET", "HEAD"):
+                    status, _headers, body = request(url, method, headers={"Host": host})
+                    assert status == 421 and SECRET.encode() not in body, (host, method)
+            for path in (".git/config", ".env", ".git/", ".git"):
+                status, _headers, body = request(url + path)
+                assert status == 404 and SECRET.encode() not in body, path
+        finally:
+            release.set()
+            code = spawned.wait(timeout=60)
+    assert code == 0, spawned.stderr[-2000:]

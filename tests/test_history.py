@@ -219,10 +219,11 @@ def test_the_trend_line_prints_only_numbers_whatever_a_report_holds():
 
 
 def test_a_local_build_audited_again_keeps_its_history(tmp_path):
-    """A build directory is served on the same port from run to run (by its
-    path), so its audits are one site's in the database: the second audit
-    knows the first's broken link, and a build busy on that port is still
-    audited (on another)."""
+    """A build directory has the same port from run to run (by its path),
+    so its audits are one site's in the database: the second audit knows
+    the first's broken link.  Its files read, no socket is made, so a
+    program listening on that port changes nothing; served (over HTTP), the
+    audit goes on on the next port."""
     import socket
 
     from linkaudit.demo.directory import stable_ports
@@ -244,11 +245,16 @@ def test_a_local_build_audited_again_keeps_its_history(tmp_path):
     assert [u["audits_broken"] for u in gone] == [2]
     assert gone[0]["broken_since"] == first["started_at"]
     assert len(second["history"]) == 2
-    # the build's port taken: the audit goes on, on the next one
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", stable_ports(str(site))[0]))
         taken.listen()
-        out = run(tmp_path, str(site), "--report", str(tmp_path / "r2.json"), "-q")
+        out = run(tmp_path, str(site), "--db", db, "--report", str(tmp_path / "r2.json"), "-q")
         assert out.returncode == 1, out.stderr
-        moved = json.loads((tmp_path / "r2.json").read_text())["start_urls"]
-        assert moved != first["start_urls"]
+        kept = json.loads((tmp_path / "r2.json").read_text())["start_urls"]
+        assert kept == first["start_urls"]
+        # served, with the port taken: the audit goes on, on the next one
+        served = ("-s", "LINKAUDIT_LOCAL_READ=false", "--report", str(tmp_path / "r3.json"))
+        out = run(tmp_path, str(site), "--db", db, *served, "-q")
+        assert out.returncode == 1, out.stderr
+        moved = json.loads((tmp_path / "r3.json").read_text())["start_urls"]
+        assert moved == [f"http://127.0.0.1:{stable_ports(str(site))[1]}/"]

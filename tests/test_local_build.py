@@ -106,7 +106,7 @@ def test_bad_directory_use_is_one_line(build, args, words):
     tmp_path, _far = build
     out = run(tmp_path, *args)
     assert out.returncode == 2 and words in out.stderr, out.stderr
-    assert out.stderr.strip().count("\n") == 0 or "served at" in out.stderr
+    assert out.stderr.strip().count("\n") == 0 or "public read as http" in out.stderr
 
 
 # -- read from the directory, or served over HTTP: the same report -----------

@@ -247,10 +247,12 @@ class Discovery:
 
     def redirect_target(
         self, url: str, location: str, depth: int, referrer: str | None
-    ) -> tuple[str | None, list[UrlResult]]:
+    ) -> tuple[str | None, str, list[UrlResult]]:
         """A redirect of ``url`` to ``location`` (canonical): its target is a
         link of the redirecting URL.  Returns the error that makes the
-        redirect broken (None: it is a redirect) and the results of a new
+        redirect broken (None: it is a redirect), the target's key (as a
+        page's link: a password in it masked, ``LINKAUDIT_EXCLUDE_USERINFO``;
+        what the result's ``location`` says) and the results of a new
         target settled on sight.
 
         Each hop of a chain is a URL of the audit, checked on its own, so
@@ -259,12 +261,12 @@ class Discovery:
         (browsers and Scrapy stop at 20) is broken, "Too many redirects",
         and its target is not requested.  One far link can then cost at most
         that many requests, not an endless audit."""
+        key, outcome, error = self.rules.judge(location)  # already canonical
         hops = self.state.hops(url) + 1  # this answer is the chain's hops-th redirect
         limit = self.config["REDIRECT_MAX_TIMES"]
         if hops > limit:
             error = f"Too many redirects: {hops} in a row, more than {limit} (REDIRECT_MAX_TIMES)"
-            return error, []
-        key, outcome, error = self.rules.judge(location)  # already canonical
+            return error, key, []
         if self.check_fragments and self.state.marked(ANCHORS, url):
             self.state.mark(ANCHORS, [key])  # a browser keeps the fragment
         # the target is discovered before the redirect's result is recorded:
@@ -277,4 +279,4 @@ class Discovery:
         if self.state.discover(key, depth + 1):
             self.state.set_hops(key, hops)
             found = list(self.place(key, depth + 1, referrer, outcome, error, False))
-        return None, found
+        return None, key, found

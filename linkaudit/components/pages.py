@@ -91,7 +91,9 @@ class Pages:
             error = meta.get(LOCATION_ERROR) or f"{status_text(response.status)} without a Location"
             yield result(response, BROKEN, error=error)
             return
-        error, found = self.discovery.redirect_target(url, location, depth, meta.get(REFERRER))
+        error, location, found = self.discovery.redirect_target(
+            url, location, depth, meta.get(REFERRER)
+        )
         if error is not None:
             yield result(response, BROKEN, error=error, location=location)
             return

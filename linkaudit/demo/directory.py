@@ -1,9 +1,11 @@
-"""``linkaudit DIR``: a local build served on 127.0.0.1 the way static
-hosts serve it, and the way back from a page's URL to its file."""
+"""``linkaudit DIR``: a local build's address on 127.0.0.1, served the way
+static hosts serve it only when a request will reach it, and the way back
+from a page's URL to its file."""
 
 from __future__ import annotations
 
 import os
+import secrets
 import zlib
 from pathlib import Path
 from urllib.parse import quote, urlsplit
@@ -40,12 +42,37 @@ class LocalFiles:
         return f"{self.shown}/{inside}" if self.shown not in (".", "") else inside
 
 
+class BuildAddress:
+    """The address of a build nothing will request over HTTP (its files are
+    read: the walk, or the crawl's file-reading download handler), for the
+    length of a ``with`` block: a URL on 127.0.0.1, no socket.  Its port
+    is the build's stable one (``stable_ports``): nothing listens on it, so
+    nothing is there to guess, and its reports compare run to run."""
+
+    served = False
+
+    def __init__(self, root: str, base_path: str = "/") -> None:
+        base_path = base_path if base_path.endswith("/") else base_path + "/"
+        self.url = f"http://127.0.0.1:{stable_ports(root)[0]}{base_path}"
+        self.files = LocalFiles(os.path.normpath(root), self.url)
+
+    def __enter__(self) -> BuildAddress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
 class DirectorySite(LocalSite):
     """``root`` served on 127.0.0.1 at ``base_path`` (the path of
     ``--root-url``, so that root-relative links of a site built for
-    ``https://example.com/docs/`` resolve), in a daemon thread."""
+    ``https://example.com/docs/`` resolve), in a daemon thread, on the
+    first free port of ``ports`` (default: random ones).  Only requests
+    that name it as their ``Host`` are answered (``FileHandler``)."""
 
-    def __init__(self, root: str, base_path: str = "/") -> None:
+    def __init__(
+        self, root: str, base_path: str = "/", ports: tuple[int, ...] | None = None
+    ) -> None:
         folder = Path(root)
         base_path = base_path if base_path.endswith("/") else base_path + "/"
 
@@ -65,16 +92,19 @@ class DirectorySite(LocalSite):
                 else:
                     self._send(404, NOT_FOUND_BODY, "text/html", body)
 
-        self._serve(Handler, base_path, stable_ports(root))
+        self._serve(Handler, base_path, ports or random_ports())
         self.files = LocalFiles(os.path.normpath(root), self.url)
 
 
-# A build is served on a port of its own, the same from run to run, so that
+# A build's address has a port of its own, the same from run to run, so that
 # its URLs are too: an audit database (``--db``) knows the build's earlier
 # audits by their start URLs (history, "broken since", the baseline), and
 # two reports of one build compare line for line.  A port below Linux's
-# ephemeral range (32768-), by the directory's path; if it is taken (the same
-# build audited twice at once), the next few, then any.
+# ephemeral range (32768-), by the directory's path; served, if it is taken
+# (the same build audited twice at once), the next few, then any.  A
+# served build keeps it only when its audit is stored (``--db``, Redis):
+# otherwise it is served on a random port (``random_ports``), which a page
+# in the user's browser cannot guess from the build's path.
 _PORTS = (20000, 32000)
 
 
@@ -85,3 +115,9 @@ def stable_ports(root: str) -> tuple[int, ...]:
         high - low
     )
     return (*(low + (first - low + i) % (high - low) for i in range(8)), 0)
+
+
+def random_ports() -> tuple[int, ...]:
+    """Eight random ports above the privileged ones, then any (0: the
+    kernel's choice)."""
+    return (*(1024 + secrets.randbelow(65536 - 1024) for _ in range(8)), 0)

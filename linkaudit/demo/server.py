@@ -25,6 +25,8 @@ START_PATH = "/site/"
 _CHUNK = 64 * 1024  # bytes of a served file in memory at once
 # The one redirect: an old address of the contact page.
 REDIRECTS = {"/site/old-contact.html": "/site/contact.html"}
+# The answer to a request for another host (see FileHandler._own_host)
+MISDIRECTED_BODY = b"<h1>Misdirected Request</h1>"
 
 
 def _load(folder: Traversable, prefix: str = "/") -> dict[str, bytes]:
@@ -118,16 +120,33 @@ class FileHandler(BaseHTTPRequestHandler):
             except OSError:  # the client hung up, or the file went bad: the answer ends
                 self.close_connection = True
 
+    def _own_host(self) -> bool:
+        """The request names this server, ``127.0.0.1:PORT``, in its one
+        ``Host``.  A page in the user's browser that rebinds its own DNS name
+        to 127.0.0.1 reaches this port as a same-origin request, but its
+        ``Host`` is still its own name: answered 421, no file is looked up."""
+        hosts = self.headers.get_all("Host") or []
+        port = self.server.server_address[1]
+        return hosts == [f"127.0.0.1:{port}"]
+
+    def _checked(self, body: bool) -> None:
+        if self._own_host():
+            self._answer(body)
+        else:
+            self._send(421, MISDIRECTED_BODY, "text/html", body)
+
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-        self._answer(body=True)
+        self._checked(body=True)
 
     def do_HEAD(self) -> None:  # noqa: N802
-        self._answer(body=False)
+        self._checked(body=False)
 
 
 class LocalSite:
     """A site served on 127.0.0.1 and a free port, in a daemon thread, for
     the length of a ``with`` block."""
+
+    served = True  # (a build read from its files is not: demo/directory.py)
 
     def _serve(
         self, handler: type[BaseHTTPRequestHandler], path: str, ports: tuple[int, ...] = (0,)

@@ -17,6 +17,14 @@ to ``/usr/share/javascript/``) is never read, but it is no 404 either: any
 web server on the machine would serve it.  It is answered ``outside``: a 200
 without a body, which the audit reports ``ok`` with a warning that names the
 target (a copy deployed without that target would break).
+
+Never served, on any route (a 404, the file not even looked up): a path
+with a dotfile or dot-directory in it (``.git/``, ``.env``, ``.htpasswd``),
+the way GitHub Pages and most hosts' defaults keep them private, except
+``.well-known/`` (RFC 8615: published on purpose).  A file the audit cannot
+read (its permissions) is a 404 too, found before it is opened, so the
+walk, which never opens a file that is no page, answers it as the routes
+that open every file do.
 """
 
 from __future__ import annotations
@@ -45,6 +53,16 @@ class Answer:
     file: Path | None = None
     location: str | None = None
     outside: str | None = None
+
+
+# The one dot-directory a site publishes on purpose
+_PUBLIC_DOT = ".well-known"
+
+
+def _private(relative: str) -> bool:
+    """A path (from the build's root, ``/``-separated) through a dotfile
+    or dot-directory other than ``.well-known``."""
+    return any(part.startswith(".") and part != _PUBLIC_DOT for part in relative.split("/"))
 
 
 def _inside(real: str, base: str) -> bool:
@@ -80,6 +98,8 @@ def locate(root: str, path: str) -> Answer:
     if "\0" in decoded:
         return Answer(404)
     relative = posixpath.normpath("/" + decoded).lstrip("/")
+    if _private(relative):  # never looked up, let alone read
+        return Answer(404, file=not_found_page(root))
     target = os.path.join(root, relative) if relative not in ("", ".") else root
     if decoded.endswith("/"):
         candidates = [os.path.join(target, "index.html")]
@@ -93,6 +113,10 @@ def locate(root: str, path: str) -> Answer:
             continue
         real = _real_file(candidate)
         if _inside(real, base):
+            if _private(os.path.relpath(real, base).replace(os.sep, "/")):
+                break  # a link inside the build to its own .git/: as private
+            if not os.access(real, os.R_OK):  # a host could not send it either
+                break
             return Answer(200, file=Path(real))
         return Answer(200, outside=real)
     return Answer(404, file=not_found_page(root))

@@ -7,15 +7,27 @@ https or to www must still be read) and, for link checks, resolves the
 ``Location`` to a canonical absolute URL in ``request.meta["la_location"]``
 and hands the 3xx response to the spider, which records the target as a link
 from the redirecting URL and checks it on its own merits.
+
+Scrapy's own fetch does not follow a ``Location`` that is not an http(s)
+URL, or that holds a user name or password: Scrapy would log it in clear
+and fail on it with a traceback (``javascript:``, ``u:p@host``).  The
+robots.txt is then unavailable, as one whose redirects cannot be followed
+(RFC 9309, 2.3.1.2): no rules.
 """
 
 from __future__ import annotations
+
+import logging
+from urllib.parse import urlsplit
 
 from scrapy.downloadermiddlewares.redirect import RedirectMiddleware
 from scrapy.http import Request, Response
 
 from linkaudit.meta import CHECK_URL, LOCATION, LOCATION_ERROR
 from linkaudit.rules.urls import InvalidURL, canonicalize
+from linkaudit.rules.userinfo import masked
+
+logger = logging.getLogger(__name__)
 
 
 class RedirectRecorderMiddleware(RedirectMiddleware):
@@ -23,6 +35,11 @@ class RedirectRecorderMiddleware(RedirectMiddleware):
         self, request: Request, response: Response, spider: object = None
     ) -> Request | Response:
         if CHECK_URL not in request.meta:
+            raw = response.headers.get(b"Location") if 300 <= response.status < 400 else None
+            if raw and not _followable(raw.decode("utf-8", "replace"), request.url):
+                shown = masked(raw.decode("utf-8", "replace"))
+                logger.info("%s redirects to %r: not followed (no rules)", request.url, shown)
+                return response.replace(body=b"")
             return super().process_response(request, response)
         if 300 <= response.status < 400:
             raw = response.headers.get(b"Location")
@@ -31,7 +48,9 @@ class RedirectRecorderMiddleware(RedirectMiddleware):
                 try:
                     request.meta[LOCATION] = canonicalize(value, request.meta[CHECK_URL])
                 except InvalidURL as exc:
-                    request.meta[LOCATION_ERROR] = f"Invalid redirect Location {value!r}: {exc}"
+                    # a password in it is never shown, as in a page's link
+                    shown = masked(value)
+                    request.meta[LOCATION_ERROR] = f"Invalid redirect Location {shown!r}: {exc}"
         return response
 
     def handle_referer(self, request: Request, response: Response) -> None:
@@ -42,3 +61,12 @@ class RedirectRecorderMiddleware(RedirectMiddleware):
         # the redirects it follows, and warns when it is off.  The spider sets
         # Referer itself and we only follow robots.txt redirects: no warning.
         pass
+
+
+def _followable(location: str, base: str) -> bool:
+    """An http(s) URL without a user name or password."""
+    try:
+        url = canonicalize(location, base)
+    except InvalidURL:
+        return False
+    return url.startswith(("http://", "https://")) and "@" not in urlsplit(url).netloc

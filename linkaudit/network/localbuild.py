@@ -1,13 +1,14 @@
 """``linkaudit DIR`` at file speed: the download handler for ``http`` that
 answers the build directory's own origin from the files, without a socket.
 
-``linkaudit DIR`` serves the directory on 127.0.0.1 (so its URLs are real,
-and ``-s LINKAUDIT_LOCAL_READ=false`` crawls it over HTTP), and with
-``LINKAUDIT_LOCAL_READ`` (set by the command for a directory it serves) a
-request to that origin never reaches the server: a ``HEAD`` is a ``stat``, a
-``GET`` the file's bytes, read here, synchronously, under the same rules as
-the server's (``linkaudit/demo/static.py``).  Every other request (far
-links) goes to the network through ``HttpDownloadHandler`` as before.
+``linkaudit DIR`` gives the directory an address on 127.0.0.1, and with
+``LINKAUDIT_LOCAL_READ`` (set by the command for a build directory) a
+request to that origin never reaches a server (none is started: only
+``-s LINKAUDIT_LOCAL_READ=false`` serves the build, and crawls it over
+HTTP): a ``HEAD`` is a ``stat``, a ``GET`` the file's bytes, read here,
+synchronously, under the same rules as the server's
+(``linkaudit/demo/static.py``).  Every other request (far links) goes to
+the network through ``HttpDownloadHandler`` as before.
 
 Why a handler, and not a walk of the files: every component stays in the
 path (robots.txt, --exclude/--include, limits, the audit database, Redis,
@@ -17,15 +18,19 @@ delay, a wide slot, GET first).
 
 What the HTTP handler does for a response, this one does too: the
 ``headers_received`` signal (a GET of a non-page stops there, the file
-unread), ``bytes_received`` for each 64 KiB read (a page is cut at
-``LINKAUDIT_PAGE_MAXSIZE``), and Scrapy's ``download_maxsize``.
+unread) and ``bytes_received`` for each 64 KiB read (a page is cut at
+``LINKAUDIT_PAGE_MAXSIZE``).  Scrapy's ``DOWNLOAD_MAXSIZE`` (and its
+warning size) is no bound for the build's own files, on either route (read
+here, or requested from the server): the walk knows no such setting, and a
+page of 2 GiB is a page over the cap, truncated and scanned as any other,
+not a ``Download cancelled``.  What is read of the build stays bounded: a
+page by its cap, anything else stopped at its headers.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
-import logging
 import os
 from pathlib import Path
 from typing import NamedTuple
@@ -33,7 +38,6 @@ from urllib.parse import quote, urlsplit
 
 from scrapy import Request, signals
 from scrapy.crawler import Crawler
-from scrapy.exceptions import DownloadCancelledError
 from scrapy.http import Headers, Response
 from scrapy.utils.httpobj import urlparse_cached
 
@@ -44,11 +48,9 @@ from linkaudit.demo.static import NOT_FOUND_BODY, OUTSIDE_HEADER, answer, served
 from linkaudit.network.handler import HttpDownloadHandler
 from linkaudit.signals import request_sent
 
-logger = logging.getLogger(__name__)
 # Scrapy's own helpers of its HTTP handlers: this one answers as they do
 _scrapy = internals.download_helpers()
 check_stop_download = _scrapy.check_stop_download
-get_maxsize_msg = _scrapy.get_maxsize_msg
 make_response = _scrapy.make_response
 
 _CHUNK = 64 * 1024  # bytes of a file read at once (as the server sends them)
@@ -58,6 +60,7 @@ class _Build(NamedTuple):
     netloc: str  # the origin the directory is served at: 127.0.0.1:PORT
     root: str
     base_path: str  # the path of --root-url, ending with "/"
+    read: bool  # LINKAUDIT_LOCAL_READ: its files read here, not requested
 
 
 class LocalBuildHandler(HttpDownloadHandler):
@@ -67,7 +70,6 @@ class LocalBuildHandler(HttpDownloadHandler):
     def __init__(self, crawler: Crawler):
         super().__init__(crawler)
         self._build: _Build | None | bool = False  # False: not looked up yet
-        self._file_maxsize = crawler.settings.getint("DOWNLOAD_MAXSIZE")
 
     def _local(self) -> _Build | None:
         """The build, from the audit's configuration (known once the spider
@@ -75,17 +77,22 @@ class LocalBuildHandler(HttpDownloadHandler):
         if self._build is False:
             config = config_of(self.crawler)
             root = config["LINKAUDIT_LOCAL_DIR"]
-            if not (root and config["LINKAUDIT_LOCAL_READ"] and config.start_urls):
+            if not (root and config.start_urls):
                 self._build = None
             else:
                 start = config.start_urls[0]
-                self._build = _Build(urlsplit(start).netloc, root, served_path(start))
+                read = config["LINKAUDIT_LOCAL_READ"]
+                self._build = _Build(urlsplit(start).netloc, root, served_path(start), read)
         return self._build or None
 
     async def download_request(self, request: Request) -> Response:
         build = self._local()
         parts = urlparse_cached(request)
         if build is None or parts.netloc != build.netloc:
+            return await super().download_request(request)
+        if not build.read:  # the build's server: its size bounds no more than the files'
+            request.meta.setdefault("download_maxsize", 0)
+            request.meta.setdefault("download_warnsize", 0)
             return await super().download_request(request)
         self.crawler.signals.send_catch_log(request_sent, request=request)
         return self._answer(request, build, parts.path or "/")
@@ -132,11 +139,6 @@ class LocalBuildHandler(HttpDownloadHandler):
             )
             if stop is not None or request.method == "HEAD" or size == 0:
                 return make_response(url, status, headers, stop_download=stop)
-            maxsize = request.meta.get("download_maxsize", self._file_maxsize)
-            if maxsize and size > maxsize:
-                message = get_maxsize_msg(size, maxsize, request, expected=True)
-                logger.warning(message)
-                raise DownloadCancelledError(message)
             source = handle or io.BytesIO(NOT_FOUND_BODY)
             body: list[bytes] = []
             while chunk := source.read(_CHUNK):

@@ -1,6 +1,8 @@
 """The redirect fix-list (the report's ``redirect_fixes``): for every link
 (page, line) to a URL that redirects, the chain resolved to its final URL
-and the edit that removes it: "page P line L: replace X with Y".
+and the edit that removes it: "page P line L: replace X with Y".  And the
+redirect loops: a URL whose chain never ends (A -> B -> A, A -> A, or a
+chain into one) is broken, "Redirect loop", as a browser says; it has no fix.
 
 From the results alone, in the report's one pass over the entries (the
 redirects and their referrers), then the outcome of every URL the chains
@@ -10,6 +12,7 @@ without redirects.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import posixpath
 from collections.abc import Callable
@@ -19,6 +22,10 @@ from urllib.parse import SplitResult, urlsplit
 from linkaudit.state.base import Entry
 
 PERMANENT = frozenset({301, 308})
+# A chain that comes back to a URL it passed is broken with the words
+# browsers use (Firefox "The page isn't redirecting properly", Chrome's
+# ERR_TOO_MANY_REDIRECTS after 20 hops): one request per URL of the loop.
+LOOP = "Redirect loop"
 # A browser gives up after 20 redirects in a row, and so does the crawl
 # (REDIRECT_MAX_TIMES, default 20: the URL whose redirect would be the 21st is
 # broken, "Too many redirects").  A chain still redirecting here (the crawl's
@@ -42,6 +49,11 @@ class RedirectFixes:
             if links:
                 self.places[entry.url] = links
 
+    def loops(self) -> set[str]:
+        """The redirecting URLs whose chain comes back to a URL it passed
+        (after :meth:`see` saw every entry): 20 steps at most each."""
+        return {url for url in self.hops if _chain(url, self.hops)[1]}
+
     def fixes(
         self,
         find: Callable[[str], Entry | None],
@@ -63,11 +75,11 @@ class RedirectFixes:
         fixes = []
         for url, links in self.places.items():
             chain, loop = chains[url]
+            if loop or not replaceable(chain[-1]):
+                continue  # a broken link; no page is to link to javascript: or hold a password
             statuses = [hops[u][0] for u in chain if u in hops]
-            if loop:
-                end: tuple[str, int | None] = ("redirect", None)
-            elif chain[-1] in hops:  # cut at MAX_HOPS: too many redirects
-                end = ("broken", hops[chain[-1]][0])
+            if chain[-1] in hops:  # cut at MAX_HOPS: too many redirects
+                end: tuple[str, int | None] = ("broken", hops[chain[-1]][0])
             else:
                 end = ends.get(chain[-1], ("unchecked", None))
             fix = {
@@ -78,7 +90,7 @@ class RedirectFixes:
                 "hops": len(statuses),
                 "final_outcome": end[0],
                 "final_status": end[1],
-                "loop": loop,
+                "loop": False,  # kept for the contract: a loop is a broken link, no fix
             }
             for page, line in links:
                 path = files(page) if files is not None else None
@@ -87,6 +99,20 @@ class RedirectFixes:
                 )
         fixes.sort(key=lambda f: (f["page"], f["line"], f["from"]))
         return fixes
+
+
+def looped(entry: Entry) -> Entry:
+    """A redirect in a loop, as the report shows it: broken, "Redirect loop"
+    (its status and ``Location`` kept)."""
+    assert entry.result is not None
+    return entry._replace(result=dataclasses.replace(entry.result, outcome="broken", error=LOOP))
+
+
+def replaceable(url: str) -> bool:
+    """A URL the fix-list may put in a page instead of a link: http(s),
+    without a user name or password (a ``Location`` may name any scheme,
+    and one with credentials is the link's key with them masked)."""
+    return url.startswith(("http://", "https://")) and "@" not in urlsplit(url).netloc
 
 
 def _chain(url: str, hops: dict[str, tuple[int, str]]) -> tuple[list[str], bool]:

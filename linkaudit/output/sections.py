@@ -24,7 +24,7 @@ from linkaudit.items import UrlResult
 from linkaudit.output.facts import ReportFacts
 from linkaudit.output.fragments import MissingFragments
 from linkaudit.output.groups import Groups
-from linkaudit.output.redirects import RedirectFixes
+from linkaudit.output.redirects import RedirectFixes, looped
 from linkaudit.output.sitemap import SitemapSection
 from linkaudit.output.soft404 import Soft404s
 from linkaudit.output.suggestions import Suggestions
@@ -71,7 +71,19 @@ class Sections:
             if result is not None and result.sitemap is not None:
                 self.read_sitemap = True
         entries.sort(key=_by_url)
+        self._loops(entries)
         return entries
+
+    def _loops(self, entries: list[Entry]) -> None:
+        """The redirects in a loop become broken, "Redirect loop", before
+        any entry is shown (every door reports the same: a crawl, a build's
+        walk, ``linkaudit report``); history sees the pages linking to them."""
+        history, policy, now = self.facts.history, self.facts.policy, self.facts.now
+        for url in self.redirects.loops():
+            at = bisect_left(entries, url, key=_by_url)
+            entry = entries[at] = looped(entries[at])
+            if history is not None:
+                history.see(entry, shown(entry, policy, now))
 
     def find(self, url: str) -> Entry | None:
         """The entry of ``url`` (after :meth:`read`)."""

@@ -18,20 +18,20 @@ path is a likely slip of the author's, scored 0..1:
   with the folders the two paths share, with a last segment no other
   candidate has, and with a long one; never when the link's path names
   numbers the candidate's does not (``/releases/v11/notes`` is not
-  ``/releases/v10/notes`` moved; ``/guide/launch`` may be ``/news/2020/launch``),
-  nor by a name more than MAX_SHARED (8) candidates or broken links share.
+  ``/releases/v10/notes`` moved; ``/guide/launch`` may be ``/news/2020/launch``).
 
 Only the best candidate is suggested, and only when its score reaches the
 threshold (``LINKAUDIT_SUGGEST_MIN_SCORE``) and no other candidate scores
 as well: no suggestion is better than a wrong one.  Query strings are not
-matched (a URL with one gets no suggestion, and suggests none).  Page
-titles and link texts are not kept by the audit's state, so ``title`` (in
-the report's vocabulary) is not produced here.
+matched (a URL with one gets no suggestion, and suggests none).  No
+``title`` (the report's vocabulary): the state keeps no page titles.
 
-Cost: the broken URLs (usually few) are indexed by their keys (path forms,
-last segment, each last segment with one letter deleted), then every
-candidate is looked up by its own keys once: linear in candidates and
-broken URLs, never one compared with every other.
+Cost: the broken URLs are indexed by their keys (the lower-cased path
+form, the last segment, each last segment with one letter deleted), then
+every candidate is looked up by its own keys once: linear, never one
+compared with every other.  So no key more than MAX_SHARED (8) candidates
+or broken links have is matched by (one name in 3,000 cases on each side
+paired every link with every page: 33 s, 1.6 GB): which was meant is a guess.
 """
 
 from __future__ import annotations
@@ -54,10 +54,7 @@ MIN_TYPO = 4  # letters of a last segment a typo is looked for in
 # and at most: a name's one-letter deletions are as many as its letters,
 # so a 2,000-letter name (a hostile or generated href) would cost 4 MB
 MAX_TYPO = 64
-# A name more pages (or broken links) share than this is not matched across
-# folders: ``details`` under each of 100,000 items would pair every broken
-# link with every page, and which one was meant cannot be told anyway
-MAX_SHARED = 8
+MAX_SHARED = 8  # a key more candidates or broken links have is not matched by
 PAGE_BONUS = 0.01  # an HTML page is more likely meant than a file of the same name
 _EXTENSIONS = (".html", ".htm")
 _INDEX = ("index.html", "index.htm")
@@ -187,6 +184,26 @@ def _form_kind(a: str, b: str) -> str:
     return "slash"
 
 
+class _Index(dict[tuple, list[str]]):
+    """Broken URLs by a key ((origin, ...): a lower-cased form, a stem, a
+    stem less a letter), and how many candidates have it (MAX_SHARED)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.counts: dict[tuple, int] = {}
+
+    def look(self, key: tuple, found: set[str]) -> None:  # a candidate's key
+        wanting = self.get(key)
+        if wanting is not None and len(wanting) <= MAX_SHARED:
+            count = self.counts[key] = self.counts.get(key, 0) + 1
+            if count <= MAX_SHARED:
+                found.update(wanting)
+
+    def open(self, key: tuple) -> bool:  # once every candidate is counted
+        wanting = self.get(key)
+        return wanting is not None and len(wanting) <= MAX_SHARED >= self.counts.get(key, 0)
+
+
 class Suggester:
     """Indexes the broken URLs, then sees every candidate once
     (:meth:`offer`) and gives each broken URL its suggestion
@@ -195,11 +212,10 @@ class Suggester:
     def __init__(self, broken: list[str], min_score: float) -> None:
         self.min_score = min_score
         self.paths: dict[str, _Path] = {}
-        self.by_form: dict[tuple[str, str], list[str]] = {}  # (origin, lower form)
-        self.by_typo: dict[tuple[str, tuple[str, ...], str], list[str]] = {}
-        self.by_stem: dict[tuple[str, str], list[str]] = {}  # (origin, stem)
-        # (origin, folders) -> the lengths of the broken stems there: a
-        # candidate whose stem is not within one letter of them is no typo
+        self.by_form = _Index()  # (origin, lower form)
+        self.by_stem = _Index()  # (origin, stem)
+        self.by_typo = _Index()  # (origin, folders, stem less a letter, or itself)
+        # (origin, folders) -> the lengths a typo of a broken stem there has
         self.lengths: dict[tuple[str, tuple[str, ...]], set[int]] = {}
         for url in broken:
             path = parse(url)
@@ -208,16 +224,11 @@ class Suggester:
             self.paths[url] = path
             self.by_form.setdefault((path.origin, path.form.lower()), []).append(url)
             self.by_stem.setdefault((path.origin, path.stem), []).append(url)
-            if MIN_TYPO <= len(path.stem) <= MAX_TYPO:
-                size = len(path.stem)
-                self.lengths.setdefault((path.origin, path.folders), set()).update(
-                    (size - 1, size, size + 1)
-                )
+            if MIN_TYPO <= (size := len(path.stem)) <= MAX_TYPO:
+                sizes = self.lengths.setdefault((path.origin, path.folders), set())
+                sizes.update(range(size - 1, size + 2))
                 for variant in _deletions(path.stem):
-                    key = (path.origin, path.folders, variant)
-                    self.by_typo.setdefault(key, []).append(url)
-        # stem -> how many candidates have it (for the stems broken URLs have)
-        self.stem_counts: dict[tuple[str, str], int] = {}
+                    self.by_typo.setdefault((path.origin, path.folders, variant), []).append(url)
         self.matches: list[tuple[str, str, bool]] = []  # (broken, candidate, page)
 
     def offer(self, url: str, page: bool = False) -> None:
@@ -227,17 +238,26 @@ class Suggester:
         path = parse(url)
         if path is None:
             return
-        found: set[str] = set(self.by_form.get((path.origin, path.form.lower()), ()))
-        stem_key = (path.origin, path.stem)
-        wanting = self.by_stem.get(stem_key)
-        if wanting is not None and len(wanting) <= MAX_SHARED:
-            count = self.stem_counts[stem_key] = self.stem_counts.get(stem_key, 0) + 1
-            if count <= MAX_SHARED:
-                found.update(wanting)
+        found: set[str] = set()
+        self.by_form.look((path.origin, path.form.lower()), found)
+        self.by_stem.look((path.origin, path.stem), found)
         if len(path.stem) in self.lengths.get((path.origin, path.folders), ()):
+            typos = self.by_typo  # most keys are none of its: no call for them
             for variant in _deletions(path.stem):
-                found.update(self.by_typo.get((path.origin, path.folders, variant), ()))
+                if (key := (path.origin, path.folders, variant)) in typos:
+                    typos.look(key, found)
         self.matches.extend((broken, url, page) for broken in found if broken != url)
+
+    def _routed(self, b: _Path, c: _Path) -> bool:
+        """``b`` and ``c`` share a key few enough have (a candidate seen
+        early was matched before its key's count was known)."""
+        if b.form.lower() == c.form.lower() and self.by_form.open((c.origin, b.form.lower())):
+            return True
+        if b.stem == c.stem and self.by_stem.open((c.origin, b.stem)):
+            return True
+        typo = b.folders == c.folders and MIN_TYPO <= len(b.stem) <= MAX_TYPO
+        shared = _deletions(b.stem) & _deletions(c.stem) if typo else ()
+        return any(self.by_typo.open((c.origin, c.folders, v)) for v in shared)
 
     def suggestions(self) -> dict[str, Suggestion]:
         """Broken URL -> its suggestion, for those that have a clear one."""
@@ -245,10 +265,9 @@ class Suggester:
         for broken, url, page in self.matches:
             b, c = self.paths[broken], parse(url)
             assert c is not None  # offer() parsed it
-            shared = self.stem_counts.get((c.origin, c.stem), 0)
-            if shared > MAX_SHARED and b.folders != c.folders and b.form.lower() != c.form.lower():
-                continue  # matched by a name too common to tell a move by
-            found = score(b, c, shared == 1)
+            if not self._routed(b, c):
+                continue  # matched by a key too common to tell by
+            found = score(b, c, self.by_stem.counts.get((c.origin, c.stem), 0) == 1)
             if found is None:
                 continue
             value = found[0] + (PAGE_BONUS if page else 0.0)

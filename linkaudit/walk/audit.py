@@ -58,9 +58,12 @@ CRAWL_ONLY = frozenset(
     }
 )
 # Scrapy's own settings that only shape requests to other hosts (the far
-# links the crawl checks after the walk) or the log
+# links the crawl checks after the walk) or the log (the size limits are
+# none for the build's files: linkaudit/network/localbuild.py)
 NETWORK_ONLY = frozenset(
     {
+        "DOWNLOAD_MAXSIZE",
+        "DOWNLOAD_WARNSIZE",
         "CONCURRENT_REQUESTS",
         "CONCURRENT_REQUESTS_PER_DOMAIN",
         "DOWNLOAD_SLOTS",

@@ -210,7 +210,7 @@ class BuildWalk:
             error = f"Invalid redirect Location {location!r}: {exc}"
             yield self._result(url, depth, BROKEN, error=error, **fields)
             return
-        error, found = self.discovery.redirect_target(url, target, depth, pending.referer)
+        error, target, found = self.discovery.redirect_target(url, target, depth, pending.referer)
         if error is not None:
             yield self._result(url, depth, BROKEN, error=error, location=target, **fields)
             return
