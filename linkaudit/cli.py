@@ -200,7 +200,9 @@ def _build_site(ns: argparse.Namespace, folder: str, base: str) -> Any:
     except ValueError:  # refused in one line once the settings are checked
         read = True
     if read and "DOWNLOAD_HANDLERS" not in given:
-        return BuildAddress(folder, base)  # no socket at all
+        return BuildAddress(folder, base, ns.port)  # no socket at all
+    if ns.port is not None:  # the user's: that one or none
+        return DirectorySite(folder, base, (ns.port,))
     # a stored audit (history, Redis's workers) knows the build by its URLs
     stored = ns.db or ns.redis or any(given.get(n) for n in ("LINKAUDIT_DB", "LINKAUDIT_REDIS"))
     return DirectorySite(folder, base, stable_ports(folder) if stored else None)
@@ -261,7 +263,17 @@ def _main(argv: list[str]) -> int:
             parser.error(f"{u}: no such directory (give a URL, or a build directory)")
     if folders and len(ns.urls) > 1:
         parser.error(f"{folders[0]} is a directory: give it alone, without other URLs")
-    with _local_site(ns, folders[0] if folders else None) as site:
+    if ns.port is not None:
+        if not folders:
+            parser.error("--port: only with a build directory (it is the build's address)")
+        if not (ns.port.isascii() and ns.port.isdigit() and 1 <= int(ns.port) <= 65535):
+            parser.error(f"--port: {ns.port!r} is not a port (1-65535)")
+        ns.port = int(ns.port)
+    try:
+        site_of = _local_site(ns, folders[0] if folders else None)
+    except OSError as exc:  # --port taken
+        parser.error(f"--port {ns.port}: cannot serve the build there ({exc.strerror or exc})")
+    with site_of as site:
         if site is not None:
             ns.urls = [site.url]
             # a build read from its files has an address, and no server

@@ -5,7 +5,7 @@ subcommands, and a few examples."""
 
 # --help's sections, as the field's checkers group theirs: flag -> section
 SECTIONS = {
-    "what is audited": "--near --root-url --depth --max-urls --max-requests --max-time "
+    "what is audited": "--near --root-url --port --depth --max-urls --max-requests --max-time "
     "--exclude --include --sitemap --no-sitemap --skip-far --demo",
     "how links are checked": "--accept --timeout --insecure --check-fragments --no-css "
     "--soft-404 --soft-404-probes --no-suggestions --header --auth --header-host --cookie-jar",

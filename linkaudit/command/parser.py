@@ -92,6 +92,13 @@ _VALUED = (
         False,
         "with a directory: the site's own address, whose links are checked against the directory",
     ),
+    (
+        "--port",
+        "PORT",
+        False,
+        "with a directory: its port on 127.0.0.1 (its URLs' address, and its server's "
+        "when it is served); default: the build's own, the same from run to run",
+    ),
     ("--depth", "N", False, "link hops from the start URLs; default: no limit"),
     (
         "--delay",

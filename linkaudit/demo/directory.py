@@ -51,9 +51,10 @@ class BuildAddress:
 
     served = False
 
-    def __init__(self, root: str, base_path: str = "/") -> None:
+    def __init__(self, root: str, base_path: str = "/", port: int | None = None) -> None:
         base_path = base_path if base_path.endswith("/") else base_path + "/"
-        self.url = f"http://127.0.0.1:{stable_ports(root)[0]}{base_path}"
+        port = stable_ports(root)[0] if port is None else port
+        self.url = f"http://127.0.0.1:{port}{base_path}"
         self.files = LocalFiles(os.path.normpath(root), self.url)
 
     def __enter__(self) -> BuildAddress:
