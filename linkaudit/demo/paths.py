@@ -154,14 +154,25 @@ def _within(parent: Place, name: str, base: str) -> Place:
     return Place(DIR, found.real, keys=parent.keys + found.keys)
 
 
-@functools.lru_cache(maxsize=4096)
+# The directories of URL paths already resolved (a walk asks for every file
+# of the build): ``(root, relative) -> Place``, a missing one never kept (it
+# may be made while the server runs); emptied past 4,096 entries
+_DIRECTORIES: dict[tuple[str, str], Place] = {}
+
+
 def _directory(root: str, relative: str) -> Place:
-    """A directory of the URL's path, once per directory of the build (a
-    walk asks for every file of it)."""
+    """A directory of the URL's path."""
     if not relative:
         return _root(root)
-    head, name = posixpath.split(relative)
-    return _within(_directory(root, head), name, _root(root).real)
+    found = _DIRECTORIES.get((root, relative))
+    if found is None:
+        head, name = posixpath.split(relative)
+        found = _within(_directory(root, head), name, _root(root).real)
+        if found.kind != MISSING:
+            if len(_DIRECTORIES) >= 4096:
+                _DIRECTORIES.clear()
+            _DIRECTORIES[(root, relative)] = found
+    return found
 
 
 def resolve(root: str, relative: str) -> Place:
