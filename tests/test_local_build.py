@@ -252,6 +252,7 @@ def test_a_link_out_is_reported_by_its_own_text_on_every_route(tmp_path):
     site = tmp_path / "site"
     (site / "js").mkdir(parents=True)
     links = ["there.js", "missing.js", "environ", "cmdline", "kmsg", "ext/x.js", "js/back.html"]
+    links += ["machine/proc/self/status", "machine/etc/hostname"]
     (site / "index.html").write_text("\n".join(f'<a href="{name}">{name}</a>' for name in links))
     (site / "there.js").symlink_to(outside / "there.js")
     (site / "missing.js").symlink_to("../elsewhere/missing.js")
@@ -260,6 +261,7 @@ def test_a_link_out_is_reported_by_its_own_text_on_every_route(tmp_path):
     (site / "cmdline").symlink_to("../" * depth + "proc/self/cmdline")
     (site / "kmsg").symlink_to("/dev/kmsg")
     (site / "ext").symlink_to(outside)  # a directory out
+    (site / "machine").symlink_to("/")  # the whole machine, its /proc included
     (site / "js" / "back.html").symlink_to("../../site/index.html")  # out, and back in
 
     def outcomes(*args: str) -> dict:
@@ -280,6 +282,7 @@ def test_a_link_out_is_reported_by_its_own_text_on_every_route(tmp_path):
     assert walked["there.js"] == ("ok", 200, link_out.format(outside / "there.js"))
     assert walked["missing.js"] == ("ok", 200, link_out.format("../elsewhere/missing.js"))
     assert walked["ext/x.js"] == ("ok", 200, link_out.format(f"{outside}/x.js"))
-    for name in ("environ", "cmdline", "kmsg"):
+    assert walked["machine/etc/hostname"] == ("ok", 200, link_out.format("/etc/hostname"))
+    for name in ("environ", "cmdline", "kmsg", "machine/proc/self/status"):
         assert walked[name] == ("broken", 404, None), name
     assert walked["js/back.html"] == ("ok", 200, None)

@@ -36,8 +36,9 @@ class Place:
     """A directory or a regular file inside the build (``real``: its path
     without links; ``keys``: device and inode of each directory the path
     went through, the root first), a link out (``text``: where it leads,
-    as the link says, with the rest of the path), or missing (nothing, a
-    loop, a device, a FIFO, a link into the kernel's files)."""
+    as the link says, with the rest of the path; ``real``: the same made
+    absolute, lexically), or missing (nothing, a loop, a device, a FIFO,
+    a link into the kernel's files)."""
 
     kind: str
     real: str = ""
@@ -61,9 +62,10 @@ def _shown(text: str) -> str:
 def _out(text: str, leads_to: str, rest: list[str]) -> Place:
     """A link out: ``text`` is the link's own, ``leads_to`` where it points
     (lexically, never looked at), ``rest`` the path's components after it."""
+    leads_to = posixpath.normpath(posixpath.join(leads_to, *rest))
     if any(_inside(leads_to, system) for system in SYSTEM):
         return NOWHERE
-    return Place(OUTSIDE, text=_shown(posixpath.join(text, *rest) if rest else text))
+    return Place(OUTSIDE, leads_to, _shown(posixpath.join(text, *rest) if rest else text))
 
 
 @functools.lru_cache(maxsize=16)
@@ -142,8 +144,8 @@ def _step(base: str, at: str, name: str) -> Place:
 def _within(parent: Place, name: str, base: str) -> Place:
     """``name`` in the directory ``parent`` of the URL's path: a directory
     already on the path is a loop, not followed."""
-    if parent.kind == OUTSIDE:
-        return Place(OUTSIDE, text=posixpath.join(parent.text, name))
+    if parent.kind == OUTSIDE:  # (a link to "/": its "proc" is the kernel's too)
+        return _out(parent.text, parent.real, [name])
     if parent.kind != DIR:
         return NOWHERE
     found = _step(base, parent.real, name)
