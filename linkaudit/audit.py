@@ -47,7 +47,7 @@ class Walked:
     pages: int
     started_at: str
     link_faults: set[str] = field(default_factory=set)
-    stopped: bool = False
+    stopped: str = ""  # why the walk stopped early ("shutdown", a limit's reason)
 
     @property
     def done(self) -> bool:

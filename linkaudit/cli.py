@@ -22,6 +22,7 @@ import gc
 import logging
 import os
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -71,6 +72,12 @@ def _chosen(ns: argparse.Namespace) -> dict[str, Any]:
         # one GET a URL: a file that is no page is stopped at its headers, unread
         chosen["LINKAUDIT_LOCAL_READ"] = True
         chosen["LINKAUDIT_HEAD_FIRST"] = False
+    if ns.local_dir is not None and not ns.demo:
+        from linkaudit.demo.directory import url_bound
+
+        # a bound the build's own size sets (--max-urls, -s, the file win):
+        # links that make URLs without end (links to directories) stop there
+        chosen["LINKAUDIT_MAX_URLS"] = url_bound(ns.local_dir)
     if ns.local_dir is not None and ns.delay is None:
         # the build's own origin is ours: no delay, more at once (far hosts keep theirs)
         chosen["DOWNLOAD_SLOTS"] = {"127.0.0.1": {"delay": 0, "concurrency": 8}}
@@ -283,6 +290,7 @@ def _main(argv: list[str]) -> int:
         from linkaudit.config import Config, ConfigError
 
         try:
+            started = time.monotonic()
             walked = _walked(ns)
             if walked is not None and walked[1].done:  # nothing left for a crawl
                 from linkaudit.walk.audit import finish
@@ -292,6 +300,10 @@ def _main(argv: list[str]) -> int:
                 del walked
                 return _shown(config, ns)
             settings = _settings(ns)
+            if walked is not None and settings.getfloat("CLOSESPIDER_TIMEOUT"):
+                # --max-time counts the walk: the crawl of far links has the rest
+                left = settings.getfloat("CLOSESPIDER_TIMEOUT") - (time.monotonic() - started)
+                settings.set("CLOSESPIDER_TIMEOUT", max(left, 0.001), priority="cmdline")
             config = Config.build(settings, _arguments(ns), _names(ns))
             if config["LINKAUDIT_REDIS"]:
                 from linkaudit.command.shared import check_shared

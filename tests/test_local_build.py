@@ -238,3 +238,51 @@ def test_the_build_s_files_are_read_without_a_socket(varied, server):
     )
     assert server.hits() == []
     assert comparable(direct) == read
+
+
+def test_a_link_out_is_reported_by_its_own_text_on_every_route(tmp_path):
+    """A symbolic link out of the build is known by what it says (its
+    ``readlink``), never by where it resolves: whether its target exists
+    does not show, ``/proc/self`` is no process id, and a link into
+    ``/proc``, ``/sys`` or ``/dev`` is broken.  The walk, the crawl reading
+    the files and the crawl over HTTP agree."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "there.js").write_text("var x;")
+    site = tmp_path / "site"
+    (site / "js").mkdir(parents=True)
+    links = ["there.js", "missing.js", "environ", "cmdline", "kmsg", "ext/x.js", "js/back.html"]
+    links += ["machine/proc/self/status", "machine/etc/hostname"]
+    (site / "index.html").write_text("\n".join(f'<a href="{name}">{name}</a>' for name in links))
+    (site / "there.js").symlink_to(outside / "there.js")
+    (site / "missing.js").symlink_to("../elsewhere/missing.js")
+    (site / "environ").symlink_to("/proc/self/environ")
+    depth = len(site.resolve().parts)  # climbs to / from the build: the kernel's files
+    (site / "cmdline").symlink_to("../" * depth + "proc/self/cmdline")
+    (site / "kmsg").symlink_to("/dev/kmsg")
+    (site / "ext").symlink_to(outside)  # a directory out
+    (site / "machine").symlink_to("/")  # the whole machine, its /proc included
+    (site / "js" / "back.html").symlink_to("../../site/index.html")  # out, and back in
+
+    def outcomes(*args: str) -> dict:
+        out = run(tmp_path, "site", "-q", *args)
+        assert out.returncode == 1, out.stdout + out.stderr
+        report = json.loads((tmp_path / "linkaudit-report.json").read_text())
+        origin = report["start_urls"][0]
+        return {
+            e["url"][len(origin) :]: (e["outcome"], e.get("status"), e.get("warning"))
+            for e in report["urls"]
+        }
+
+    walked = outcomes()
+    assert walked == outcomes("-s", "LINKAUDIT_LOCAL_READ=false")
+    assert walked == outcomes("--max-requests", "1000")  # the crawl, its handler reading files
+    warned = "{}: served here, but a copy deployed without it would break"
+    link_out = "a symbolic link out of the build directory, to " + warned
+    assert walked["there.js"] == ("ok", 200, link_out.format(outside / "there.js"))
+    assert walked["missing.js"] == ("ok", 200, link_out.format("../elsewhere/missing.js"))
+    assert walked["ext/x.js"] == ("ok", 200, link_out.format(f"{outside}/x.js"))
+    assert walked["machine/etc/hostname"] == ("ok", 200, link_out.format("/etc/hostname"))
+    for name in ("environ", "cmdline", "kmsg", "machine/proc/self/status"):
+        assert walked[name] == ("broken", 404, None), name
+    assert walked["js/back.html"] == ("ok", 200, None)

@@ -4,6 +4,7 @@ from a page's URL to its file."""
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 import zlib
@@ -122,3 +123,28 @@ def random_ports() -> tuple[int, ...]:
     """Eight random ports above the privileged ones, then any (0: the
     kernel's choice)."""
     return (*(1024 + secrets.randbelow(65536 - 1024) for _ in range(8)), 0)
+
+
+# The bound on URLs an audit of a build knows (LINKAUDIT_MAX_URLS, unless
+# given): a page's worth of links (LINKAUDIT_PAGE_MAXLINKS' default), and 100
+# for each file, directory and link of the build.  Real builds stay far
+# below (Python's docs: 5,248 URLs for 1,099 entries); what links make
+# without end (a DAG of directory links, query strings) stops there.
+URLS_BASE, URLS_PER_ENTRY = 20_000, 100
+
+
+@functools.lru_cache(maxsize=4)
+def url_bound(root: str) -> int:
+    """The default bound on a build's URLs, from its entries counted
+    without following links (a link to a directory is one entry)."""
+    entries, folders = 0, [root]
+    while folders:
+        try:
+            with os.scandir(folders.pop()) as listing:
+                for entry in listing:
+                    entries += 1
+                    if entry.is_dir(follow_symlinks=False):
+                        folders.append(entry.path)
+        except OSError:  # unreadable: counted as nothing
+            continue
+    return URLS_BASE + URLS_PER_ENTRY * entries

@@ -11,12 +11,15 @@ directory is a 301 to ``/dir/``, ``/page`` is ``page.html`` when there is no
 ``404.html`` when it has one.  A path outside ``base_path`` (the path of
 ``--root-url``) is a 404, except the base itself without its slash (301).
 
-A symbolic link is followed when its target is inside the directory.  One
-whose target lies outside it (Debian's Sphinx builds link ``_static/jquery.js``
-to ``/usr/share/javascript/``) is never read, but it is no 404 either: any
-web server on the machine would serve it.  It is answered ``outside``: a 200
-without a body, which the audit reports ``ok`` with a warning that names the
-target (a copy deployed without that target would break).
+A symbolic link is followed while its target is inside the directory
+(``linkaudit/demo/paths.py``).  One whose target lies outside it (Debian's
+Sphinx builds link ``_static/jquery.js`` to ``/usr/share/javascript/``) is
+never read, nor resolved, but it is no 404 either: any web server on the
+machine would serve it.  It is answered ``outside``: a 200 without a body,
+whether its target exists or not, which the audit reports ``ok`` with a
+warning that gives the link's own text (a copy deployed without that
+target would break).  A link into ``/proc``, ``/sys`` or ``/dev``, and a
+directory that comes back on its own path (``a -> .``), are 404s.
 
 Never served, on any route (a 404, the file not even looked up): a path
 with a dotfile or dot-directory in it (``.git/``, ``.env``, ``.htpasswd``),
@@ -29,12 +32,13 @@ that open every file do.
 
 from __future__ import annotations
 
-import functools
 import os
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+
+from linkaudit.demo.paths import DIR, FILE, OUTSIDE, resolve
 
 # The header that carries ``outside`` over HTTP (the directory's server sends
 # it, linkaudit/middlewares/localbuild.py reads it for the build's URLs only)
@@ -65,32 +69,6 @@ def _private(relative: str) -> bool:
     return any(part.startswith(".") and part != _PUBLIC_DOT for part in relative.split("/"))
 
 
-def _inside(real: str, base: str) -> bool:
-    return real == base or real.startswith(base + os.sep)
-
-
-@functools.lru_cache(maxsize=16)
-def _real_root(root: str) -> str:
-    """The directory's real path: the same for every URL of an audit, and
-    ``realpath`` costs a system call per component (3 % of an audit)."""
-    return os.path.realpath(root)
-
-
-@functools.lru_cache(maxsize=4096)
-def _real_directory(path: str) -> str:
-    """A directory's real path, once per directory of the build (a walk
-    asks for every file; ``realpath`` is a system call per component)."""
-    return os.path.realpath(path)
-
-
-def _real_file(path: str) -> str:
-    """``os.path.realpath`` of a file, its directory's from the cache: only
-    the file itself is checked for being a link."""
-    head, name = os.path.split(path)
-    real = os.path.join(_real_directory(head), name)
-    return os.path.realpath(real) if os.path.islink(real) else real
-
-
 def locate(root: str, path: str) -> Answer:
     """The answer for the URL path ``path`` (percent-encoded, from the
     directory's root: ``/guide/``) under the directory ``root``."""
@@ -100,36 +78,33 @@ def locate(root: str, path: str) -> Answer:
     relative = posixpath.normpath("/" + decoded).lstrip("/")
     if _private(relative):  # never looked up, let alone read
         return Answer(404, file=not_found_page(root))
-    target = os.path.join(root, relative) if relative not in ("", ".") else root
     if decoded.endswith("/"):
-        candidates = [os.path.join(target, "index.html")]
+        candidates = [posixpath.join(relative, "index.html")]
     else:
-        if os.path.isdir(target):
+        if resolve(root, relative).kind == DIR:
             return Answer(301, location=path + "/")
-        candidates = [target, target + ".html"]
-    base = _real_root(root)
+        candidates = [relative, relative + ".html"]
     for candidate in candidates:
-        if not os.path.isfile(candidate):  # follows links; a dangling one is no file
-            continue
-        real = _real_file(candidate)
-        if _inside(real, base):
-            if _private(os.path.relpath(real, base).replace(os.sep, "/")):
+        found = resolve(root, candidate)
+        if found.kind == FILE:
+            inside = os.path.relpath(found.real, resolve(root, "").real)
+            if _private(inside.replace(os.sep, "/")):
                 break  # a link inside the build to its own .git/: as private
-            if not os.access(real, os.R_OK):  # a host could not send it either
+            if not os.access(found.real, os.R_OK):  # a host could not send it either
                 break
-            return Answer(200, file=Path(real))
-        return Answer(200, outside=real)
+            return Answer(200, file=Path(found.real))
+        if found.kind == OUTSIDE:  # whether its target exists is never looked at
+            return Answer(200, outside=found.text)
     return Answer(404, file=not_found_page(root))
 
 
 def not_found_page(root: str) -> Path | None:
     """``404.html`` when it is a non-empty file inside the directory (a
     symbolic link out of it is never read)."""
-    candidate = os.path.join(root, "404.html")
+    found = resolve(root, "404.html")
     try:
-        real = os.path.realpath(candidate)
-        if _inside(real, _real_root(root)) and os.stat(real).st_size:
-            return Path(real)
+        if found.kind == FILE and os.stat(found.real).st_size:
+            return Path(found.real)
     except OSError:
         pass
     return None
@@ -157,7 +132,7 @@ def served_path(start_url: str) -> str:
 
 def outside_warning(target: str) -> str:
     """The report's ``warning`` for a link served through a symbolic link
-    out of the build directory."""
+    out of the build directory (``target``: the link's own text)."""
     return (
         f"a symbolic link out of the build directory, to {target}: "
         "served here, but a copy deployed without it would break"

@@ -11,8 +11,8 @@ Three ends:
   checks only those links;
 - the audit needs the crawl for the build itself (an audit database, Redis,
   soft-404 probes, sitemaps, the build's own robots.txt, feeds, the page
-  archive, a component or Scrapy setting of the user's, request or time
-  limits): no walk, the download handler reads the files instead
+  archive, a component or Scrapy setting of the user's, a request limit):
+  no walk, the download handler reads the files instead
   (``linkaudit/network/localbuild.py``).  The README lists these.
 """
 
@@ -100,7 +100,7 @@ def walks(config: Config) -> bool:
         return False
     if config["LINKAUDIT_SITEMAPS"] or config["LINKAUDIT_PAGEDIR"]:
         return False
-    if config["CLOSESPIDER_PAGECOUNT"] or config["CLOSESPIDER_TIMEOUT"]:
+    if config["CLOSESPIDER_PAGECOUNT"]:  # (--max-time: the walk keeps its own clock)
         return False
     if tuple(config.near_prefixes) != tuple(config.start_urls[:1]) or len(config.start_urls) != 1:
         return False
@@ -111,16 +111,25 @@ def walks(config: Config) -> bool:
 
 
 def walk(config: Config) -> Walked:
-    """Walk the build; an interruption (Ctrl-C, SIGTERM) stops the walk
-    where it is, and the report says so, as the crawl's does."""
+    """Walk the build; an interruption (Ctrl-C, SIGTERM) or ``--max-time``
+    stops the walk where it is, before the next URL, and the report says
+    so, as the crawl's does."""
     state = MemoryState()
     state.max_urls = config["LINKAUDIT_MAX_URLS"]
     started_at = now_iso()
     walker = BuildWalk(config, state)
-    stop: list[str] = []
+    stop: list[str] = []  # the signals received
+    limit = config["CLOSESPIDER_TIMEOUT"]
+    deadline = time.monotonic() + limit if limit else None
+    late: list[str] = []
 
     def interrupted(signum: int, _frame: Any) -> None:
         stop.append(signal.Signals(signum).name)
+
+    def stopped() -> bool:
+        if deadline is not None and not late and time.monotonic() >= deadline:
+            late.append("closespider_timeout")  # Scrapy's reason for the same limit
+        return bool(stop or late)
 
     # signals reach the main thread only (main() called from another: none)
     main = threading.current_thread() is threading.main_thread()
@@ -135,9 +144,9 @@ def walk(config: Config) -> Walked:
     try:
         interval = config["LINKAUDIT_PROGRESS_INTERVAL"]
         if config["LINKAUDIT_PROGRESS"]:
-            walker.run(stopped=lambda: bool(stop), progress=StatusLine(interval))
+            walker.run(stopped=stopped, progress=StatusLine(interval))
         else:
-            walker.run(stopped=lambda: bool(stop))
+            walker.run(stopped=stopped)
     finally:
         gc.set_threshold(*collecting)
         for number, handler in previous.items():
@@ -147,6 +156,8 @@ def walk(config: Config) -> Walked:
         sys.stdout.flush()
     if stop:
         logger.warning("Received %s, the walk stops: the report will be incomplete", stop[0])
+    elif late:
+        logger.info("Walked for %s s (--max-time): the report will be incomplete", limit)
     return Walked(
         state=state,
         items=walker.items,
@@ -154,7 +165,7 @@ def walk(config: Config) -> Walked:
         pages=walker.stats["linkaudit/pages"],
         started_at=started_at,
         link_faults=walker.link_faults,
-        stopped=bool(stop),
+        stopped="shutdown" if stop else (late[0] if late else ""),
     )
 
 
@@ -191,7 +202,7 @@ def finish(config: Config, walked: Walked) -> None:
     facts = report_facts(
         config,
         started_at=walked.started_at,
-        finish_reason="shutdown" if walked.stopped else "finished",
+        finish_reason=walked.stopped or "finished",
         pages=walked.pages,
         requests=walked.requests,
         baseline=baseline,

@@ -56,7 +56,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-
 class BuildWalk:
     """The walk of one build directory (``LINKAUDIT_LOCAL_DIR``), served at
     the first start URL."""
@@ -106,8 +105,9 @@ class BuildWalk:
         progress: Callable[[BuildWalk], None] = lambda walk: None,
     ) -> None:
         """Walk level by level (depths are shortest, as the crawl's) until
-        the build's URLs are all checked or ``stopped()`` says so; other
-        origins' URLs go back to the frontier for the crawl.  ``progress``
+        the build's URLs are all checked or ``stopped()`` says so (asked
+        before each URL); other origins' URLs go back to the frontier for
+        the crawl.  ``progress``
         is called after each URL of the build (a status line, when drawn)."""
         for url in self.start_urls:
             self.items.extend(self.discovery.discover(url, 0, None))
@@ -118,7 +118,11 @@ class BuildWalk:
             if not level:
                 break
             logger.debug("Walking depth %d: %d URLs", level[0].depth, len(level))
-            for pending in level:
+            for index, pending in enumerate(level):
+                if stopped():  # inside a level too: one level can be the whole build
+                    for left in level[index:]:  # still waiting, as the crawl leaves them
+                        self.state.enqueue(left.url, left.depth, left.referer)
+                    break
                 if urlsplit(pending.url).netloc == self.netloc and pending.url.startswith("http:"):
                     self.items.extend(self._checked(pending))
                     progress(self)

@@ -1,0 +1,134 @@
+"""``linkaudit DIR`` on builds that would never end (issue 35): symbolic
+links back to a directory of their own path, directory links that multiply
+the URLs; and a walk stopped by Ctrl-C or ``--max-time`` in the middle of
+a level, within a second, its report written."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+
+import pytest
+
+from tests.conftest import Spawned, check_no_fault, wait_for
+from tests.peak import measure
+from tests.sitegen import LINKAUDIT
+
+PEAK_KIB = 300 * 1024  # the hostile tests' bound on a run's memory
+
+
+def test_links_back_to_the_build_s_own_directory_are_not_followed(tmp_path):
+    """One index.html and six links to ``.`` (``a -> .`` ... ``f -> .``):
+    each is a directory met again on its own path, not followed, so a 404
+    as a GitHub Pages artifact leaves it out; both routes end at once, in
+    little memory, with the report (it grew to 2.46 GB, without end)."""
+    build = tmp_path / "public"
+    build.mkdir()
+    names = "abcdef"
+    (build / "index.html").write_text(" ".join(f'<a href="{n}/">{n}</a>' for n in names))
+    for name in names:
+        (build / name).symlink_to(".")
+    (build / "sub").mkdir()
+    (build / "sub" / "up").symlink_to("..")  # a parent, from below
+    (build / "sub" / "index.html").write_text('<a href="up/">up</a> <a href="up">up</a>')
+    (build / "index.html").write_text((build / "index.html").read_text() + '<a href="sub/">s</a>')
+    for read in ("true", "false"):
+        run = measure(
+            [LINKAUDIT, "public", "-s", f"LINKAUDIT_LOCAL_READ={read}"], cwd=tmp_path, limit=30
+        )
+        assert run.proc.returncode == 1, run.proc.stderr[-2000:]
+        assert run.peak_kib < PEAK_KIB, f"peak RSS {run.peak_kib} KiB ({read})"
+        report = json.loads((tmp_path / "linkaudit-report.json").read_text())
+        origin = report["start_urls"][0]
+        outcomes = {
+            e["url"][len(origin) :]: (e["outcome"], e.get("status")) for e in report["urls"]
+        }
+        looped = {f"{n}/": ("broken", 404) for n in names}
+        looped.update({"sub/up/": ("broken", 404), "sub/up": ("broken", 404)})
+        assert outcomes == {"": ("ok", 200), "sub/": ("ok", 200), **looped}, read
+        assert report["complete"] is True
+
+
+def test_directory_links_that_multiply_urls_stop_at_the_build_s_bound(tmp_path):
+    """Twenty directories, each with two links to the next (no loop, no
+    repeated name: 2**20 paths): the audit stops knowing URLs at the
+    default bound, 20,000 plus 100 for each entry of the build, and says so
+    (exit 3)."""
+    build = tmp_path / "public"
+    build.mkdir()
+    for level in range(20):
+        folder = build / f"n{level}" if level else build
+        (build / f"n{level + 1}").mkdir()
+        names = (f"a{level}", f"b{level}")
+        (folder / "index.html").write_text(" ".join(f'<a href="{n}/">{n}</a>' for n in names))
+        for name in names:
+            (folder / name).symlink_to(build / f"n{level + 1}")
+    entries = sum(len(dirs) + len(files) for _root, dirs, files in os.walk(build))
+    run = measure([LINKAUDIT, "public", "-q"], cwd=tmp_path, limit=60)
+    assert run.proc.returncode == 3, run.proc.stdout[-1000:] + run.proc.stderr[-2000:]
+    assert run.peak_kib < PEAK_KIB, f"peak RSS {run.peak_kib} KiB"
+    report = json.loads((tmp_path / "linkaudit-report.json").read_text())
+    assert report["summary"]["urls"] == 20_000 + 100 * entries
+    assert report["summary"]["urls_dropped"] > 0 and report["complete"] is False
+
+
+PAGES = 3_000
+
+
+@pytest.fixture
+def wide(tmp_path):
+    """A build whose level 1 takes half a minute to walk: 3,000 pages of
+    1 MB (hard links of one file, so the disk holds 1 MB)."""
+    build = tmp_path / "wide"
+    build.mkdir()
+    prose = "<p>a paragraph of the page's prose, read and scanned</p>\n" * 18_000
+    (build / "page.html").write_text('<a href="index.html">home</a>\n' + prose)
+    for i in range(PAGES):
+        os.link(build / "page.html", build / f"h{i}.html")
+    (build / "index.html").write_text(
+        "\n".join(f'<a href="h{i}.html">{i}</a>' for i in range(PAGES))
+    )
+    return tmp_path
+
+
+def _walking(tmp_path, *args: str) -> Spawned:
+    report = tmp_path / "report.json"
+    cmd = [sys.executable, "-m", "linkaudit", str(tmp_path / "wide"), "--report", str(report)]
+    spawned = Spawned([*cmd, "-vv", *args])
+    wait_for(lambda: "Walking depth 1:" in spawned.stderr, timeout=60, what="level 1")
+    return spawned
+
+
+def _stopped_report(tmp_path, spawned: Spawned, reason: str) -> dict:
+    written = json.loads((tmp_path / "report.json").read_text())
+    check_no_fault(spawned.stderr, report=written)
+    assert written["finish_reason"] == reason and written["complete"] is False
+    assert 1 <= written["summary"]["pages"] < PAGES  # stopped inside level 1
+    return written
+
+
+def test_ctrl_c_stops_a_walk_inside_a_level_within_a_second(wide):
+    spawned = _walking(wide)
+    signalled = time.monotonic()
+    spawned.signal(signal.SIGINT)
+    code = spawned.wait(timeout=30)
+    took = time.monotonic() - signalled
+    assert code == 3, spawned.stderr[-2000:]
+    assert took < 1.5, f"{took:.2f} s from SIGINT to the end"
+    _stopped_report(wide, spawned, "shutdown")
+
+
+def test_max_time_stops_a_walk_inside_a_level_within_a_second(wide):
+    spawned = _walking(wide, "--max-time", "2")  # counted from the walk's start
+    walking = time.monotonic()  # (the walk's level 1 began just before)
+    code = spawned.wait(timeout=30)
+    took = time.monotonic() - walking
+    assert code == 3, spawned.stderr[-2000:]
+    assert "Walked the build" in spawned.stderr  # the walk keeps the time, not a crawl
+    assert took < 2 + 1.5, f"{took:.2f} s after level 1 began, for --max-time 2"
+    written = _stopped_report(wide, spawned, "closespider_timeout")
+    unchecked = [e for e in written["urls"] if e["outcome"] == "unchecked"]
+    assert unchecked and unchecked[0]["error"] == "Not checked: time limit reached"
