@@ -212,3 +212,33 @@ def test_a_long_audit_at_the_default_pace_says_how_to_go_faster(tmp_path):
         # the user's own delay: no hint
         out = run(tmp_path, f"{site.url}/", "--max-time", "3", "--delay", "1", *quick)
         assert hint not in out.stderr
+
+
+def test_port_sets_a_builds_address_and_its_servers(tmp_path):
+    import socket
+
+    build = tmp_path / "site"
+    build.mkdir()
+    (build / "index.html").write_text('<a href="page.html">p</a>')
+    (build / "page.html").write_text("page")
+    with socket.socket() as probe:  # a port free now
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = run(tmp_path, str(build), "--port", str(port), "--report", "r.json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads((tmp_path / "r.json").read_text())["start_urls"] == [
+        f"http://127.0.0.1:{port}/"
+    ]
+    out = run(tmp_path, str(build), "--port", str(port), "-s", "LINKAUDIT_LOCAL_READ=false",
+              "--report", "r.json")
+    assert out.returncode == 0 and f"served at http://127.0.0.1:{port}/" in out.stderr
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = taken.getsockname()[1]
+        from tests.helpers import refused
+
+        refused(run(tmp_path, str(build), "--port", str(busy), "-s", "LINKAUDIT_LOCAL_READ=false"),
+                f"--port {busy}: cannot serve the build there")
+    refused(run(tmp_path, str(build), "--port", "70000"), "is not a port")
+    refused(run(tmp_path, "http://127.0.0.1:9/", "--port", "8080"), "only with a build directory")
