@@ -17,7 +17,6 @@ job can rely on:
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gc
 import logging
 import os
@@ -25,9 +24,9 @@ import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from linkaudit.command.parser import blame_file, build_parser, spider_arguments
+from linkaudit.command.sites import local_site
 from linkaudit.config.file import (
     ConfigFileError,
     apply_config,
@@ -180,41 +179,6 @@ def _crawl(settings: Settings, config: Config, walked: Walked | None = None) -> 
     return crawler
 
 
-def _local_site(ns: argparse.Namespace, folder: str | None) -> Any:
-    """The bundled demo, or a build directory, served on 127.0.0.1 for the
-    audit (the site's own address: the path of --root-url)."""
-    ns.local_dir = folder
-    if ns.demo:
-        from linkaudit.demo import DemoSite
-
-        return DemoSite()
-    if folder is None:
-        return contextlib.nullcontext()
-    return _build_site(ns, folder, urlsplit(ns.root_url).path if ns.root_url else "/")
-
-
-def _build_site(ns: argparse.Namespace, folder: str, base: str) -> Any:
-    """A build directory's address on 127.0.0.1, served only when a request
-    will reach it: its files not read for its origin (``-s
-    LINKAUDIT_LOCAL_READ=false``), or a ``DOWNLOAD_HANDLERS`` of the user's
-    in place of the handler that reads them."""
-    from linkaudit.config.plain import PlainSettings
-    from linkaudit.demo.directory import BuildAddress, DirectorySite, stable_ports
-
-    given = PlainSettings(dict(ns.settings))  # -s, the config file's included
-    try:
-        read = given.getbool("LINKAUDIT_LOCAL_READ", True)
-    except ValueError:  # refused in one line once the settings are checked
-        read = True
-    if read and "DOWNLOAD_HANDLERS" not in given:
-        return BuildAddress(folder, base, ns.port)  # no socket at all
-    if ns.port is not None:  # the user's: that one or none
-        return DirectorySite(folder, base, (ns.port,))
-    # a stored audit (history, Redis's workers) knows the build by its URLs
-    stored = ns.db or ns.redis or any(given.get(n) for n in ("LINKAUDIT_DB", "LINKAUDIT_REDIS"))
-    return DirectorySite(folder, base, stable_ports(folder) if stored else None)
-
-
 def main(argv: list[str] | None = None) -> int:
     try:
         return _main(sys.argv[1:] if argv is None else argv)
@@ -264,22 +228,7 @@ def _main(argv: list[str]) -> int:
         parser.error("--demo audits the bundled site: give no URL with it")
     if not ns.demo and not ns.urls:
         parser.error("the following arguments are required: URL")
-    folders = [u for u in ns.urls if os.path.isdir(u)]
-    for u in ns.urls:  # a path that is not there: not "not an http(s) URL"
-        if "://" not in u and u.startswith((".", "/", "~")) and not os.path.exists(u):
-            parser.error(f"{u}: no such directory (give a URL, or a build directory)")
-    if folders and len(ns.urls) > 1:
-        parser.error(f"{folders[0]} is a directory: give it alone, without other URLs")
-    if ns.port is not None:
-        if not folders:
-            parser.error("--port: only with a build directory (it is the build's address)")
-        if not (ns.port.isascii() and ns.port.isdigit() and 1 <= int(ns.port) <= 65535):
-            parser.error(f"--port: {ns.port!r} is not a port (1-65535)")
-        ns.port = int(ns.port)
-    try:
-        site_of = _local_site(ns, folders[0] if folders else None)
-    except OSError as exc:  # --port taken
-        parser.error(f"--port {ns.port}: cannot serve the build there ({exc.strerror or exc})")
+    site_of = local_site(parser, ns)
     with site_of as site:
         if site is not None:
             ns.urls = [site.url]

@@ -39,7 +39,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     # the crawl's audit: configuration, link rules, state, run (audit.py)
     "audit": {"items", "meta", "rules", "config", "state"},
     "output": {"items", "signals", "linkaudit", "rules", "config", "state", "audit"},  # reports
-    "command": {"linkaudit", "internals", "rules", "config", "state", "output"},  # the command
+    # the command (demo: the site it serves, command/sites.py)
+    "command": {"linkaudit", "internals", "rules", "config", "state", "output", "demo"},
     "network": _COMMON | {"config", "demo"},
     "middlewares": _COMMON | {"rules", "config", "state", "network", "demo", "audit"},
     "extensions": _COMMON | {"config", "state", "output", "audit"},
