@@ -8,6 +8,7 @@ import textwrap
 from typing import NoReturn
 
 from linkaudit import __version__
+from linkaudit.command.views import add_view_options
 from linkaudit.internals import HelpFormatter
 from linkaudit.output.exitstatus import EXIT_USAGE
 from linkaudit.output.formats import FORMATS
@@ -205,6 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--format", choices=sorted(FORMATS), default="text", help="what is printed at the end"
     )
+    add_view_options(p)  # --max-referrers, --max-bytes, --junit-all
     p.add_argument(
         "-s",
         "--set",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from linkaudit.output.formats.places import first_places, linked_from, more_text
 from linkaudit.output.groups import group_text
 
 Report = dict[str, Any]
@@ -69,17 +70,44 @@ def place_lines(
     indent: str = "",
     say: Callable[[dict[str, Any]], str] = where,
     say_group: Callable[[dict[str, Any]], str] = group_text,
+    limit: int | None = None,
+    more: Callable[[int], str] = more_text,
 ) -> list[str]:
     """Where a broken URL is linked: a template group as one line, the
-    links in pages' own content one by one (``say`` and ``say_group`` put
-    them in words: markdown has its own)."""
-    mine = groups.get(entry["url"])
-    if not mine:
-        return [indent + say(r) for r in entry["referrers"]]
-    lines = []
-    for group in mine:
-        if group["kind"] == "template":
-            lines.append(indent + say_group(group))
-        else:
-            lines.extend(indent + say(r) for r in group["referrers"])
-    return lines
+    links in pages' own content place by place, the first ``limit`` of
+    them (None: all) and how many more, after a line that counts them all
+    when some are left out (``say``, ``say_group`` and ``more`` put them
+    in words: markdown has its own)."""
+    return [
+        indent + line
+        for line in places_of(entry["referrers"], entry, groups, say, say_group, limit, more)
+    ]
+
+
+def places_of(
+    referrers: list[dict[str, Any]],
+    entry: dict[str, Any] | None,
+    groups: dict[str, list[dict[str, Any]]],
+    say: Callable[[dict[str, Any]], str] = where,
+    say_group: Callable[[dict[str, Any]], str] = group_text,
+    limit: int | None = None,
+    more: Callable[[int], str] = more_text,
+) -> list[str]:
+    """:func:`place_lines` of any list of referrers (a missing fragment's,
+    a soft 404's); ``entry``: the target, whose template groups are lines
+    of their own."""
+    mine = groups.get(entry["url"]) if entry is not None else None
+    own, lines = referrers, []
+    if mine:
+        own = []
+        for group in mine:
+            if group["kind"] == "template":
+                lines.append(say_group(group))
+            else:
+                own.extend(group["referrers"])
+    words, left = first_places(own, limit, say)
+    if left:
+        count = entry.get("referrer_count") if entry is not None else None
+        lines.insert(0, f"{linked_from(referrers, count)}; the first {len(words)}:")
+        words.append(more(left))
+    return lines + words
