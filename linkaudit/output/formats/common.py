@@ -105,9 +105,13 @@ def places_of(
                 lines.append(say_group(group))
             else:
                 own.extend(group["referrers"])
-    words, left = first_places(own, limit, say)
-    if left:
+    # the template's lines first (each stands for many pages), then the
+    # places in pages' own content: ``limit`` lines in all
+    words, left = first_places(own, None if limit is None else max(limit - len(lines), 0), say)
+    left += len(lines[limit:]) if limit is not None else 0
+    lines = lines[:limit] + words
+    if left:  # --max-referrers 0: the count alone
         count = entry.get("referrer_count") if entry is not None else None
-        lines.insert(0, f"{linked_from(referrers, count)}; the first {len(words)}:")
-        words.append(more(left))
-    return lines + words
+        head = linked_from(referrers, count)
+        lines = [f"{head}; the first {len(lines)}:", *lines, more(left)] if lines else [head]
+    return lines

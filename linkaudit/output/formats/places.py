@@ -49,7 +49,7 @@ def distinct(referrers: Iterable[dict[str, Any]]) -> list[tuple[dict[str, Any], 
 
 def linked_from(referrers: list[dict[str, Any]], count: int | None = None) -> str:
     """``linked from 1,168 pages (1,170 links), all at line 2``."""
-    pages = len({r.get("file") or r["url"] for r in referrers})
+    pages = len({r["url"] for r in referrers})
     links = max(count or 0, len(referrers))
     text = f"linked from {pages:,} page{'s' if pages != 1 else ''}"
     if links != pages:

@@ -40,9 +40,11 @@ def as_sarif(report: Report, options: object = None) -> str:
         text = f"Broken link to {u['url']}: {u['error']}"
         if u.get("suggestion"):
             text += f"; {suggestion_text(u['suggestion'], u['url'])}"
-        for group in by_target.get(u["url"], ()):
-            if group["kind"] == "template":
-                text += f"; {group_text(group)}"
+        # the largest template block in words (they come most pages first)
+        blocks = [g for g in by_target.get(u["url"], ()) if g["kind"] == "template"]
+        if blocks:
+            text += f"; {group_text(blocks[0])}"
+            text += f" and {len(blocks) - 1} other blocks" if len(blocks) > 1 else ""
         result = _result("broken-link", u["url"], text, u["referrers"], u.get("referrer_count"))
         if u.get("suggestion"):
             result.update(_suggested_fixes(result, u["url"], u["suggestion"]["url"]))
