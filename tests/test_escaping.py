@@ -114,7 +114,9 @@ def check_markdown(text: str, report: dict[str, Any]) -> None:
         rows = tables[0].findall("./tbody/tr") if tables else []
         # whole rows, in order, the rest counted: none broken by a newline or a |
         more = re.search(r"\n\nand ([0-9,]+) more: see the report\Z", text)
-        assert len(rows) == len(broken) + len(gaps) or (more and len(rows) < len(broken) + len(gaps))
+        assert len(rows) == len(broken) + len(gaps) or (
+            more and len(rows) < len(broken) + len(gaps)
+        )
         assert all(len(r.findall("td")) == 3 for r in rows)
         shown_urls = [r.find("td/code").text for r in rows[: len(broken)]]
         assert shown_urls == [shown(u["url"]) or " " for u in broken][: len(rows)]  # whole

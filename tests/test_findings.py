@@ -72,12 +72,17 @@ def test_a_thousand_links_are_one_finding_in_text(docs):
     lines = out.stdout.splitlines()
     broken = report["summary"]["broken"]
     # the first line says it all, the findings fit on a screen
-    assert lines[0].startswith(f"linkaudit: {broken} broken links; {report['summary']['urls']} URLs")
+    assert lines[0].startswith(
+        f"linkaudit: {broken} broken links; {report['summary']['urls']} URLs"
+    )
     assert len(lines) < 10 * broken + 10, out.stdout
     (at,) = [i for i, line in enumerate(lines) if line.startswith(f"  {copyright['url']}  [")]
     head = f"    linked from {pages} pages ({copyright['referrer_count']:,} links); the first 5:"
     assert lines[at + 1] == head
-    assert lines[at + 7] == f"    and {_more(lines[at + 7])} more: the JSON report has them all (-v prints them)"
+    assert (
+        lines[at + 7]
+        == f"    and {_more(lines[at + 7])} more: the JSON report has them all (-v prints them)"
+    )
     assert out.stdout.count(copyright["url"]) == 1
     # a page served at / and /index.html is one place, with its count
     assert re.search(r"docs/index\.html:\d+ \(\S+/\) \(2 links\)", out.stdout)
@@ -142,7 +147,10 @@ def test_sarif_one_result_per_missing_file(docs):
         assert result["ruleId"] == "broken-link"
         places = [result["locations"][0]] + result["relatedLocations"]
         keys = [
-            (p["physicalLocation"]["artifactLocation"]["uri"], p["physicalLocation"]["region"]["startLine"])
+            (
+                p["physicalLocation"]["artifactLocation"]["uri"],
+                p["physicalLocation"]["region"]["startLine"],
+            )
             for p in places
         ]
         assert len(keys) == len(set(keys))  # each place once

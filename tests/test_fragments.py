@@ -82,7 +82,9 @@ def test_missing_fragments_near_far_redirected_and_every_format(tmp_path, site):
     rules = [r["ruleId"] for r in sarif["runs"][0]["results"]]
     assert rules.count("missing-fragment") == 4  # one per missing anchor: #missing twice linked
     (doc,) = [r for r in sarif["runs"][0]["results"] if "/doc#missing" in r["message"]["text"]]
-    assert [p["physicalLocation"]["region"] for p in doc["locations"] + doc["relatedLocations"]] == [
+    assert [
+        p["physicalLocation"]["region"] for p in doc["locations"] + doc["relatedLocations"]
+    ] == [
         {"startLine": 3},
         {"startLine": 11},
     ]
