@@ -192,10 +192,14 @@ def test_html_keeps_every_place_behind_details(docs):
         ("{not json", "not a linkaudit report"),
         ('{"summary": {}}', "not a linkaudit report"),
         ("\x00\xff binary", "not a linkaudit report"),
+        ("[]", "not a linkaudit report"),
+        ("/dev/zero", "not a file"),
     ],
 )
 def test_show_refuses_what_is_not_a_report_in_one_line(tmp_path, content, words):
-    if content is not None:
+    if content == "/dev/zero":  # endless: refused before it is read
+        (tmp_path / "report.json").symlink_to(content)
+    elif content is not None:
         (tmp_path / "report.json").write_bytes(content.encode("latin-1"))
     out = run(tmp_path, "show", "report.json")
     assert out.returncode == 2

@@ -4,7 +4,9 @@ scanning's SARIF...), without auditing again."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 import sys
 from typing import Any
 
@@ -39,12 +41,15 @@ def show_main(argv: list[str]) -> int:
     options = view_options(ns)
     error = f"linkaudit show: error: {ns.report}"
     try:
+        if not stat.S_ISREG(os.stat(ns.report).st_mode):  # /dev/zero would never end
+            print(f"{error}: not a file", file=sys.stderr)
+            return EXIT_USAGE
         report = read_report(ns.report, lean=not every_entry(ns.format, options))
     except OSError as exc:
         print(f"{error}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
-    except (ValueError, RecursionError):  # UnicodeDecodeError is one
-        print(f"{error}: not a linkaudit report (not JSON)", file=sys.stderr)
+    except (ValueError, TypeError, RecursionError):  # UnicodeDecodeError is a ValueError
+        print(f"{error}: not a linkaudit report (not a JSON object)", file=sys.stderr)
         return EXIT_USAGE
     if not _looks_like_a_report(report):
         print(f"{error}: not a linkaudit report", file=sys.stderr)
