@@ -123,8 +123,9 @@ def _uri(value: str) -> str:
 
 
 # GitHub code scanning refuses a result with more than 1,000 locations
-# (and shows 100): the places past them are counted in the message
-MAX_RELATED = 1000
+# (and shows 100): the first place and 999 related ones at most, the places
+# past them counted in the message
+MAX_RELATED = 999
 
 
 def _result(
