@@ -182,7 +182,11 @@ def test_html_keeps_every_place_behind_details(docs):
     page = show(folder, "--format", "html").stdout
     copyright = entry(report, "copyright.html")
     card = page[page.index(f'data-url="{copyright["url"]}"') :]
-    assert "<details><summary>" in card[: card.index("</article>")]
+    card = card[: card.index("</article>")]
+    pages = len({r["url"] for r in copyright["referrers"]})
+    # how far it reaches first, then the first places, the others behind <details>
+    assert f"linked from {pages} pages ({copyright['referrer_count']:,} links).</p>" in card
+    assert "<details><summary>" in card
 
 
 @pytest.mark.parametrize(
