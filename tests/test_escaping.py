@@ -31,6 +31,7 @@ from linkaudit.output.formats import FORMATS
 from linkaudit.output.formats.common import shown
 from linkaudit.output.formats.markdown import code
 from linkaudit.output.formats.places import MAX_BYTES
+from linkaudit.output.formats.places import Options as Shown
 from linkaudit.output.reading import read_report
 from linkaudit.output.report import ReportFacts, write_report
 from linkaudit.rules.urls import InvalidURL, canonicalize
@@ -92,7 +93,7 @@ _OURS = {"h3", "h4", "p", "table", "thead", "tbody", "tr", "th", "td", "code", "
 _MENTION = re.compile(r"(?:^|\W)@[A-Za-z0-9]")
 
 
-def check_markdown(text: str, report: dict[str, Any]) -> None:
+def check_markdown(text: str, report: dict[str, Any], cap: int | None = MAX_BYTES) -> None:
     assert all(line.isprintable() for line in text.split("\n"))
     rendered = cmarkgfm.github_flavored_markdown_to_html(
         text,
@@ -108,7 +109,7 @@ def check_markdown(text: str, report: dict[str, Any]) -> None:
     assert "://" not in outside and "www." not in outside  # nothing to autolink
     broken = [u for u in report["urls"] if u["outcome"] == "broken"]
     gaps = [g for u in report["urls"] for g in u.get("missing_fragments", ())]
-    assert len(text.encode("utf-8")) <= MAX_BYTES  # where GitHub takes it
+    assert cap is None or len(text.encode("utf-8")) <= cap  # where GitHub takes it
     tables = [t for t in tree.findall(".//table") if t.find("./thead/tr/th").text == "broken URL"]
     if broken or gaps:
         rows = tables[0].findall("./tbody/tr") if tables else []
@@ -182,6 +183,10 @@ def check_format(name: str, report: dict[str, Any]) -> None:
     text = FORMATS[name](report)
     text.encode("utf-8")  # what a file or stdout holds: strict UTF-8
     CHECKS[name](text, report)
+    if name == "markdown":  # uncut too: every row whole (the cap is checked above)
+        whole = FORMATS[name](report, Shown(max_bytes=1 << 40))
+        assert "more: see the report" not in whole
+        check_markdown(whole, report, cap=None)
 
 
 def _entry(url: str, value: str, outcome: str = "broken") -> dict[str, Any]:
