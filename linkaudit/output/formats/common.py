@@ -3,7 +3,7 @@ how every value that came from a page or a server is written for a reader."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from linkaudit.output.formats.places import first_places, linked_from, more_text
@@ -45,10 +45,6 @@ def where(referrer: dict[str, Any]) -> str:
         at = f":{line}" if line is not None else " (redirect)"
         return f"{referrer['file']}{at} ({referrer['url']})"
     return f"{referrer['url']}" + (f" line {line}" if line is not None else " (redirect)")
-
-
-def all_where(referrers: Iterable[dict[str, Any]], indent: str = "") -> list[str]:
-    return [indent + where(r) for r in referrers]
 
 
 def missing_fragments(report: Report) -> list[tuple[dict[str, Any], dict[str, Any]]]:
