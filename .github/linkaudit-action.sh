@@ -96,7 +96,7 @@ set_output sarif "$sarif"
 
 # 4. a one-line summary on stderr, and the report as markdown on the run's
 # summary page (linkaudit's own markdown when it can be imported, counts
-# otherwise); long tables are cut, the report has everything
+# otherwise); cut by size to GitHub's 1 MiB, whole rows: the report has everything
 # shellcheck disable=SC2016  # a Python program: its backticks are markdown
 if ! "$py" -c '
 import json, sys
@@ -106,6 +106,7 @@ MEANING = {0: "nothing broken", 1: "broken links", 2: "usage or configuration er
            3: "incomplete audit", 4: "internal error"}
 meaning = MEANING.get(code, "unexpected exit code")
 OUTCOMES = ("ok", "redirect", "broken", "blocked", "excluded", "unchecked")
+LIMIT = 1 << 20  # GITHUB_STEP_SUMMARY: 1 MiB per step
 
 
 def load(path):
@@ -132,18 +133,20 @@ else:
     state = "complete" if report.get("complete") else "incomplete"
     line = (f"linkaudit: {broken} broken of {urls} URLs ({state}); exit {code} "
             f"({meaning}); report {report_path}" + (f", SARIF {sarif_path}" if sarif_path else ""))
+    footer = ["", f"Exit code {code} ({meaning}); report `{report_path}`"
+              + (f", SARIF `{sarif_path}`." if sarif_path else ".")]
+    # GitHub takes at most 1 MiB of summary from a step: the markdown is cut
+    # by size, whole rows, the footer and a margin kept
+    room = LIMIT - len("\n".join(footer).encode()) - 1024
     try:
         from linkaudit.output.formats.markdown import as_markdown
-        md = as_markdown(report).split("\n")
+        from linkaudit.output.formats.places import Options
+        md = as_markdown(report, Options(max_bytes=max(room, 1000))).split("\n")
     except Exception:
         md = [f"### linkaudit: {broken} broken", "", f"{urls} URLs checked: {state}.",
               "", "| " + " | ".join(OUTCOMES) + " |", "|" + " --- |" * len(OUTCOMES),
               "| " + " | ".join(str(s.get(o, 0)) for o in OUTCOMES) + " |"]
-    LIMIT = 120
-    if len(md) > LIMIT:
-        md = md[:LIMIT] + ["", f"... {len(md) - LIMIT} more rows: see the report."]
-    md += ["", f"Exit code {code} ({meaning}); report `{report_path}`"
-           + (f", SARIF `{sarif_path}`." if sarif_path else ".")]
+    md += footer
 print(line, file=sys.stderr)
 if summary_path:
     with open(summary_path, "a", encoding="utf-8") as fh:

@@ -194,6 +194,10 @@ def _main(argv: list[str]) -> int:
         from linkaudit.command.report import report_main
 
         return report_main(argv[1:])
+    if argv[:1] == ["show"]:
+        from linkaudit.command.show import show_main
+
+        return show_main(argv[1:])
     if argv[:1] == ["history"]:
         from linkaudit.command.history import history_main
 
@@ -276,9 +280,10 @@ def _main(argv: list[str]) -> int:
 
 
 def _shown(config: Config, ns: argparse.Namespace) -> int:
+    from linkaudit.command.views import view_options
     from linkaudit.output.show import show_report
 
-    return show_report(config, ns.format, ns.fail_on)
+    return show_report(config, ns.format, ns.fail_on, view_options(ns))
 
 
 if __name__ == "__main__":

@@ -212,6 +212,27 @@ def test_a_static_build_is_annotated_on_its_files(tmp_path):
     assert "docs.example.com" not in json.dumps(ran.json("linkaudit-report.json")["urls"])
 
 
+def test_the_step_summary_is_cut_by_size_not_by_lines(tmp_path):
+    """4,000 broken links of 200 characters: about 1.2 MB of markdown. The
+    summary takes as many whole rows as GitHub's 1 MiB holds (not 120
+    lines), then says how many more, then the footer."""
+    build = tmp_path / "workspace" / "site"
+    build.mkdir(parents=True)
+    name = "missing-{:05d}-" + "x" * 180 + ".html"
+    (build / "index.html").write_text(
+        "".join(f'<a href="{name.format(i)}">m</a>\n' for i in range(4000))
+    )
+    ran = run_action(tmp_path, args="./site")
+    assert ran.returncode == 1, ran.stderr
+    size = len(ran.summary.encode())
+    assert 1_000_000 < size <= 1 << 20  # GitHub's bound, and nearly all of it used
+    rows = [line for line in ran.summary.splitlines() if line.startswith("| `http")]
+    left = re.search(r"\n\nand ([0-9,]+) more: see the report\n\nExit code 1 ", ran.summary)
+    assert left, ran.summary[-500:]
+    assert len(rows) + int(left[1].replace(",", "")) == 4000
+    assert ran.summary.endswith("SARIF `linkaudit.sarif`.\n\n")
+
+
 def test_fail_on_none_passes_and_still_writes_the_sarif_where_asked(tmp_path, site):
     ran = run_action(
         tmp_path,

@@ -50,10 +50,16 @@ def test_clean_site_exit_0_and_incomplete_exit_3(tmp_path, server):
 
 def test_formats_for_ci(tmp_path, site):
     junit = run(tmp_path, f"{site.url}/", "--delay", "0", "--format", "junit", "-q")
-    suite = ET.fromstring(junit.stdout)
-    assert (suite.get("tests"), suite.get("failures")) == ("3", "1")
-    (failed,) = [c for c in suite if c.find("failure") is not None]
+    suites = ET.fromstring(junit.stdout)
+    # the audit itself, then only what failed (the two ok URLs: with --junit-all)
+    assert (suites.get("tests"), suites.get("failures")) == ("2", "1")
+    assert [s.get("name") for s in suites] == ["audit", "broken"]
+    (failed,) = [c for c in suites.iter("testcase") if c.find("failure") is not None]
     assert failed.get("name") == f"{site.url}/gone"
+    every = run(tmp_path, f"{site.url}/", "--delay", "0", "--format", "junit", "--junit-all")
+    suites = ET.fromstring(every.stdout)
+    assert (suites.get("tests"), suites.get("failures")) == ("4", "1")
+    assert [s.get("name") for s in suites] == ["audit", "broken", "ok"]
 
     sarif = json.loads(run(tmp_path, f"{site.url}/", "--delay", "0", "--format", "sarif").stdout)
     assert sarif["version"] == "2.1.0"
@@ -184,10 +190,10 @@ def test_progress_line_on_a_terminal_only(tmp_path, server):
     assert updates[-1][2] == 1  # /x, checked first, is broken
     # the line is erased before the summary, which starts on a clean line
     summary = out[out.rindex("\r\x1b[K") + len("\r\x1b[K") :]
-    assert summary.startswith("linkaudit: 14 URLs")
+    assert summary.startswith("linkaudit: 1 broken link; 14 URLs")
 
     quiet = run_on_terminal(tmp_path, f"{server.url}/", *slow, "--quiet")[1]
-    assert "checked," not in quiet and quiet.startswith("linkaudit: 14 URLs")
+    assert "checked," not in quiet and quiet.startswith("linkaudit: 1 broken link; 14 URLs")
     piped = run(tmp_path, f"{server.url}/", *slow)
     assert "checked," not in piped.stdout and "\x1b" not in piped.stdout
 

@@ -30,6 +30,8 @@ from lxml import etree
 from linkaudit.output.formats import FORMATS
 from linkaudit.output.formats.common import shown
 from linkaudit.output.formats.markdown import code
+from linkaudit.output.formats.places import MAX_BYTES
+from linkaudit.output.formats.places import Options as Shown
 from linkaudit.output.reading import read_report
 from linkaudit.output.report import ReportFacts, write_report
 from linkaudit.rules.urls import InvalidURL, canonicalize
@@ -87,11 +89,11 @@ def test_code_span_holds_any_run_of_backticks(value):
 
 # -- every format read back strictly ---------------------------------------
 
-_OURS = {"h3", "p", "table", "thead", "tbody", "tr", "th", "td", "code", "br"}
+_OURS = {"h3", "h4", "p", "table", "thead", "tbody", "tr", "th", "td", "code", "br", "ul", "li"}
 _MENTION = re.compile(r"(?:^|\W)@[A-Za-z0-9]")
 
 
-def check_markdown(text: str, report: dict[str, Any]) -> None:
+def check_markdown(text: str, report: dict[str, Any], cap: int | None = MAX_BYTES) -> None:
     assert all(line.isprintable() for line in text.split("\n"))
     rendered = cmarkgfm.github_flavored_markdown_to_html(
         text,
@@ -107,13 +109,18 @@ def check_markdown(text: str, report: dict[str, Any]) -> None:
     assert "://" not in outside and "www." not in outside  # nothing to autolink
     broken = [u for u in report["urls"] if u["outcome"] == "broken"]
     gaps = [g for u in report["urls"] for g in u.get("missing_fragments", ())]
-    tables = tree.findall(".//table")
+    assert cap is None or len(text.encode("utf-8")) <= cap  # where GitHub takes it
+    tables = [t for t in tree.findall(".//table") if t.find("./thead/tr/th").text == "broken URL"]
     if broken or gaps:
-        rows = tables[-1].findall("./tbody/tr")
-        assert len(rows) == len(broken) + len(gaps)  # no newline or | broke a row
+        rows = tables[0].findall("./tbody/tr") if tables else []
+        # whole rows, in order, the rest counted: none broken by a newline or a |
+        more = re.search(r"\n\nand ([0-9,]+) more: see the report\Z", text)
+        assert len(rows) == len(broken) + len(gaps) or (
+            more and len(rows) < len(broken) + len(gaps)
+        )
         assert all(len(r.findall("td")) == 3 for r in rows)
         shown_urls = [r.find("td/code").text for r in rows[: len(broken)]]
-        assert shown_urls == [shown(u["url"]) or " " for u in broken]  # the value, whole
+        assert shown_urls == [shown(u["url"]) or " " for u in broken][: len(rows)]  # whole
 
 
 def _text_outside_code(element) -> list[str]:
@@ -176,6 +183,10 @@ def check_format(name: str, report: dict[str, Any]) -> None:
     text = FORMATS[name](report)
     text.encode("utf-8")  # what a file or stdout holds: strict UTF-8
     CHECKS[name](text, report)
+    if name == "markdown":  # uncut too: every row whole (the cap is checked above)
+        whole = FORMATS[name](report, Shown(max_bytes=1 << 40))
+        assert "more: see the report" not in whole
+        check_markdown(whole, report, cap=None)
 
 
 def _entry(url: str, value: str, outcome: str = "broken") -> dict[str, Any]:

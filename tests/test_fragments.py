@@ -80,7 +80,14 @@ def test_missing_fragments_near_far_redirected_and_every_format(tmp_path, site):
         run(tmp_path, home, "--delay", "0", "--check-fragments", "--format", "sarif", "-q").stdout
     )
     rules = [r["ruleId"] for r in sarif["runs"][0]["results"]]
-    assert rules.count("missing-fragment") == 5  # one per linking place
+    assert rules.count("missing-fragment") == 4  # one per missing anchor: #missing twice linked
+    (doc,) = [r for r in sarif["runs"][0]["results"] if "/doc#missing" in r["message"]["text"]]
+    assert [
+        p["physicalLocation"]["region"] for p in doc["locations"] + doc["relatedLocations"]
+    ] == [
+        {"startLine": 3},
+        {"startLine": 11},
+    ]
     junit = ET.fromstring(
         run(tmp_path, home, "--delay", "0", "--check-fragments", "--format", "junit", "-q").stdout
     )

@@ -244,13 +244,13 @@ def test_sarif_fix_in_a_local_build_replaces_the_link_as_written(tmp_path):
     assert proc.returncode == 1
     results = json.loads(proc.stdout)["runs"][0]["results"]
     lines = (public / "docs" / "index.html").read_text().splitlines()
-    typos = [r for r in results if "intor.html" in r["message"]["text"]]
-    assert len(typos) == 2
-    for result in typos:
-        assert "did you mean" in result["message"]["text"]
-        change = result["fixes"][0]["artifactChanges"][0]
-        assert change["artifactLocation"]["uri"] == "public/docs/index.html"
-        edit = change["replacements"][0]
+    # one finding, linked on lines 2 and 3: one edit at each, in its file
+    (typo,) = [r for r in results if "intor.html" in r["message"]["text"]]
+    assert "did you mean" in typo["message"]["text"]
+    (change,) = typo["fixes"][0]["artifactChanges"]
+    assert change["artifactLocation"]["uri"] == "public/docs/index.html"
+    assert [e["deletedRegion"]["startLine"] for e in change["replacements"]] == [2, 3]
+    for edit in change["replacements"]:
         region = edit["deletedRegion"]
         line = lines[region["startLine"] - 1]
         written = line[region["startColumn"] - 1 : region["endColumn"] - 1]

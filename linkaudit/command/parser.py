@@ -10,6 +10,7 @@ from typing import NoReturn
 
 from linkaudit import __version__
 from linkaudit.command.helptext import EXAMPLES, SECTION_OF, SECTIONS, USAGE
+from linkaudit.command.views import add_view_options
 from linkaudit.internals import HelpFormatter, parser_actions
 from linkaudit.output.exitstatus import EXIT_USAGE
 from linkaudit.output.formats import FORMATS
@@ -245,6 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     noise.add_argument(
         "-v", "--verbose", action="count", default=0, help="log each response (-vv: the reasoning)"
     )
+    add_view_options(sections["output"])  # --max-referrers, --max-bytes, --junit-all
     sections["configuration"].add_argument(
         "-s",
         "--set",

@@ -11,6 +11,7 @@ from typing import Any
 from scrapy.settings import Settings
 
 from linkaudit.command.usage import SubcommandParser
+from linkaudit.command.views import add_view_options, view_options
 from linkaudit.config import Config, ConfigError
 from linkaudit.output.exitstatus import EXIT_USAGE, exit_code
 from linkaudit.output.facts import now_iso, report_facts
@@ -35,6 +36,7 @@ def report_main(argv: list[str]) -> int:
     p.add_argument(
         "--fail-on", choices=("broken", "new", "none"), default="broken", help="as for an audit"
     )
+    add_view_options(p)
     ns = p.parse_args(argv)
     # the audit's configuration: its switches are the defaults (the workers'
     # are not in Redis), but probe answers are read whenever a worker sent some
@@ -49,7 +51,7 @@ def report_main(argv: list[str]) -> int:
     except OSError as exc:
         print(f"linkaudit report: error: {ns.report}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
-    print(FORMATS[ns.format](report))
+    print(FORMATS[ns.format](report, view_options(ns)))
     print(f"linkaudit: report written to {ns.report}", file=sys.stderr)
     return exit_code(report, ns.fail_on)
 

@@ -130,6 +130,14 @@ def _chain(url: str, hops: dict[str, tuple[int, str]]) -> tuple[list[str], bool]
 
 def fix_text(fix: dict[str, Any]) -> str:
     """``page line L: replace X with Y (301, permanent)``, with what to know."""
+    return (
+        f"{fix['page']} line {fix['line']}: replace {fix['from']} with {fix['to']} "
+        f"({fix_words(fix)})"
+    )
+
+
+def fix_words(fix: dict[str, Any]) -> str:
+    """``301, permanent``, with what to know (a loop, a bad end, hops)."""
     codes = " -> ".join(str(s) for s in fix["statuses"])
     notes = []
     if fix["loop"]:
@@ -139,10 +147,7 @@ def fix_text(fix: dict[str, Any]) -> str:
     if fix["hops"] > 1:
         notes.append(f"{fix['hops']} hops")
     tail = f"; {', '.join(notes)}" if notes else ""
-    return (
-        f"{fix['page']} line {fix['line']}: replace {fix['from']} with {fix['to']} "
-        f"({codes}, {fix['kind']}{tail})"
-    )
+    return f"{codes}, {fix['kind']}{tail}"
 
 
 def written_edit(fix: dict[str, Any]) -> tuple[dict[str, Any], str]:

@@ -13,17 +13,18 @@ from linkaudit.config import Config
 from linkaudit.output.exitstatus import EXIT_USAGE, exit_code
 from linkaudit.output.formats import FORMATS
 from linkaudit.output.formats.common import shown
+from linkaudit.output.formats.places import DEFAULT, Options
 from linkaudit.output.journal import read_journal, rebuild_report
 from linkaudit.output.report import read_report
 from linkaudit.rules.scope import directory_of, site_prefix
 
 
-def show_report(config: Config, fmt: str, fail_on: str) -> int:
+def show_report(config: Config, fmt: str, fail_on: str, options: Options = DEFAULT) -> int:
     """Print the report as ``fmt``; the exit code.  JSON is the file as
-    written (copied, never decoded); JUnit and HTML list every URL; the
-    other formats and the exit code need only the entries that are not ok
-    (a report rebuilt from the journal has them all)."""
-    report = _load_report(config, lean=fmt not in ("junit", "html"))
+    written (copied, never decoded); HTML and ``--junit-all`` list every
+    URL; the other formats and the exit code need only the entries that
+    are not ok (a report rebuilt from the journal has them all)."""
+    report = _load_report(config, lean=not every_entry(fmt, options))
     if report is None:
         print("linkaudit: error: the audit left no report and no journal", file=sys.stderr)
         return EXIT_USAGE
@@ -31,7 +32,7 @@ def show_report(config: Config, fmt: str, fail_on: str) -> int:
         print(f"linkaudit: {note}", file=sys.stderr)
     try:
         if not (fmt == "json" and _copy(config.report)):
-            print(FORMATS[fmt](report))
+            print(FORMATS[fmt](report, options))
             sys.stdout.flush()
     except BrokenPipeError:  # `linkaudit URL | head`: the verdict stands
         reader_left()
@@ -73,6 +74,11 @@ def reader_left() -> None:
         os.close(devnull)
     except (OSError, ValueError):  # no stdout to point anywhere
         pass
+
+
+def every_entry(fmt: str, options: Options) -> bool:
+    """Whether ``fmt`` shows the ok entries too."""
+    return fmt == "html" or (fmt == "junit" and options.junit_all)
 
 
 def _load_report(config: Config, lean: bool) -> dict[str, Any] | None:

@@ -1,8 +1,10 @@
 """The report, told for a reader: a person (text), a CI comment (markdown),
 a CI dashboard (JUnit XML), a code-scanning tool (SARIF 2.1.0), or a program
 (JSON, the report itself).  Each format is a module with one function that
-takes the report and returns the text to print; a new format is a module
-here and a line in ``_FUNCTIONS``.
+takes the report (and the :class:`~linkaudit.output.formats.places.Options`
+of how much to show: ``--max-referrers``, ``--max-bytes``, ``--junit-all``)
+and returns the text to print; a new format is a module here and a line in
+``_FUNCTIONS``.
 
 A format's module is imported when it is used, not when the command starts:
 ``linkaudit --help`` and an audit printing text import none of the others
@@ -12,10 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from linkaudit.output.formats.common import Report
+from typing import Any
 
 # format -> the function of linkaudit.output.formats.<format> that tells it
 _FUNCTIONS = {
@@ -28,10 +27,10 @@ _FUNCTIONS = {
 }
 
 
-class _Formats(Mapping[str, "Callable[[Report], str]"]):
+class _Formats(Mapping[str, "Callable[..., str]"]):
     """The formats by name; a format's module is imported on first use."""
 
-    def __getitem__(self, name: str) -> Callable[[Report], str]:
+    def __getitem__(self, name: str) -> Callable[..., str]:
         if name not in _FUNCTIONS:
             raise KeyError(name)
         return getattr(import_module(f"{__name__}.{name}"), _FUNCTIONS[name])
@@ -43,7 +42,7 @@ class _Formats(Mapping[str, "Callable[[Report], str]"]):
         return len(_FUNCTIONS)
 
 
-FORMATS: Mapping[str, Callable[[Report], str]] = _Formats()
+FORMATS: Mapping[str, Callable[..., str]] = _Formats()
 
 
 def __getattr__(name: str) -> Any:

@@ -3,9 +3,10 @@ how every value that came from a page or a server is written for a reader."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
+from linkaudit.output.formats.places import first_places, linked_from, more_text
 from linkaudit.output.groups import group_text
 
 Report = dict[str, Any]
@@ -46,10 +47,6 @@ def where(referrer: dict[str, Any]) -> str:
     return f"{referrer['url']}" + (f" line {line}" if line is not None else " (redirect)")
 
 
-def all_where(referrers: Iterable[dict[str, Any]], indent: str = "") -> list[str]:
-    return [indent + where(r) for r in referrers]
-
-
 def missing_fragments(report: Report) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """(entry, missing fragment) pairs (--check-fragments), in URL order."""
     return [(u, gap) for u in report["urls"] for gap in u.get("missing_fragments", ())]
@@ -69,17 +66,48 @@ def place_lines(
     indent: str = "",
     say: Callable[[dict[str, Any]], str] = where,
     say_group: Callable[[dict[str, Any]], str] = group_text,
+    limit: int | None = None,
+    more: Callable[[int], str] = more_text,
 ) -> list[str]:
     """Where a broken URL is linked: a template group as one line, the
-    links in pages' own content one by one (``say`` and ``say_group`` put
-    them in words: markdown has its own)."""
-    mine = groups.get(entry["url"])
-    if not mine:
-        return [indent + say(r) for r in entry["referrers"]]
-    lines = []
-    for group in mine:
-        if group["kind"] == "template":
-            lines.append(indent + say_group(group))
-        else:
-            lines.extend(indent + say(r) for r in group["referrers"])
+    links in pages' own content place by place, the first ``limit`` of
+    them (None: all) and how many more, after a line that counts them all
+    when some are left out (``say``, ``say_group`` and ``more`` put them
+    in words: markdown has its own)."""
+    return [
+        indent + line
+        for line in places_of(entry["referrers"], entry, groups, say, say_group, limit, more)
+    ]
+
+
+def places_of(
+    referrers: list[dict[str, Any]],
+    entry: dict[str, Any] | None,
+    groups: dict[str, list[dict[str, Any]]],
+    say: Callable[[dict[str, Any]], str] = where,
+    say_group: Callable[[dict[str, Any]], str] = group_text,
+    limit: int | None = None,
+    more: Callable[[int], str] = more_text,
+) -> list[str]:
+    """:func:`place_lines` of any list of referrers (a missing fragment's,
+    a soft 404's); ``entry``: the target, whose template groups are lines
+    of their own."""
+    mine = groups.get(entry["url"]) if entry is not None else None
+    own, lines = referrers, []
+    if mine:
+        own = []
+        for group in mine:
+            if group["kind"] == "template":
+                lines.append(say_group(group))
+            else:
+                own.extend(group["referrers"])
+    # the template's lines first (each stands for many pages), then the
+    # places in pages' own content: ``limit`` lines in all
+    words, left = first_places(own, None if limit is None else max(limit - len(lines), 0), say)
+    left += len(lines[limit:]) if limit is not None else 0
+    lines = lines[:limit] + words
+    if left:  # --max-referrers 0: the count alone
+        count = entry.get("referrer_count") if entry is not None else None
+        head = linked_from(referrers, count)
+        lines = [f"{head}; the first {len(lines)}:", *lines, more(left)] if lines else [head]
     return lines

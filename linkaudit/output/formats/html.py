@@ -71,7 +71,8 @@ def _asset(name: str) -> str:
     return (files("linkaudit.output.formats") / "html_assets" / name).read_text("utf-8")
 
 
-def as_html(report: Report) -> str:
+def as_html(report: Report, options: object = None) -> str:
+    # every place of a finding is in its card already (behind <details>)
     s = report["summary"]
     site = ", ".join(report["start_urls"])
     plural = "s" if s["broken"] != 1 else ""

@@ -11,6 +11,7 @@ from typing import Any
 from linkaudit.output.formats.common import Report, missing_fragments
 from linkaudit.output.formats.html_parts import (
     LIST_LIMIT,
+    SHOWN_REFERRERS,
     badge,
     esc,
     link,
@@ -20,6 +21,7 @@ from linkaudit.output.formats.html_parts import (
     section,
 )
 from linkaudit.output.formats.html_trend import broken_for
+from linkaudit.output.formats.places import linked_from
 from linkaudit.output.groups import block_name
 from linkaudit.rules.suggest import WHY, suggestion_target
 
@@ -41,6 +43,10 @@ def _broken_card(
     why = f"{outcome_badge('broken', u['status'])} {esc(u['error'])}{_suggested(u)}"
     why += broken_for(u, report)
     where = places(u["referrers"], u["referrer_count"])
+    if len(u["referrers"]) > SHOWN_REFERRERS:  # one finding: how far it reaches, first
+        where = (
+            f'<p class="reach">{esc(linked_from(u["referrers"], u["referrer_count"]))}.</p>' + where
+        )
     for g in templates.get(u["url"], ()):
         where += (
             f'<p class="muted">In the site template ({esc(block_name(g.get("block") or ""))})'

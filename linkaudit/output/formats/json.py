@@ -7,5 +7,6 @@ from typing import Any
 from linkaudit.output.report import dumps_report
 
 
-def as_json(report: dict[str, Any]) -> str:
+def as_json(report: dict[str, Any], options: object = None) -> str:
+    # the report whole: every place of every finding
     return dumps_report(report)

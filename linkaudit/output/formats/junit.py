@@ -1,4 +1,8 @@
-"""The report as JUnit XML, for CI dashboards.
+"""The report as JUnit XML, for CI dashboards: by default only the URLs
+that fail (broken links, missing fragments) or could not be checked
+(unchecked, blocked), each a test case in the suite of its outcome; every
+URL with ``--junit-all``.  A failure says where the link is, condensed as
+the other formats do (``--max-referrers``).
 
 Every value from a page or a server goes through :func:`shown`: XML 1.0 has
 no way to write most control characters or a lone surrogate (not even as a
@@ -6,51 +10,84 @@ character reference), and a dashboard shows a bidi override as it would act."""
 
 from __future__ import annotations
 
+from typing import Any
 from xml.etree import ElementTree as ET
 
-from linkaudit.output.formats.common import Report, shown, where
+from linkaudit.output.formats.common import Report, places_of, shown
+from linkaudit.output.formats.places import DEFAULT, Options
+
+# the suites, in the order a reader acts on them; the last three only with
+# --junit-all
+_SUITES = ("broken", "missing fragments", "unchecked", "blocked", "redirect", "excluded", "ok")
+_NOT_VERIFIED = ("unchecked", "blocked", "excluded")
 
 
-def as_junit(report: Report) -> str:
-    """One testcase per checked URL, a failure per broken one, a skip for
-    those not verified (unchecked, blocked, excluded)."""
-    s = report["summary"]
-    failing = s["broken"] + sum(
-        1 for u in report["urls"] if u["outcome"] != "broken" and u.get("missing_fragments")
-    )
-    suite = ET.Element(
-        "testsuite",
-        name="linkaudit",
-        tests=str(s["urls"]),
-        failures=str(failing),
-        errors="0",
-        skipped=str(s["unchecked"] + s["blocked"] + s["excluded"]),
-        timestamp=report["started_at"],
-    )
+def as_junit(report: Report, options: Options = DEFAULT) -> str:
+    """A suite per outcome: a failure per broken URL and per missing
+    fragment, a skip per URL not verified, a pass per other URL."""
+    cases: dict[str, list[ET.Element]] = {name: [] for name in _SUITES}
+    shown_outcomes = set(_SUITES) if options.junit_all else {"broken", "unchecked", "blocked"}
+    limit = options.max_referrers
     for u in report["urls"]:
-        case = ET.SubElement(
-            suite, "testcase", classname="near" if u["near"] else "far", name=shown(u["url"])
-        )
+        for gap in u.get("missing_fragments", ()):
+            target = f"{u['url']}#{gap['fragment']}"
+            lines = [f"{target}: no such anchor on the page"]
+            lines += places_of(gap["referrers"], None, {}, limit=limit)
+            cases["missing fragments"].append(
+                _case(u, target, "failure", "missing fragment", lines)
+            )
+        if u["outcome"] not in shown_outcomes:
+            continue
         if u["outcome"] == "broken":
-            lines = [f"{u['url']}: {u['error']}", "linked from:"]
-            lines += [where(r) for r in u["referrers"]]
-            failure = ET.SubElement(case, "failure", message=shown(u["error"] or "broken"))
-            failure.text = _text(lines)
-        elif u.get("missing_fragments"):  # the page is there, some anchors are not
-            gaps = u["missing_fragments"]
-            failure = ET.SubElement(case, "failure", message=f"{len(gaps)} missing fragment(s)")
-            lines = []
-            for g in gaps:
-                lines.append(f"#{g['fragment']}: no such anchor, linked from:")
-                lines.extend(where(r) for r in g["referrers"])
-            failure.text = _text(lines)
-        elif u["outcome"] in ("unchecked", "blocked", "excluded"):
-            ET.SubElement(case, "skipped", message=shown(u["error"] or u["outcome"]))
-    ET.indent(suite)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode")
+            lines = [f"{u['url']}: {u['error']}"]
+            lines += places_of(u["referrers"], u, {}, limit=limit)
+            cases["broken"].append(_case(u, u["url"], "failure", u["error"] or "broken", lines))
+        elif u["outcome"] in _NOT_VERIFIED:
+            cases[u["outcome"]].append(_case(u, u["url"], "skipped", u["error"] or u["outcome"]))
+        else:
+            cases[u["outcome"]].append(_case(u, u["url"]))
+    root = ET.Element("testsuites", name="linkaudit")
+    root.append(_audit_suite(report))
+    for name, found in cases.items():
+        if found:
+            suite = ET.SubElement(root, "testsuite", name=name, timestamp=report["started_at"])
+            suite.extend(found)
+            _count(suite, found)
+    _count(root, list(root.iter("testcase")))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
 
 
-def _text(lines: list[str]) -> str:
-    """Lines of our words and values: each escaped whole (our words are
-    printable, so only the values change)."""
-    return "\n".join(shown(line) for line in lines)
+def _case(
+    entry: dict[str, Any],
+    name: str,
+    kind: str | None = None,
+    message: str = "",
+    lines: list[str] | None = None,
+) -> ET.Element:
+    case = ET.Element("testcase", classname="near" if entry["near"] else "far", name=shown(name))
+    if kind is not None:
+        child = ET.SubElement(case, kind, message=shown(message))
+        if lines:
+            # each line escaped whole: our words are printable, only the values change
+            child.text = "\n".join(shown(line) for line in lines)
+    return case
+
+
+def _audit_suite(report: Report) -> ET.Element:
+    """The audit itself, one passing case: a dashboard always has a test,
+    and what was checked is in its name."""
+    s = report["summary"]
+    state = "complete" if report["complete"] else "incomplete"
+    suite = ET.Element("testsuite", name="audit", timestamp=report["started_at"])
+    name = f"{s['urls']} URLs, {s['pages']} pages ({report['finish_reason']}, {state})"
+    case = ET.SubElement(suite, "testcase", classname="linkaudit", name=shown(name))
+    _count(suite, [case])
+    return suite
+
+
+def _count(element: ET.Element, cases: list[ET.Element]) -> None:
+    element.set("tests", str(len(cases)))
+    element.set("failures", str(sum(c.find("failure") is not None for c in cases)))
+    element.set("errors", "0")
+    element.set("skipped", str(sum(c.find("skipped") is not None for c in cases)))

@@ -1,5 +1,7 @@
 """The report as markdown, for a pull-request comment and the GitHub
-Action's job summary.
+Action's job summary: what to act on first, each finding one table row
+however many pages link to it, the whole within a size (``--max-bytes``:
+GitHub refuses a comment over 65,536 characters).
 
 Every value that came from a page or a server (a URL, an error, a fragment,
 a template block, a page's file) is a code span: GitHub renders it as text,
@@ -21,10 +23,13 @@ from linkaudit.output.formats.common import (
     groups_by_target,
     missing_fragments,
     place_lines,
+    places_of,
     shown,
 )
+from linkaudit.output.formats.places import DEFAULT, Options
 from linkaudit.output.groups import block_name
 from linkaudit.output.history import broken_for, history_line
+from linkaudit.output.redirects import fix_words
 from linkaudit.output.report import OUTCOMES
 from linkaudit.rules.suggest import WHY, suggestion_target
 from linkaudit.rules.templates import RUN
@@ -77,11 +82,65 @@ def group_words(group: dict[str, Any], first: int = 3) -> str:
     )
 
 
-def as_markdown(report: Report) -> str:
+def as_markdown(report: Report, options: Options = DEFAULT) -> str:
+    """What to act on first (new broken links, broken links and missing
+    fragments, links to update, what was fixed), each finding one row
+    however many pages link to it, within ``options.max_bytes``: whole
+    rows, then ``and N more: see the report``."""
+    s = report["summary"]
+    page = _Page(options.max_bytes)
+    page.add(_head(report))
+    trend = history_line(report, stamp=code)  # --db: the audits kept
+    if trend:
+        page.add(["", trend])
+    limit = options.max_referrers
+    by_target = groups_by_target(report)
+    broken = broken_urls(report)
+    broken.sort(key=lambda u: not u.get("new"))  # stable: URL order within
+    rows = [_broken_row(u, by_target, report, limit) for u in broken]
+    for u, gap in missing_fragments(report):
+        places = places_of(gap["referrers"], None, {}, where, limit=limit, more=_more)
+        target = cell(code(f"{u['url']}#{gap['fragment']}"))
+        new = "new: " if gap.get("new") else ""
+        rows.append(
+            f"| {target} | {new}missing fragment: no such anchor on the page | {_linked(places)} |"
+        )
+    page.table(["", "| broken URL | error | linked from |", "| --- | --- | --- |"], rows)
+    fixes: dict[str, list[dict[str, Any]]] = {}
+    for fix in report.get("redirect_fixes") or ():
+        if fix["kind"] == "permanent":
+            fixes.setdefault(fix["from"], []).append(fix)
+    rows = [_fix_row(chosen, limit) for chosen in fixes.values()]
+    page.table(
+        ["", f"#### Links to update ({len(rows)})", ""]
+        + ["| link | replace with | linked from |", "| --- | --- | --- |"],
+        rows,
+    )
+    fixed = report.get("fixed") or []
+    page.table(
+        ["", f"#### Fixed since the baseline ({len(fixed)})", ""], [f"- {code(u)}" for u in fixed]
+    )
+    if s.get("internal_errors"):
+        errors = f"Internal errors: {s['internal_errors']} URLs not checked (a bug: see the log)."
+        page.add(["", errors])
+    return page.text()
+
+
+def _head(report: Report) -> list[str]:
+    """The title that says it all, the audit in a sentence, the counts."""
     s = report["summary"]
     state = "complete" if report["complete"] else f"incomplete ({report['finish_reason']})"
+    title = f"### linkaudit: {s['broken']} broken link{'s' if s['broken'] != 1 else ''}"
+    if "fixed" in report:
+        new = sum(1 for u in report["urls"] if u["outcome"] == "broken" and u.get("new"))
+        title += f" ({new} new, {len(report['fixed'])} fixed)"
+    update = len(
+        {f["from"] for f in report.get("redirect_fixes") or () if f["kind"] == "permanent"}
+    )
+    if update:
+        title += f", {update} link{'s' if update != 1 else ''} to update"
     lines = [
-        f"### linkaudit: {s['broken']} broken link{'s' if s['broken'] != 1 else ''}",
+        title,
         "",
         f"{s['urls']} URLs checked from {', '.join(map(code, report['start_urls']))}: {state}.",
         "",
@@ -89,8 +148,6 @@ def as_markdown(report: Report) -> str:
         "|" + " --- |" * len(OUTCOMES),
         "| " + " | ".join(str(s[o]) for o in OUTCOMES) + " |",
     ]
-    broken = broken_urls(report)
-    gaps = missing_fragments(report)
     if "missing_fragments" in s:
         lines[2] += f" Missing fragments: {s['missing_fragments']}."
     sitemap = report.get("sitemap")
@@ -108,27 +165,67 @@ def as_markdown(report: Report) -> str:
         lines[2] += f" Links not read on pages over LINKAUDIT_PAGE_MAXLINKS: {s['links_dropped']}."
     if s.get("soft_404"):
         lines[2] += f" Soft 404s (pages that answer 200 but are error pages): {s['soft_404']}."
-    trend = history_line(report, stamp=code)  # --db: the audits kept
-    if trend:
-        lines += ["", trend]
-    if broken or gaps:
-        lines += ["", "| broken URL | error | linked from |", "| --- | --- | --- |"]
-        by_target = groups_by_target(report)
-        for u in broken:
-            places = place_lines(u, by_target, say=where, say_group=group_words)
-            error = code(u["error"]) if u["error"] else ""
-            if u.get("suggestion"):  # did you mean `URL`? (a typo)
-                error += f"; {_suggested(u['suggestion'], u['url'])}"
-            since = broken_for(u, report["started_at"], stamp=code)  # --db
-            error += f" ({since})" if since else ""
-            lines.append(f"| {cell(code(u['url']))} | {cell(error)} | {_linked(places)} |")
-        for u, gap in gaps:
-            places = [where(r) for r in gap["referrers"]]
-            target = cell(code(f"{u['url']}#{gap['fragment']}"))
-            lines.append(
-                f"| {target} | missing fragment: no such anchor on the page | {_linked(places)} |"
-            )
-    return "\n".join(lines)
+    return lines
+
+
+def _broken_row(
+    u: dict[str, Any], by_target: dict[str, list[dict[str, Any]]], report: Report, limit: int | None
+) -> str:
+    places = place_lines(u, by_target, say=where, say_group=group_words, limit=limit, more=_more)
+    error = code(u["error"]) if u["error"] else ""
+    if u.get("new"):
+        error = f"new: {error}"
+    if u.get("suggestion"):  # did you mean `URL`? (a typo)
+        error += f"; {_suggested(u['suggestion'], u['url'])}"
+    since = broken_for(u, report["started_at"], stamp=code)  # --db
+    error += f" ({since})" if since else ""
+    return f"| {cell(code(u['url']))} | {cell(error)} | {_linked(places)} |"
+
+
+def _fix_row(chosen: list[dict[str, Any]], limit: int | None) -> str:
+    """A link to a permanent redirect, with every place that has it."""
+    first = chosen[0]
+    places = [{"url": f["page"], "line": f["line"], "file": f.get("file")} for f in chosen]
+    words = places_of(places, None, {}, where, limit=limit, more=_more)
+    to = f"{code(first['to'])} ({code(fix_words(first))})"
+    return f"| {cell(code(first['from']))} | {cell(to)} | {_linked(words)} |"
+
+
+class _Page:
+    """Markdown within ``cap`` bytes (UTF-8): blocks and rows whole or not
+    at all; what is left out is counted in a last line."""
+
+    _NOTE = "and {:,} more: see the report"
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap - len(self._NOTE.format(10**12).encode()) - 2  # the note fits
+        self.lines: list[str] = []
+        self.size = 0
+        self.left = 0  # rows not shown
+
+    def add(self, lines: list[str]) -> bool:
+        size = sum(len(line.encode("utf-8", "surrogatepass")) + 1 for line in lines)
+        if self.left or (self.lines and self.size + size > self.cap):
+            return False
+        self.lines += lines
+        self.size += size
+        return True
+
+    def table(self, head: list[str], rows: list[str]) -> None:
+        """``head`` (a title, a table's header) with as many ``rows`` as
+        fit, in order; none: no ``head`` either."""
+        for i, row in enumerate(rows):
+            if not self.add(head + [row] if i == 0 else [row]):
+                self.left += len(rows) - i
+                return
+
+    def text(self) -> str:
+        tail = ["", self._NOTE.format(self.left)] if self.left else []
+        return "\n".join(self.lines + tail)
+
+
+def _more(left: int) -> str:
+    return f"and {left:,} more: see the report"
 
 
 def _linked(places: list[str]) -> str:

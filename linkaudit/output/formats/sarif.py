@@ -1,5 +1,6 @@
-"""The report as SARIF 2.1.0, for code-scanning tools: each broken link
-located at its page and line.
+"""The report as SARIF 2.1.0, for code-scanning tools: each broken target
+one result, located at the first page and line that links to it, the
+other places its related locations.
 
 Messages are plain text (``message.text``, never ``markdown``), in which
 SARIF reads ``[text](target)`` as a link and ``{0}`` as a placeholder
@@ -21,41 +22,44 @@ from linkaudit.output.formats.common import (
     missing_fragments,
     shown,
 )
+from linkaudit.output.formats.places import distinct, linked_from
 from linkaudit.output.groups import group_text
 from linkaudit.output.jsontext import json_text
-from linkaudit.output.redirects import fix_text, written_edit
+from linkaudit.output.redirects import fix_words, written_edit
 from linkaudit.rules.suggest import suggestion_text
 
 
-def as_sarif(report: Report) -> str:
-    """SARIF 2.1.0: one result per broken link occurrence, located at the
-    page (as an artifact URI) and the line of the linking element."""
+def as_sarif(report: Report, options: object = None) -> str:
+    """SARIF 2.1.0: one result per broken target and kind (a broken URL, a
+    missing fragment, a link to a permanent or temporary redirect), located
+    at the first place that links to it, every other place a related
+    location: one missing file is one code-scanning alert, not a thousand."""
     results: list[dict[str, Any]] = []
-    seen: set[tuple[str, str, int | None]] = set()
     by_target = groups_by_target(report)
     for u in broken_urls(report):
-        first = len(results)  # this URL's results start here
         text = f"Broken link to {u['url']}: {u['error']}"
         if u.get("suggestion"):
             text += f"; {suggestion_text(u['suggestion'], u['url'])}"
-        referrers = u["referrers"] or [{"url": u["url"], "line": None}]
-        if u["url"] in by_target:  # template links: one result, every page related
-            referrers = []
-            for group in by_target[u["url"]]:
-                if group["kind"] == "template":
-                    results.append(_template_result(group, f"{text}, {group_text(group)}"))
-                else:
-                    referrers.extend(group["referrers"])
-        _add(results, seen, "broken-link", u["url"], text, referrers, u.get("suggestion"))
+        # the largest template block in words (they come most pages first)
+        blocks = [g for g in by_target.get(u["url"], ()) if g["kind"] == "template"]
+        if blocks:
+            text += f"; {group_text(blocks[0])}"
+            text += f" and {len(blocks) - 1} other blocks" if len(blocks) > 1 else ""
+        result = _result("broken-link", u["url"], text, u["referrers"], u.get("referrer_count"))
+        if u.get("suggestion"):
+            result.update(_suggested_fixes(result, u["url"], u["suggestion"]["url"]))
         if "broken_since" in u:  # --db: how long it has been broken
             since = {"brokenSince": u["broken_since"], "auditsBroken": u["audits_broken"]}
-            for result in results[first:]:
-                result.setdefault("properties", {}).update(since)
+            result["properties"].update(since)
+        results.append(result)
     for u, gap in missing_fragments(report):
         target = f"{u['url']}#{gap['fragment']}"
         text = f"Link to a missing fragment: {target} (the page has no such anchor)"
-        _add(results, seen, "missing-fragment", target, text, gap["referrers"])
-    results.extend(_fix_result(fix) for fix in report.get("redirect_fixes") or ())
+        results.append(_result("missing-fragment", target, text, gap["referrers"]))
+    fixes: dict[str, list[dict[str, Any]]] = {}
+    for fix in report.get("redirect_fixes") or ():
+        fixes.setdefault(fix["from"], []).append(fix)
+    results.extend(_fix_result(chosen) for chosen in fixes.values())
     sarif = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -93,6 +97,8 @@ def as_sarif(report: Report) -> str:
             }
         ],
     }
+    for result in results:
+        result.pop("_places", None)
     return json_text(sarif, indent=1)
 
 
@@ -116,60 +122,71 @@ def _uri(value: str) -> str:
     )
 
 
-def _add(
-    results: list[dict[str, Any]],
-    seen: set[tuple[str, str, int | None]],
+# GitHub code scanning refuses a result with more than 1,000 locations
+# (and shows 100): the first place and 999 related ones at most, the places
+# past them counted in the message
+MAX_RELATED = 999
+
+
+def _result(
     rule: str,
     target: str,
     text: str,
     referrers: list[dict[str, Any]],
-    suggestion: dict[str, Any] | None = None,
-) -> None:
-    """One result per place that links to ``target`` (a local build's file
-    served at two URLs, / and /index.html, is one place); with the
-    ``suggestion`` as a fix where the link is found in a local build's file."""
-    for r in referrers:
-        place = (target, r.get("file") or r["url"], r["line"])
-        if place in seen:
-            continue
-        seen.add(place)
-        location = _location(r)
-        result = {
-            "ruleId": rule,
-            "level": "error",
-            "message": _message(text),
-            "locations": [{"physicalLocation": location}],
-        }
-        if suggestion is not None:
-            result.update(_suggested_fix(r, target, suggestion["url"], location))
-        results.append(result)
-
-
-def _suggested_fix(
-    referrer: dict[str, Any], target: str, url: str, location: dict[str, Any]
+    count: int | None = None,
+    level: str = "error",
 ) -> dict[str, Any]:
-    """``{"fixes": [...]}``: the link as written in a local build's file
-    replaced by the suggested URL (in the same form), exact columns; nothing
-    for a live page (its text is not kept) or a link not found on its line."""
-    if not referrer.get("file") or referrer["line"] is None:
-        return {}
-    fix = {"page": referrer["url"], "file": referrer["file"], "line": referrer["line"]}
-    region, text = written_edit({**fix, "from": target, "to": url})
-    if "startColumn" not in region:
-        return {}
-    return {"fixes": [_fix(f"Replace {target} with {url}", location, region, text)]}
-
-
-def _fix(description: str, location: dict[str, Any], region: dict[str, Any], text: str) -> dict:
-    return {
-        "description": _message(description),
-        "artifactChanges": [
-            {
-                "artifactLocation": location["artifactLocation"],
-                "replacements": [{"deletedRegion": region, "insertedContent": {"text": text}}],
-            }
-        ],
+    """One result for ``target``: at its first place (a local build's file
+    served at two URLs, / and /index.html, is one place; several links on
+    one line are one), the others related; the target itself when no page
+    links to it (a start URL, a sitemap's)."""
+    places = [r for r, _n in distinct(referrers)] or [{"url": target, "line": None}]
+    related = places[1 : MAX_RELATED + 1]
+    if referrers:
+        text += f"; {linked_from(referrers, count)}"
+        left = len(places) - 1 - len(related)
+        text += f"; {left:,} more places in the report" if left else ""
+    result: dict[str, Any] = {
+        "ruleId": rule,
+        "level": level,
+        "message": _message(text),
+        "locations": [{"physicalLocation": _location(places[0])}],
+        "properties": {"referrerCount": max(count or 0, len(referrers)), "places": len(places)},
     }
+    if related:
+        result["relatedLocations"] = [
+            {"id": i, "physicalLocation": _location(r)} for i, r in enumerate(related, 1)
+        ]
+    result["_places"] = places[: MAX_RELATED + 1]  # for the fixes; removed below
+    return result
+
+
+def _suggested_fixes(result: dict[str, Any], target: str, url: str) -> dict[str, Any]:
+    """``{"fixes": [...]}``: the link as written in a local build's files
+    replaced by the suggested URL (in the same form), exact columns, in
+    every place it is found; nothing for a live page (its text is not
+    kept) or a link not found on its line."""
+    edits = []
+    for r in result.pop("_places"):
+        if not r.get("file") or r["line"] is None:
+            continue
+        fix = {"page": r["url"], "file": r["file"], "line": r["line"]}
+        region, text = written_edit({**fix, "from": target, "to": url})
+        if "startColumn" in region:
+            edits.append((_location(r)["artifactLocation"], region, text))
+    if not edits:
+        return {}
+    return {"fixes": [_fix(f"Replace {target} with {url}", edits)]}
+
+
+def _fix(description: str, edits: list[tuple[dict[str, Any], dict[str, Any], str]]) -> dict:
+    """A SARIF fix: its replacements gathered per file."""
+    changes: dict[str, dict[str, Any]] = {}
+    for artifact, region, text in edits:
+        change = changes.setdefault(artifact["uri"], {"artifactLocation": artifact})
+        replacement = {"deletedRegion": region, "insertedContent": {"text": text}}
+        change.setdefault("replacements", []).append(replacement)
+    return {"description": _message(description), "artifactChanges": list(changes.values())}
 
 
 def _location(referrer: dict[str, Any]) -> dict[str, Any]:
@@ -182,46 +199,24 @@ def _location(referrer: dict[str, Any]) -> dict[str, Any]:
     return location
 
 
-def _template_result(group: dict[str, Any], text: str) -> dict[str, Any]:
-    """A link in the site template: one result at its first page, every
-    page that carries it a related location."""
-    places = [{"physicalLocation": _location(r)} for r in group["referrers"]]
-    related = [{"id": i, **place} for i, place in enumerate(places)]
-    return {
-        "ruleId": "broken-link",
-        "level": "error",
-        "message": _message(text),
-        "locations": places[:1],
-        "relatedLocations": related,
-    }
-
-
-def _fix_result(fix: dict[str, Any]) -> dict[str, Any]:
-    """A link to a redirect, with the edit as a SARIF fix: the link's URL
-    replaced by where the chain ends, on the link's line (the region is the
-    line; a tool locates the URL in it)."""
-    place = {"url": fix["page"], "line": fix["line"], "file": fix.get("file")}
-    location = _location(place)
-    edit = written_edit(fix)
-    ends_well = fix["final_outcome"] == "ok" and not fix["loop"]
-    result: dict[str, Any] = {
-        "ruleId": "redirected-link",
-        "level": "warning" if ends_well else "error",
-        "message": _message(fix_text(fix)),
-        "locations": [{"physicalLocation": location}],
-    }
+def _fix_result(chosen: list[dict[str, Any]]) -> dict[str, Any]:
+    """A link to a redirect, wherever it is, with the edit as a SARIF fix:
+    the link's URL replaced by where the chain ends, on each link's line
+    (the region is the line for a live page; a tool locates the URL in it)."""
+    first = chosen[0]
+    places = [{"url": f["page"], "line": f["line"], "file": f.get("file")} for f in chosen]
+    ends_well = first["final_outcome"] == "ok" and not first["loop"]
+    text = f"Link to a redirect: replace {first['from']} with {first['to']} ({fix_words(first)})"
+    result = _result(
+        "redirected-link", first["from"], text, places, level="warning" if ends_well else "error"
+    )
+    kept = {(p.get("file") or p["url"], p["line"]) for p in result.pop("_places")}
     if ends_well:
-        result["fixes"] = [
-            {
-                "description": _message(f"Replace {fix['from']} with {fix['to']}"),
-                "artifactChanges": [
-                    {
-                        "artifactLocation": location["artifactLocation"],
-                        "replacements": [
-                            {"deletedRegion": edit[0], "insertedContent": {"text": edit[1]}}
-                        ],
-                    }
-                ],
-            }
-        ]
+        edits = []
+        for fix, place in zip(chosen, places, strict=True):
+            if (place.get("file") or place["url"], place["line"]) in kept:
+                edit = (_location(place)["artifactLocation"], *written_edit(fix))
+                if edit not in edits:  # two links on a line: one edit each form
+                    edits.append(edit)
+        result["fixes"] = [_fix(f"Replace {first['from']} with {first['to']}", edits)]
     return result

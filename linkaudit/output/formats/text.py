@@ -7,25 +7,29 @@ from __future__ import annotations
 from typing import Any
 
 from linkaudit.output.formats.common import (
-    all_where,
     groups_by_target,
     missing_fragments,
     place_lines,
+    places_of,
     shown,
 )
+from linkaudit.output.formats.places import DEFAULT, Options
 from linkaudit.output.history import broken_for, history_line
-from linkaudit.output.redirects import fix_text
+from linkaudit.output.redirects import fix_text, fix_words
 from linkaudit.output.report import OUTCOMES, is_internal_error
 from linkaudit.rules.suggest import suggestion_text
 
 
-def summary_text(report: dict[str, Any]) -> str:
-    """Counts per outcome, then each broken URL with the pages and lines
-    that link to it: what a person acts on."""
+def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
+    """What to act on first: one line that says it all, the counts, then
+    new broken links (with a baseline), broken links, missing fragments,
+    links to update, what was fixed, and everything else.  Each finding is
+    one, however many pages link to it: the first ``options.max_referrers``
+    places are printed, and how many more."""
     s = report["summary"]
+    limit = options.max_referrers
     lines = [
-        f"linkaudit: {s['urls']} URLs, {s['pages']} pages scanned, {s['requests']} requests"
-        f" ({report['finish_reason']}{'' if report['complete'] else ', incomplete'})",
+        headline(report),
         "  "
         + ", ".join(f"{o} {s[o]}" for o in OUTCOMES)
         + (f" ({s['internal_errors']} by internal errors)" if s.get("internal_errors") else "")
@@ -36,13 +40,10 @@ def summary_text(report: dict[str, Any]) -> str:
         lines.append("  " + trend)
     broken = [u for u in report["urls"] if u["outcome"] == "broken"]
     if "fixed" in report:  # compared with a baseline: what changed first
-        new = [u for u in broken if u.get("new")]
-        still = [u for u in broken if not u.get("new")]
-        lines.append(
-            f"  since the baseline: {len(new)} new, {len(still)} still broken, "
-            f"{len(report['fixed'])} fixed"
-        )
-        groups = [("New broken links", new), ("Still broken", still)]
+        groups = [
+            ("New broken links", [u for u in broken if u.get("new")]),
+            ("Still broken", [u for u in broken if not u.get("new")]),
+        ]
     else:
         groups = [("Broken links", broken)]
     by_target = groups_by_target(report)
@@ -53,19 +54,20 @@ def summary_text(report: dict[str, Any]) -> str:
                 since = broken_for(u, report["started_at"])  # --db
                 since = f"  ({since})" if since else ""
                 lines.append(f"  {u['url']}  [{u['error']}]{_suggested(u)}{since}")
-                lines.extend(place_lines(u, by_target, "    "))
+                lines.extend(place_lines(u, by_target, "    ", limit=limit))
     gaps = missing_fragments(report)
     if gaps:
         lines.append(f"Missing fragments ({len(gaps)}):")
         for u, gap in gaps:
             new = " (new)" if gap.get("new") else ""
             lines.append(f"  {u['url']}#{gap['fragment']}  [no such anchor on the page]{new}")
-            lines.extend(all_where(gap["referrers"], "    "))
-    lines.extend(_sitemap_lines(report.get("sitemap")))
-    lines.extend(_fix_lines(report.get("redirect_fixes") or []))
+            lines.extend("    " + x for x in places_of(gap["referrers"], None, {}, limit=limit))
+    fixes = report.get("redirect_fixes") or []
+    lines.extend(_fix_lines(fixes, "permanent", "Links to update", limit))
     if report.get("fixed"):
         lines.append(f"Fixed ({len(report['fixed'])}):")
         lines.extend(f"  {url}" for url in report["fixed"])
+    lines.extend(_fix_lines(fixes, "temporary", "Links to temporary redirects", limit))
     if s.get("internal_errors"):
         faulty = [u for u in report["urls"] if is_internal_error(u)]
         lines.append(
@@ -78,7 +80,8 @@ def summary_text(report: dict[str, Any]) -> str:
         lines.append(f"Soft 404s, pages that answer 200 but are error pages ({len(soft)}):")
         for u in soft:
             lines.append(f"  {u['url']}  [{u['warning']}]")
-            lines.extend(all_where(u["referrers"], "    "))
+            lines.extend(place_lines(u, {}, "    ", limit=limit))
+    lines.extend(_sitemap_lines(report.get("sitemap")))
     lines.extend(_limit_lines(report))
     warned = [u for u in report["urls"] if u.get("warning") and not u.get("soft_404")]
     if warned:
@@ -90,8 +93,37 @@ def summary_text(report: dict[str, Any]) -> str:
     return "\n".join(shown(line) for line in lines)
 
 
-def as_text(report: dict[str, Any]) -> str:
-    return summary_text(report)
+def as_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
+    return summary_text(report, options)
+
+
+def headline(report: dict[str, Any]) -> str:
+    """The one line that says it all: ``linkaudit: 2 broken links (1 new,
+    1 still broken, 1 fixed since the baseline), 3 links to update, 1
+    internal error; 2164 URLs, 327 pages scanned, 519 requests (finished)``."""
+    s = report["summary"]
+    n = s["broken"]
+    verdict = f"{n} broken link{'s' if n != 1 else ''}"
+    if "fixed" in report:
+        new = sum(1 for u in report["urls"] if u["outcome"] == "broken" and u.get("new"))
+        verdict += (
+            f" ({new} new, {n - new} still broken, {len(report['fixed'])} fixed since the baseline)"
+        )
+    parts = [verdict]
+    if s.get("missing_fragments"):
+        parts.append(f"{s['missing_fragments']} missing fragments")
+    update = len(
+        {f["from"] for f in report.get("redirect_fixes") or () if f["kind"] == "permanent"}
+    )
+    if update:
+        parts.append(f"{update} link{'s' if update != 1 else ''} to update")
+    if s.get("internal_errors"):
+        parts.append(f"{s['internal_errors']} internal errors (exit 4)")
+    return (
+        f"linkaudit: {', '.join(parts)}; {s['urls']} URLs, {s['pages']} pages scanned,"
+        f" {s['requests']} requests ({report['finish_reason']}"
+        f"{'' if report['complete'] else ', incomplete'})"
+    )
 
 
 def _limit_lines(report: dict[str, Any]) -> list[str]:
@@ -134,17 +166,25 @@ def _sitemap_lines(section: dict[str, Any] | None) -> list[str]:
     return lines
 
 
-def _fix_lines(fixes: list[dict[str, Any]]) -> list[str]:
-    """The redirect fix-list: permanent ones to apply, temporary ones to know."""
-    lines = []
-    for kind, title in (
-        ("permanent", "Links to update"),
-        ("temporary", "Links to temporary redirects"),
-    ):
-        chosen = [f for f in fixes if f["kind"] == kind]
-        if chosen:
-            lines.append(f"{title} ({len(chosen)}):")
-            lines.extend("  " + fix_text(f) for f in chosen)
+def _fix_lines(fixes: list[dict[str, Any]], kind: str, title: str, limit: int | None) -> list[str]:
+    """The redirect fix-list of one ``kind`` (permanent: to apply;
+    temporary: to know): one finding per link to update, its places
+    condensed as a broken link's are."""
+    by_from: dict[str, list[dict[str, Any]]] = {}
+    for f in fixes:
+        if f["kind"] == kind:
+            by_from.setdefault(f["from"], []).append(f)
+    if not by_from:
+        return []
+    lines = [f"{title} ({len(by_from)}):"]
+    for chosen in by_from.values():
+        if len(chosen) == 1:
+            lines.append("  " + fix_text(chosen[0]))
+            continue
+        first = chosen[0]
+        lines.append(f"  {first['from']} -> {first['to']}  ({fix_words(first)})")
+        places = [{"url": f["page"], "line": f["line"], "file": f.get("file")} for f in chosen]
+        lines.extend("    " + x for x in places_of(places, None, {}, limit=limit))
     return lines
 
 

@@ -1,0 +1,77 @@
+"""Where a broken URL is linked, condensed: one finding however many pages
+link to it.  A missing stylesheet in a site's ``<head>`` is linked from
+every page; listing each one buries the other findings (1,168 lines for
+one file on a real site), so the formats print a count, the first few
+places (:attr:`Options.max_referrers`, ``--max-referrers``) and how many
+more.  The JSON report, the HTML report's cards and ``--verbose`` keep
+every one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+MAX_REFERRERS = 5  # lychee and linkinator print a handful too
+# GitHub refuses a comment over 65,536 characters: room left for what a
+# bot or a person writes around the report
+MAX_BYTES = 60_000
+
+
+@dataclass(frozen=True)
+class Options:
+    """How much a format shows: the first ``max_referrers`` places of a
+    finding (None: every one, ``--verbose``), markdown within
+    ``max_bytes`` (UTF-8), JUnit with every URL (``junit_all``) or only
+    those that fail or could not be checked."""
+
+    max_referrers: int | None = MAX_REFERRERS
+    max_bytes: int = MAX_BYTES
+    junit_all: bool = False
+
+
+DEFAULT = Options()
+
+
+def distinct(referrers: Iterable[dict[str, Any]]) -> list[tuple[dict[str, Any], int]]:
+    """Each place once, in order, with how many links it stands for:
+    several links on one line of one page (a local build's file served at
+    / and /index.html is one page) are one place."""
+    seen: dict[tuple[str, int | None], list[Any]] = {}
+    for r in referrers:
+        key = (r.get("file") or r["url"], r["line"])
+        if key in seen:
+            seen[key][1] += 1
+        else:
+            seen[key] = [r, 1]
+    return [(r, n) for r, n in seen.values()]
+
+
+def linked_from(referrers: list[dict[str, Any]], count: int | None = None) -> str:
+    """``linked from 1,168 pages (1,170 links), all at line 2``."""
+    pages = len({r["url"] for r in referrers})
+    links = max(count or 0, len(referrers))
+    text = f"linked from {pages:,} page{'s' if pages != 1 else ''}"
+    if links != pages:
+        text += f" ({links:,} links)"
+    lines = {r["line"] for r in referrers}
+    if pages > 1 and len(lines) == 1 and None not in lines:
+        text += f", all at line {lines.pop()}"
+    return text
+
+
+def first_places(
+    referrers: list[dict[str, Any]], limit: int | None, say: Callable[[dict[str, Any]], str]
+) -> tuple[list[str], int]:
+    """The first ``limit`` distinct places in words (a place several links
+    share says how many), and how many distinct places are left out."""
+    places = distinct(referrers)
+    kept = places if limit is None else places[:limit]
+    words = [say(r) + (f" ({n} links)" if n > 1 else "") for r, n in kept]
+    return words, len(places) - len(kept)
+
+
+def more_text(more: int, verbose_hint: bool = True) -> str:
+    """What a reader is told of the places left out."""
+    hint = " (-v prints them)" if verbose_hint else ""
+    return f"and {more:,} more: the JSON report has them all{hint}"
