@@ -358,7 +358,7 @@ def audit(tmp_path_factory) -> tuple[Path, str]:
             f"sitemap={s.url}/sitemap.xml",
             "-a",
             "skip_far=true",  # no DNS for example.com and its kind
-            settings={"LINKAUDIT_MAX_DEPTH": "1"},
+            settings={"LINKAUDIT_DEPTH": "1"},
         )
     assert crawl.report is not None, crawl.stderr[-3000:]
     return tmp / "report.json", crawl.stderr
