@@ -239,7 +239,8 @@ def _main(argv: list[str]) -> int:
             # a build read from its files has an address, and no server
             served = "served at" if site.served else "read as"
             what = "demo site at" if ns.demo else f"{ns.local_dir} {served}"
-            print(f"linkaudit: {what} {site.url}", file=sys.stderr)
+            if not ns.quiet:  # -q: a clean audit says nothing
+                print(f"linkaudit: {what} {site.url}", file=sys.stderr)
         from linkaudit.config import Config, ConfigError
 
         try:
@@ -283,7 +284,7 @@ def _shown(config: Config, ns: argparse.Namespace) -> int:
     from linkaudit.command.views import view_options
     from linkaudit.output.show import show_report
 
-    return show_report(config, ns.format, ns.fail_on, view_options(ns))
+    return show_report(config, ns.format, ns.fail_on, view_options(ns), quiet=ns.quiet)
 
 
 if __name__ == "__main__":

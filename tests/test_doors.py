@@ -242,3 +242,52 @@ def test_port_sets_a_builds_address_and_its_servers(tmp_path):
                 f"--port {busy}: cannot serve the build there")
     refused(run(tmp_path, str(build), "--port", "70000"), "is not a port")
     refused(run(tmp_path, "http://127.0.0.1:9/", "--port", "8080"), "only with a build directory")
+
+
+def test_the_first_line_is_in_words_not_internals(tmp_path):
+    """Plurals, how the audit ended and what to do about it, pages the
+    database vouches for; the files' paths at the end."""
+    slow = {f"/p{i}": Route(body="x", delay=1) for i in range(30)}
+    links = "".join(f'<a href="/p{i}">{i}</a>' for i in range(30))
+    with TestServer({"/": Route(body=links), **slow}) as site:
+        out = run(tmp_path, f"{site.url}/", "--delay", "0", "--max-time", "2", "--report", "r.json",
+                  "--html", "r.html")
+        first = out.stdout.splitlines()[0]
+        assert out.returncode == 3, out.stderr
+        import re
+
+        assert re.search(r"; time limit \(--max-time\) reached after [23] s: 2\d URLs not checked;", first), first
+        assert "URLs not checked; run the same command with --db to continue" in first
+        assert "closespider" not in out.stdout and "(finished" not in out.stdout
+        assert out.stderr.strip().splitlines()[-1] == (
+            f"linkaudit: written: report {tmp_path / 'r.json'}, HTML report {tmp_path / 'r.html'}"
+        )
+    pages = {"/": Route(body='<a href="/a">a</a>'), "/a": Route(body="a")}
+    with TestServer(pages, conditional=True) as site:
+        first = run(tmp_path, f"{site.url}/", "--delay", "0", "--db", "a.db").stdout.splitlines()[0]
+        assert first.startswith("linkaudit: 0 broken links; 2 URLs, 2 pages, ")
+        assert first.endswith("; complete")
+        again = run(tmp_path, f"{site.url}/", "--delay", "0", "--db", "a.db").stdout.splitlines()[0]
+        assert "2 URLs, 2 pages (2 not modified since the last audit)," in again, again
+
+
+def test_quiet_says_nothing_on_a_clean_audit_local_builds_included(tmp_path):
+    build = tmp_path / "site"
+    build.mkdir()
+    (build / "index.html").write_text('<a href="page.html">p</a>')
+    (build / "page.html").write_text("page")
+    out = run(tmp_path, str(build), "-q")
+    assert (out.returncode, out.stdout, out.stderr) == (0, "", "")
+    (build / "page.html").unlink()
+    out = run(tmp_path, str(build), "-q")
+    assert out.returncode == 1 and "1 broken link" in out.stdout
+
+
+def test_links_out_of_a_build_have_a_heading_of_their_own(tmp_path):
+    build = tmp_path / "site"
+    build.mkdir()
+    (build / "index.html").write_text('<script src="lib.js"></script>')
+    (build / "lib.js").symlink_to("/usr/share/javascript/nowhere.js")
+    out = run(tmp_path, str(build))
+    assert "Symbolic links out of the build (1):" in out.stdout, out.stdout
+    assert "Failing, not reported broken yet" not in out.stdout

@@ -102,6 +102,9 @@ def report_entries(
             groups.see(item)
         if item.get("links_dropped"):
             summary["links_dropped"] = summary.get("links_dropped", 0) + item["links_dropped"]
+        if item.get("not_modified") and item.get("page") is not None:
+            # a page the database vouches for: not scanned again, not to be missed
+            summary["not_modified"] = summary.get("not_modified", 0) + 1
         summary["urls"] += 1
         summary[item["outcome"]] += 1
         if item["outcome"] == "unchecked" and is_internal_error(item):

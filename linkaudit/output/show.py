@@ -19,24 +19,47 @@ from linkaudit.output.report import read_report
 from linkaudit.rules.scope import directory_of, site_prefix
 
 
-def show_report(config: Config, fmt: str, fail_on: str, options: Options = DEFAULT) -> int:
-    """Print the report as ``fmt``; the exit code.  JSON is the file as
-    written (copied, never decoded); HTML and ``--junit-all`` list every
-    URL; the other formats and the exit code need only the entries that
-    are not ok (a report rebuilt from the journal has them all)."""
+def show_report(
+    config: Config, fmt: str, fail_on: str, options: Options = DEFAULT, quiet: bool = False
+) -> int:
+    """Print the report as ``fmt``, then where the files are (stderr); the
+    exit code.  ``quiet``: nothing at all when the exit code is 0.  JSON is
+    the file as written (copied, never decoded); HTML and ``--junit-all``
+    list every URL; the other formats and the exit code need only the
+    entries that are not ok (a report rebuilt from the journal has them
+    all)."""
     report = _load_report(config, lean=not every_entry(fmt, options))
     if report is None:
         print("linkaudit: error: the audit left no report and no journal", file=sys.stderr)
         return EXIT_USAGE
-    for note in scope_notes(report):
-        print(f"linkaudit: {note}", file=sys.stderr)
+    code = exit_code(report, fail_on)
+    if quiet and code == 0:  # -q: a clean audit says nothing
+        return code
+    if not quiet:
+        for note in scope_notes(report):
+            print(f"linkaudit: {note}", file=sys.stderr)
     try:
         if not (fmt == "json" and _copy(config.report)):
             print(FORMATS[fmt](report, options))
             sys.stdout.flush()
     except BrokenPipeError:  # `linkaudit URL | head`: the verdict stands
         reader_left()
-    return exit_code(report, fail_on)
+    if not quiet:
+        print(f"linkaudit: {written(config)}", file=sys.stderr)
+    return code
+
+
+def written(config: Config) -> str:
+    """Where the audit's files are: the report, and the HTML report and the
+    fix-list when asked for."""
+    files = [f"report {config.report}"]
+    for setting, what in (
+        ("LINKAUDIT_HTML", "HTML report"),
+        ("LINKAUDIT_REDIRECT_FIXES", "fix-list"),
+    ):
+        if config[setting]:
+            files.append(f"{what} {config[setting]}")
+    return shown("written: " + ", ".join(files))
 
 
 def scope_notes(report: dict[str, Any]) -> list[str]:

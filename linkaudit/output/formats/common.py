@@ -4,6 +4,7 @@ how every value that came from a page or a server is written for a reader."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from linkaudit.output.formats.places import first_places, linked_from, more_text
@@ -111,3 +112,48 @@ def places_of(
         head = linked_from(referrers, count)
         lines = [f"{head}; the first {len(lines)}:", *lines, more(left)] if lines else [head]
     return lines
+
+
+def plural(count: int, word: str) -> str:
+    """``1 page``, ``2,164 pages``."""
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+# How an audit ended, in the user's words (Scrapy's finish reasons)
+_ENDINGS = {
+    "closespider_timeout": "time limit (--max-time) reached",
+    "closespider_pagecount": "request limit (--max-requests) reached",
+    "closespider_itemcount": "item limit reached",
+    "closespider_errorcount": "error limit reached",
+    "shutdown": "interrupted",
+    "cancelled": "interrupted",
+}
+
+
+def ending(report: dict[str, Any]) -> str:
+    """``complete``; or what stopped the audit and what is left, with the
+    way to finish it."""
+    reason = report["finish_reason"]
+    if report["complete"]:
+        return "complete"
+    said = _ENDINGS.get(reason, "incomplete" if reason == "finished" else reason)
+    left = report["summary"].get("unchecked", 0)
+    if reason in _ENDINGS and reason not in ("shutdown", "cancelled"):
+        said += f" after {_duration(report)}"
+    if left:
+        said += f": {plural(left, 'URL')} not checked"
+    if reason in _ENDINGS:  # an audit database resumes where this one stopped
+        again = "again" if "history" in report else "with --db"
+        said += f"; run the same command {again} to continue"
+    return said
+
+
+def _duration(report: dict[str, Any]) -> str:
+    try:
+        took = datetime.fromisoformat(report["finished_at"]) - datetime.fromisoformat(
+            report["started_at"]
+        )
+    except (KeyError, TypeError, ValueError):
+        return "a while"
+    seconds = round(took.total_seconds())
+    return f"{seconds} s" if seconds < 120 else f"{seconds // 60} min {seconds % 60} s"

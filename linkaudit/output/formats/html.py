@@ -16,7 +16,7 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
-from linkaudit.output.formats.common import Report
+from linkaudit.output.formats.common import Report, ending
 from linkaudit.output.formats.html_findings import broken_section, groups_section
 from linkaudit.output.formats.html_lists import (
     redirects_section,
@@ -137,7 +137,7 @@ def _summary(report: Report) -> str:
         (
             "Audit",
             f'<span id="complete" data-complete="{str(report["complete"]).lower()}">{state}</span>'
-            f' <span class="muted">({esc(report["finish_reason"])})</span>',
+            f' <span class="muted">({esc(ending(report))})</span>',
         ),
     )
     dl = "".join(f"<div><dt>{k}</dt><dd>{v}</dd></div>" for k, v in facts)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from linkaudit.output.formats.common import Report, places_of, shown
+from linkaudit.output.formats.common import Report, ending, places_of, plural, shown
 from linkaudit.output.formats.places import DEFAULT, Options
 
 # the suites, in the order a reader acts on them; the last three only with
@@ -78,9 +78,8 @@ def _audit_suite(report: Report) -> ET.Element:
     """The audit itself, one passing case: a dashboard always has a test,
     and what was checked is in its name."""
     s = report["summary"]
-    state = "complete" if report["complete"] else "incomplete"
     suite = ET.Element("testsuite", name="audit", timestamp=report["started_at"])
-    name = f"{s['urls']} URLs, {s['pages']} pages ({report['finish_reason']}, {state})"
+    name = f"{plural(s['urls'], 'URL')}, {plural(s['pages'], 'page')} ({ending(report)})"
     case = ET.SubElement(suite, "testcase", classname="linkaudit", name=shown(name))
     _count(suite, [case])
     return suite

@@ -20,6 +20,7 @@ from typing import Any
 from linkaudit.output.formats.common import (
     Report,
     broken_urls,
+    ending,
     groups_by_target,
     missing_fragments,
     place_lines,
@@ -129,7 +130,7 @@ def as_markdown(report: Report, options: Options = DEFAULT) -> str:
 def _head(report: Report) -> list[str]:
     """The title that says it all, the audit in a sentence, the counts."""
     s = report["summary"]
-    state = "complete" if report["complete"] else f"incomplete ({report['finish_reason']})"
+    state = ending(report)
     title = f"### linkaudit: {s['broken']} broken link{'s' if s['broken'] != 1 else ''}"
     if "fixed" in report:
         new = sum(1 for u in report["urls"] if u["outcome"] == "broken" and u.get("new"))

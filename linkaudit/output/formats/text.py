@@ -7,10 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from linkaudit.output.formats.common import (
+    ending,
     groups_by_target,
     missing_fragments,
     place_lines,
     places_of,
+    plural,
     shown,
 )
 from linkaudit.output.formats.places import DEFAULT, Options
@@ -83,10 +85,7 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
             lines.extend(place_lines(u, {}, "    ", limit=limit))
     lines.extend(_sitemap_lines(report.get("sitemap")))
     lines.extend(_limit_lines(report))
-    warned = [u for u in report["urls"] if u.get("warning") and not u.get("soft_404")]
-    if warned:
-        lines.append(f"Failing, not reported broken yet ({len(warned)}):")
-        lines.extend(f"  {u['url']}  [{u['warning']}]" for u in warned)
+    lines.extend(_note_lines(report))
     # Each line holds values from pages and servers among our own words,
     # which are all printable: escaping the whole line escapes exactly the
     # values, whichever helper (where, group_text, fix_text) put them there.
@@ -98,12 +97,13 @@ def as_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
 
 
 def headline(report: dict[str, Any]) -> str:
-    """The one line that says it all: ``linkaudit: 2 broken links (1 new,
-    1 still broken, 1 fixed since the baseline), 3 links to update, 1
-    internal error; 2164 URLs, 327 pages scanned, 519 requests (finished)``."""
+    """The one line that says it all, in words: ``linkaudit: 2 broken links
+    (1 new, 1 still broken, 1 fixed since the baseline), 3 links to update;
+    2,164 URLs, 327 pages, 519 requests; time limit (--max-time) reached
+    after 45 s: 24 URLs not checked``."""
     s = report["summary"]
     n = s["broken"]
-    verdict = f"{n} broken link{'s' if n != 1 else ''}"
+    verdict = plural(n, "broken link")
     if "fixed" in report:
         new = sum(1 for u in report["urls"] if u["outcome"] == "broken" and u.get("new"))
         verdict += (
@@ -111,19 +111,43 @@ def headline(report: dict[str, Any]) -> str:
         )
     parts = [verdict]
     if s.get("missing_fragments"):
-        parts.append(f"{s['missing_fragments']} missing fragments")
+        parts.append(plural(s["missing_fragments"], "missing fragment"))
     update = len(
         {f["from"] for f in report.get("redirect_fixes") or () if f["kind"] == "permanent"}
     )
     if update:
-        parts.append(f"{update} link{'s' if update != 1 else ''} to update")
+        parts.append(plural(update, "link") + " to update")
     if s.get("internal_errors"):
-        parts.append(f"{s['internal_errors']} internal errors (exit 4)")
-    return (
-        f"linkaudit: {', '.join(parts)}; {s['urls']} URLs, {s['pages']} pages scanned,"
-        f" {s['requests']} requests ({report['finish_reason']}"
-        f"{'' if report['complete'] else ', incomplete'})"
-    )
+        parts.append(plural(s["internal_errors"], "internal error") + " (exit 4)")
+    unchanged = s.get("not_modified", 0)
+    pages = plural(s["pages"] + unchanged, "page")
+    if unchanged:
+        pages += f" ({unchanged:,} not modified since the last audit)"
+    counts = f"{plural(s['urls'], 'URL')}, {pages}, {plural(s['requests'], 'request')}"
+    return f"linkaudit: {', '.join(parts)}; {counts}; {ending(report)}"
+
+
+# Warnings by what they are, each under its own heading: the start of the
+# warning (our own words) -> the heading
+_NOTES = (
+    ("a symbolic link out of the build directory", "Symbolic links out of the build"),
+    ("", "Failing, not reported broken yet"),  # a failure in its grace period (--db)
+)
+
+
+def _note_lines(report: dict[str, Any]) -> list[str]:
+    """The warnings of URLs that are not broken, each kind under its heading."""
+    kinds: dict[str, list[dict[str, Any]]] = {}
+    for u in report["urls"]:
+        warning = u.get("warning")
+        if warning and not u.get("soft_404"):
+            heading = next(h for start, h in _NOTES if warning.startswith(start))
+            kinds.setdefault(heading, []).append(u)
+    lines = []
+    for heading, entries in kinds.items():
+        lines.append(f"{heading} ({len(entries)}):")
+        lines.extend(f"  {u['url']}  [{u['warning']}]" for u in entries)
+    return lines
 
 
 def _limit_lines(report: dict[str, Any]) -> list[str]:
