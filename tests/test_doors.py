@@ -256,7 +256,11 @@ def test_the_first_line_is_in_words_not_internals(tmp_path):
         assert out.returncode == 3, out.stderr
         import re
 
-        assert re.search(r"; time limit \(--max-time\) reached after [23] s: 2\d URLs not checked;", first), first
+        assert re.search(
+            r"; incomplete \(time limit \(--max-time\) reached after [23]\.\d s\): "
+            r"2\d URLs not checked;",
+            first,
+        ), first
         assert "URLs not checked; run the same command with --db to continue" in first
         assert "closespider" not in out.stdout and "(finished" not in out.stdout
         assert out.stderr.strip().splitlines()[-1] == (

@@ -73,7 +73,7 @@ def test_a_thousand_links_are_one_finding_in_text(docs):
     broken = report["summary"]["broken"]
     # the first line says it all, the findings fit on a screen
     assert lines[0].startswith(
-        f"linkaudit: {broken} broken links; {report['summary']['urls']} URLs"
+        f"linkaudit: {broken} broken links; {report['summary']['urls']:,} URLs"
     )
     assert len(lines) < 10 * broken + 10, out.stdout
     (at,) = [i for i, line in enumerate(lines) if line.startswith(f"  {copyright['url']}  [")]

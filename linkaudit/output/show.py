@@ -33,8 +33,8 @@ def show_report(
         print("linkaudit: error: the audit left no report and no journal", file=sys.stderr)
         return EXIT_USAGE
     code = exit_code(report, fail_on)
-    if quiet and code == 0:  # -q: a clean audit says nothing
-        return code
+    if quiet and fmt == "text" and exit_code(report, "broken") == 0:
+        return code  # -q: a clean audit says nothing (other formats are data: printed)
     if not quiet:
         for note in scope_notes(report):
             print(f"linkaudit: {note}", file=sys.stderr)

@@ -136,10 +136,15 @@ def ending(report: dict[str, Any]) -> str:
     reason = report["finish_reason"]
     if report["complete"]:
         return "complete"
-    said = _ENDINGS.get(reason, "incomplete" if reason == "finished" else reason)
+    said = "incomplete"
+    if reason in _ENDINGS:
+        said += f" ({_ENDINGS[reason]}"
+        if reason not in ("shutdown", "cancelled"):
+            said += f" after {_duration(report)}"
+        said += ")"
+    elif reason != "finished":  # a reason of Scrapy's or another extension's
+        said += f" ({reason})"
     left = report["summary"].get("unchecked", 0)
-    if reason in _ENDINGS and reason not in ("shutdown", "cancelled"):
-        said += f" after {_duration(report)}"
     if left:
         said += f": {plural(left, 'URL')} not checked"
     if reason in _ENDINGS:  # an audit database resumes where this one stopped
@@ -155,5 +160,8 @@ def _duration(report: dict[str, Any]) -> str:
         )
     except (KeyError, TypeError, ValueError):
         return "a while"
-    seconds = round(took.total_seconds())
+    seconds = took.total_seconds()
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    seconds = round(seconds)
     return f"{seconds} s" if seconds < 120 else f"{seconds // 60} min {seconds % 60} s"

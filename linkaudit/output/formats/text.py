@@ -33,7 +33,7 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
     lines = [
         headline(report),
         "  "
-        + ", ".join(f"{o} {s[o]}" for o in OUTCOMES)
+        + ", ".join(f"{o} {s[o]:,}" for o in OUTCOMES)
         + (f" ({s['internal_errors']} by internal errors)" if s.get("internal_errors") else "")
         + (f"; soft 404s {s['soft_404']}" if s.get("soft_404") else ""),
     ]
