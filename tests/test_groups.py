@@ -104,7 +104,9 @@ def test_template_link_is_one_group(tmp_path, template_site):
     ]
     menu = [g for key, g in groups.items() if key[0] == "/old-menu"]
     assert len(menu) == 1 and menu[0]["kind"] == "template" and menu[0]["pages"] == 5
-    assert menu[0]["block"].startswith("links:")
+    # the kind of block, and the run (every page's the same) behind it
+    assert menu[0]["block"] == "links" and len(menu[0]["blocks"]) == 1
+    assert menu[0]["blocks"][0].startswith("links:")
     gone = [g for key, g in groups.items() if key[0] == "/gone"]
     # two pages, but in their content (not a block): no template
     assert [(g["kind"], g["pages"]) for g in gone] == [("page", 2)]

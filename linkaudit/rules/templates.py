@@ -5,7 +5,11 @@ from a link written in one page's content (``output/groups.py``).
 
 A page's result keeps its blocks, a few numbers each (``UrlResult.blocks``):
 
-- a landmark: ``[signature, first line, last line, [hash of each URL it links]]``;
+- a landmark (the head too): ``[signature, first line, last line, [hash of each URL it links]]``;
+- the main content: ``["main", first line, last line, None]``: a link on a
+  line inside it (not on its first or last line, which it may share with
+  the template on a page written on few lines) is the page's own, in no
+  block, and no run is cut there;
 - a run: ``["links:<digest>", first line, last line, None]``, a run being
   three or more links outside landmarks on consecutive lines, its digest
   that of the URLs in order (the same run on many pages is a menu the
@@ -24,7 +28,7 @@ from itertools import chain, compress
 from operator import sub
 from typing import Any
 
-from linkaudit.rules.html.landmarks import Block
+from linkaudit.rules.html.landmarks import MAIN, Block
 
 RUN = "links:"
 RUN_MIN = 3  # links in a run
@@ -53,6 +57,12 @@ def page_blocks(
     covered: list[tuple[int, int]] = []  # the slices of links in some landmark
     hashes_of: dict[str, int] = {}
     for signature, first, last in landmarks:
+        if signature == MAIN:
+            start, stop = bisect_right(lines, first), bisect_left(lines, last)
+            if start < stop:
+                covered.append((start, stop))
+            blocks.append([MAIN, first, last, None])
+            continue
         start, stop = bisect_left(lines, first), bisect_right(lines, last)
         if start < stop:
             covered.append((start, stop))
@@ -69,7 +79,7 @@ def page_blocks(
         if at < start:
             _slice_runs(blocks, links, lines, at, start)
         at = max(at, stop)
-    return blocks or None
+    return blocks if any(b[0] != MAIN for b in blocks) else None
 
 
 def _slice_runs(
@@ -112,7 +122,7 @@ def _any_order(
             _add_run(blocks, run)
         run.append((url, line))
     _add_run(blocks, run)
-    return blocks or None
+    return blocks if any(b[0] != MAIN for b in blocks) else None
 
 
 def _landmark_blocks(
@@ -125,6 +135,13 @@ def _landmark_blocks(
     hashes_of: dict[str, int] = {}
     cover = [0] * (len(placed) + 1)  # +1 where a landmark's slice starts, -1 after it ends
     for signature, first, last in landmarks:
+        if signature == MAIN:  # its inner lines: in no run, in no block
+            start, stop = bisect_right(lines, first), bisect_left(lines, last)
+            if start < stop:
+                cover[start] += 1
+                cover[stop] -= 1
+            blocks.append([MAIN, first, last, None])
+            continue
         start, stop = bisect_left(lines, first), bisect_right(lines, last)
         if start < stop:
             cover[start] += 1
@@ -161,9 +178,9 @@ def _holds(hashes: Sequence[int], hashed: int) -> bool:
 
 
 def block_of(blocks: Sequence[Sequence[Any]], url: str, line: int | None) -> Sequence[Any] | None:
-    """The block a link to ``url`` at ``line`` sits in: the narrowest
-    landmark that links to ``url`` and spans the line, else the run that
-    spans it.  For many links of one page, ``BlockIndex(blocks).of``."""
+    """The block a link to ``url`` at ``line`` sits in: none inside the
+    main content, else the narrowest landmark that links to ``url`` and
+    spans the line, else the run that spans it.  For many links of one page, ``BlockIndex(blocks).of``."""
     return BlockIndex(blocks).of(url, line)
 
 
@@ -179,14 +196,15 @@ class BlockIndex:
 
     def __init__(self, blocks: Sequence[Sequence[Any]]) -> None:
         self.landmarks = [b for b in blocks if b[3] is not None]
-        self.runs = [b for b in blocks if b[3] is None]
+        self.mains = [(b[1], b[2]) for b in blocks if b[0] == MAIN]
+        self.runs = [b for b in blocks if b[3] is None and b[0] != MAIN]
         self.firsts = [b[1] for b in self.runs]
         self.lasts = [b[2] for b in self.runs]
         self.rising = self.firsts == sorted(self.firsts) and self.lasts == sorted(self.lasts)
 
     def of(self, url: str, line: int | None) -> Sequence[Any] | None:
-        if line is None:
-            return None
+        if line is None or any(first < line < last for first, last in self.mains):
+            return None  # a link of the page's own content
         found: Sequence[Any] | None = None
         hashed: int | None = None
         for block in self.landmarks:  # the narrowest, the first of equals
