@@ -91,7 +91,8 @@ class Groups:
             if entry is not None and entry.result is not None and entry.result.blocks:
                 blocks[page] = BlockIndex(entry.result.blocks)
         placed = [self._placed(item, blocks) for item in self.targets]
-        menus = self._menus({b for _item, by, _own in placed for b in by if b.startswith(RUN)}, entries)
+        runs = {b for _item, by_block, _own in placed for b in by_block if b.startswith(RUN)}
+        menus = self._menus(runs, entries)
         out: list[dict[str, Any]] = []
         for item, by_block, own in placed:
             out.extend(self._target_groups(item, by_block, own, menus))

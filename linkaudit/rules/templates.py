@@ -180,7 +180,8 @@ def _holds(hashes: Sequence[int], hashed: int) -> bool:
 def block_of(blocks: Sequence[Sequence[Any]], url: str, line: int | None) -> Sequence[Any] | None:
     """The block a link to ``url`` at ``line`` sits in: none inside the
     main content, else the narrowest landmark that links to ``url`` and
-    spans the line, else the run that spans it.  For many links of one page, ``BlockIndex(blocks).of``."""
+    spans the line, else the run that spans it.  For many links of one
+    page, ``BlockIndex(blocks).of``."""
     return BlockIndex(blocks).of(url, line)
 
 

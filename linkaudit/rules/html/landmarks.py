@@ -116,7 +116,8 @@ def landmarks(text: str) -> list[Block]:
     lines = _lines(text, spans)
     blocks = [("head", lines[0], lines[1])] if head else []
     at = len(head)
-    blocks.extend((found[i][0], lines[at + 2 * k], lines[at + 2 * k + 1]) for k, i in enumerate(kept))
+    for k, i in enumerate(kept):
+        blocks.append((found[i][0], lines[at + 2 * k], lines[at + 2 * k + 1]))
     return blocks
 
 
@@ -214,9 +215,7 @@ def _ends(text: str, found: list[tuple[str, str, int, int]]) -> list[int]:
     # one group per name: the group that matched names the tag, as the
     # pattern of each name alone would (names ASCII case-insensitive, as
     # HTML compares them: ``<ſection>`` does not close a ``section``)
-    tags = re.compile(
-        "<(/?)(?ai:" + "|".join(f"({re.escape(n)})" for n in names) + r")(?=[\s/>])"
-    )
+    tags = re.compile("<(/?)(?ai:" + "|".join(f"({re.escape(n)})" for n in names) + r")(?=[\s/>])")
     level = dict.fromkeys(names, 0)
     waiting: dict[str, dict[int, list[int]]] = {n: {} for n in names}
     ends = [len(text)] * len(found)
