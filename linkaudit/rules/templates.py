@@ -5,7 +5,10 @@ from a link written in one page's content (``output/groups.py``).
 
 A page's result keeps its blocks, a few numbers each (``UrlResult.blocks``):
 
-- a landmark (the head too): ``[signature, first line, last line, [hash of each URL it links]]``;
+- a landmark: ``[signature, first line, last line, [hash of each URL it links]]``;
+  the head too, ``head``, whose URLs are only those of the tags a head
+  holds (``HEAD_TAGS``: on a page written on a line or two, the body's
+  ``<a>`` on the head's last line are not the head's);
 - the main content: ``["main", first line, last line, None]``: a link on a
   line inside it (not on its first or last line, which it may share with
   the template on a page written on few lines) is the page's own, in no
@@ -23,7 +26,7 @@ from __future__ import annotations
 
 import zlib
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from itertools import chain, compress
 from operator import sub
 from typing import Any
@@ -32,6 +35,8 @@ from linkaudit.rules.html.landmarks import MAIN, Block
 
 RUN = "links:"
 RUN_MIN = 3  # links in a run
+HEAD = "head"
+HEAD_TAGS = frozenset({"link", "script", "meta", "style"})  # the tags of a head's links
 
 
 def url_hash(url: str) -> int:
@@ -39,10 +44,13 @@ def url_hash(url: str) -> int:
 
 
 def page_blocks(
-    links: Sequence[tuple[str, int | None]], landmarks: Sequence[Block]
+    links: Sequence[tuple[str, int | None]],
+    landmarks: Sequence[Block],
+    head: Container[str] | None = None,
 ) -> list[list[Any]] | None:
     """A page's blocks from its links (resolved URL, line) and landmarks;
-    None when it has none.
+    None when it has none.  ``head``: the URLs of the page's links in tags
+    of ``HEAD_TAGS`` (None: any link on the head's lines is the head's).
 
     Linear in the links and landmarks (plus what a block lists).  A page's
     links come in document order: their lines already sorted, each
@@ -52,7 +60,7 @@ def page_blocks(
     order (or without a line) go the general way, ``_any_order``."""
     lines = [line for _url, line in links if line is not None]
     if len(lines) < len(links) or lines != sorted(lines):
-        return _any_order(links, landmarks)
+        return _any_order(links, landmarks, head)
     blocks: list[list[Any]] = []
     covered: list[tuple[int, int]] = []  # the slices of links in some landmark
     hashes_of: dict[str, int] = {}
@@ -67,7 +75,10 @@ def page_blocks(
         if start < stop:
             covered.append((start, stop))
             hashes = set()
-            for url in {links[i][0] for i in range(start, stop)}:
+            urls = {links[i][0] for i in range(start, stop)}
+            if signature == HEAD and head is not None:
+                urls = {url for url in urls if url in head}
+            for url in urls:
                 hashed = hashes_of.get(url)
                 if hashed is None:
                     hashed = hashes_of[url] = url_hash(url)
@@ -102,7 +113,9 @@ def _slice_runs(
 
 
 def _any_order(
-    links: Sequence[tuple[str, int | None]], landmarks: Sequence[Block]
+    links: Sequence[tuple[str, int | None]],
+    landmarks: Sequence[Block],
+    head: Container[str] | None,
 ) -> list[list[Any]] | None:
     """``page_blocks`` of links in any order, some perhaps without a line:
     the lines sorted once, each landmark's links are one slice of them, and
@@ -111,7 +124,7 @@ def _any_order(
     blocks: list[list[Any]] = []
     in_landmark: set[int] = set()
     if landmarks:
-        in_landmark = _landmark_blocks(blocks, links, landmarks)
+        in_landmark = _landmark_blocks(blocks, links, landmarks, head)
     run: list[tuple[str, int]] = []
     for i, (url, line) in enumerate(links):
         if line is None or i in in_landmark:
@@ -126,7 +139,10 @@ def _any_order(
 
 
 def _landmark_blocks(
-    blocks: list[list[Any]], links: Sequence[tuple[str, int | None]], landmarks: Sequence[Block]
+    blocks: list[list[Any]],
+    links: Sequence[tuple[str, int | None]],
+    landmarks: Sequence[Block],
+    head: Container[str] | None,
 ) -> set[int]:
     """Add the blocks of the landmarks that hold links; the indexes of the
     links in some landmark."""
@@ -149,6 +165,8 @@ def _landmark_blocks(
             hashes = set()
             for _line, i in placed[start:stop]:
                 url = links[i][0]
+                if signature == HEAD and head is not None and url not in head:
+                    continue
                 hashed = hashes_of.get(url)
                 if hashed is None:
                     hashed = hashes_of[url] = url_hash(url)
