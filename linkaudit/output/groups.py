@@ -10,9 +10,9 @@ own content are its ``page`` group.  So one URL has at most one template
 finding per kind.
 
 A run of links (no landmark names it) is the template's only when the
-same run is on at least half of the site's pages (``RUN_SHARE``), as a
-menu is: a run that repeats on a few pages (a generated index and its
-letter pages, a changelog) is content.
+same run is on at least half of the site's pages that have blocks
+(``RUN_SHARE``), as a menu is: a run that repeats on a few pages (a
+generated index and its letter pages, a changelog) is content.
 
 Worked out when the report is written, from the results alone (a scanned
 page keeps its blocks), so every door and mode gives the same groups: the
