@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from linkaudit.items import UrlResult
 from linkaudit.output.facts import ReportFacts
-from linkaudit.rules.html.landmarks import _CANDIDATE, _signature
+from linkaudit.rules.html.landmarks import _CANDIDATE, candidate
 from tests.conftest import ROOT, run_process
 
 # -- the command -----------------------------------------------------------------------
@@ -197,15 +197,32 @@ def least_cpu(work: Callable[[], object], repeat: int = 5) -> float:
 
 
 def slow_landmarks(text: str) -> list[tuple[str, int, int]]:
-    """``landmarks`` as it was: each block's lines counted from the top."""
+    """``landmarks`` the plain way: each block's lines counted from the top,
+    each block's end found by reading on from its start tag; the head from
+    the head and body tags read in turn; a block dropped when it starts in
+    the span of a main content kept before it."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     blocks = []
+    tags = [
+        (m.start(), m.group(1), m.group(2).lower())
+        for m in re.finditer(r"<(/?)(head|body)(?=[\s/>])", text, re.I | re.A)
+    ]
+    if tags:
+        start, slash, name = tags[0]
+        if slash or name == "body":
+            span = (0, start)
+        else:
+            ends = [at for at, slash, name in tags[1:] if slash or name == "body"]
+            span = (start, ends[0]) if ends else None
+        if span is not None:
+            blocks.append(("head", text.count("\n", 0, span[0]) + 1, text.count("\n", 0, span[1]) + 1))
+    mains: list[tuple[int, int]] = []
     for m in _CANDIDATE.finditer(text):
-        name = (m.group(1) or m.group(2)).lower()
-        signature = _signature(name, m.group(3), m.group(4))
-        if signature is None:
+        named = candidate(m)
+        if named is None:
             continue
+        name, signature = named
         # the one change: end tags' names compared ASCII case-insensitively,
         # as HTML does (``</section>`` does not close a ``<ſection>``)
         end_tag = re.compile(rf"<(/?)(?ai:{re.escape(name)})(?=[\s/>])")
@@ -215,6 +232,10 @@ def slow_landmarks(text: str) -> list[tuple[str, int, int]]:
             if depth == 0:
                 end = e.start()
                 break
+        if any(a < m.start() < b for a, b in mains):
+            continue
+        if signature == "main":
+            mains.append((m.start(), end))
         first = text.count("\n", 0, m.start()) + 1
         blocks.append((signature, first, first + text.count("\n", m.start(), end)))
     return blocks
@@ -224,6 +245,11 @@ def slow_page_blocks(links, marks):
     """``page_blocks`` as it was: every link tested against every landmark."""
     blocks, in_landmark = [], set()
     for signature, first, last in marks:
+        if signature == "main":  # its inner lines
+            inner = [i for i, (_u, line) in enumerate(links) if line is not None and first < line < last]
+            in_landmark.update(inner)
+            blocks.append(["main", first, last, None])
+            continue
         members = [i for i, (_u, line) in enumerate(links) if line is not None and first <= line <= last]
         if members:
             in_landmark.update(members)
@@ -245,7 +271,7 @@ def slow_page_blocks(links, marks):
             add_run()
         run.append((url, line))
     add_run()
-    return blocks or None
+    return blocks if any(b[0] != "main" for b in blocks) else None
 
 
 OPENERS = [
@@ -259,7 +285,10 @@ OPENERS = [
     ("div", "<div>"),  # not a block: nests with the blocks of its name
     ("ul", '<ul class="nav navbar">'),
     ("section", '<section role="navigation">'),
-    ("section", '<section role="main">'),  # not a landmark role
+    ("section", '<section role="main">'),  # the main content: no block inside it
+    ("main", "<MAIN>"),
+    ("head", "<head>"),  # the head: from here to </head> or <body>
+    ("body", '<body class="nav">'),  # never a block, and the head's end
     ("li", '<li class="menu-item">'),  # an item
     ("Div", '<Div class="Footer">'),
 ]

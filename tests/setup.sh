@@ -10,6 +10,9 @@ cd "$(dirname "$0")/.."
 # their own on 127.0.0.1).  apt-get needs root; sudo is used if there.
 need=()
 [ -d /usr/share/doc/python3.11/html ] || need+=(python3.11-doc)
+# ... and PostgreSQL's and GIO's (tests/test_groups_real.py: template findings)
+[ -d /usr/share/doc/postgresql-doc-15/html ] || need+=(postgresql-doc-15)
+[ -d /usr/share/gtk-doc/html/gio ] || need+=(libglib2.0-doc)
 command -v redis-server >/dev/null || need+=(redis-server)
 # the HTML report's tests: headless Chromium, its driver, and Java for the
 # Nu HTML Checker

@@ -104,7 +104,9 @@ def test_template_link_is_one_group(tmp_path, template_site):
     ]
     menu = [g for key, g in groups.items() if key[0] == "/old-menu"]
     assert len(menu) == 1 and menu[0]["kind"] == "template" and menu[0]["pages"] == 5
-    assert menu[0]["block"].startswith("links:")
+    # the kind of block, and the run (every page's the same) behind it
+    assert menu[0]["block"] == "links" and len(menu[0]["blocks"]) == 1
+    assert menu[0]["blocks"][0].startswith("links:")
     gone = [g for key, g in groups.items() if key[0] == "/gone"]
     # two pages, but in their content (not a block): no template
     assert [(g["kind"], g["pages"]) for g in gone] == [("page", 2)]
@@ -122,3 +124,56 @@ def test_template_link_is_one_group(tmp_path, template_site):
     (result,) = results
     assert "in the site template (footer), on 5 pages" in result["message"]["text"]
     assert len(result["relatedLocations"]) == 5
+
+
+def _site_groups(tmp_path, server, pages):
+    for path, body in pages.items():
+        server.add(path, body)
+    out = run(tmp_path, f"{server.url}/", "--delay", "0")
+    assert out.returncode == 1, out.stderr
+    report = json.loads((tmp_path / "linkaudit-report.json").read_text())
+    validate(report)
+    n = len(server.url)
+    return sorted(
+        (g["target"][n:], g["kind"], g.get("block"), g["pages"], tuple(g.get("blocks", ())))
+        for g in report["groups"]
+    )
+
+
+def test_head_and_chrome_one_finding_per_kind_main_content_and_indexes_are_content(
+    tmp_path, server
+):
+    """Issue 31: a link in every page's head is one finding (the body's
+    links on the head's last line are not the head's);
+    a broken link in a ``nav`` on some pages and a ``div[role=navigation]``
+    on others is one navigation finding; a ``nav`` inside ``<main>`` is
+    content; a run of links that two index pages repeat is content."""
+    names = [f"/p{i}" for i in range(6)]
+    index_run = "\n".join(f'<a href="/i{k}">i</a>' for k in range(3)) + '\n<a href="/gone-i">x</a>'
+    pages = {}
+    for i, path in enumerate(["/", *names]):
+        chrome = (
+            '<nav><a href="/gone-nav">n</a></nav>'
+            if i % 2
+            else '<div role="navigation"><a href="/gone-nav">n</a></div>'
+        )
+        nxt = f'<a href="{(["/", *names] + ["/"])[i + 1]}">next</a>'
+        body = (  # the head and the content on one line, the chrome on the next
+            '<!DOCTYPE html><html><head><link rel="stylesheet" href="/gone.css"></head>'
+            f'<body><p><a href="/gone-a">a</a> {nxt}</p>\n{chrome}'
+        )
+        if i in (1, 2):  # in the main content: a nav of the page's own
+            body += '\n<main>\n<nav><a href="/gone-main">m</a></nav>\n<p>text</p>\n</main>'
+        if i in (3, 4):  # an index and its letter page: the same run
+            body += f"\n<p>index</p>\n{index_run}\n<p>end</p>"
+        pages[path] = body + "</body></html>\n"
+    for k in range(3):
+        pages[f"/i{k}"] = "<p>i</p>"
+    n = len(pages) - 3  # the pages with links
+    assert _site_groups(tmp_path, server, pages) == [
+        ("/gone-a", "page", None, n, ()),  # content on every page, on the head's line
+        ("/gone-i", "page", None, 2, ()),
+        ("/gone-main", "page", None, 2, ()),
+        ("/gone-nav", "template", "navigation", n, ("div[role=navigation]", "nav")),
+        ("/gone.css", "template", "head", n, ("head",)),
+    ]

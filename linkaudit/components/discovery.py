@@ -23,7 +23,7 @@ from linkaudit.rules.fragments import fragment_of
 from linkaudit.rules.judge import LinkRules, Verdict
 from linkaudit.rules.pagelinks import Links, PageLinks, read_page, unrecorded_out
 from linkaudit.rules.statuses import UNCHECKED, internal_error
-from linkaudit.rules.templates import page_blocks
+from linkaudit.rules.templates import HEAD_TAGS, page_blocks
 from linkaudit.rules.urls import InvalidURL, canonicalize, clean
 from linkaudit.state.base import AuditState
 
@@ -165,11 +165,14 @@ class Discovery:
         links: Links = []
         found: list[UrlResult] = []
         resolved: dict[str, Verdict] = {}
-        for value, line, _tag in read.links:
+        head: set[str] = set()  # the URLs of the head's tags (rules/templates.py)
+        for value, line, tag in read.links:
             verdict = resolved.get(value)
             if verdict is None:
                 verdict = resolved[value] = self.resolve_link(value, base_url, url, line)
             links.append((verdict[0], line))
+            if tag in HEAD_TAGS:
+                head.add(verdict[0])
             if fragments is not None and "#" in value and verdict[1] is None:
                 fragment = fragment_of(value)
                 if fragment:
@@ -191,7 +194,7 @@ class Discovery:
         if not stylesheet:  # the report's pages are HTML pages
             self.count("linkaudit/pages")
             if read.marks is not None:
-                blocks = page_blocks(links, read.marks)
+                blocks = page_blocks(links, read.marks, head)
         logger.debug("Scanned %s: %d links", url, len(links))
         return Scanned(
             links,

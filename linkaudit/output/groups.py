@@ -1,9 +1,18 @@
 """Template links: one finding, not 500 (the report's ``groups``).
 
-A broken link (or a soft 404) that sits in a block the site template
-repeats (the same landmark, or the same run of links, on several pages:
-``rules/templates.py``) is one ``template`` group, with every page that
-carries it; the links written in pages' own content are its ``page`` group.
+A broken link (or a soft 404) that sits in the site template (the head, a
+landmark, or a run of links repeated on pages: ``rules/templates.py``) is
+one ``template`` group per kind of block (``block_kind``: the head, the
+navigation, the header, the footer, a sidebar, a repeated run), with every
+page that carries it there, whatever each page's element is (a ``nav`` on
+one, a ``div[role=navigation]`` on another); the links written in pages'
+own content are its ``page`` group.  So one URL has at most one template
+finding per kind.
+
+A run of links (no landmark names it) is the template's only when the
+same run is on at least half of the site's pages that have blocks
+(``RUN_SHARE``), as a menu is: a run that repeats on a few pages (a
+generated index and its letter pages, a changelog) is content.
 
 Worked out when the report is written, from the results alone (a scanned
 page keeps its blocks), so every door and mode gives the same groups: the
@@ -13,13 +22,46 @@ report's entries are out.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
+from linkaudit.rules.html.landmarks import BLOCK_WORDS
 from linkaudit.rules.templates import RUN, BlockIndex
 from linkaudit.state.base import Entry
 
 MIN_PAGES = 2
+RUN_SHARE = 0.5  # a run of links on at least this share of the pages is a menu
+RUNS = "links"  # the kind of a repeated run of links
+# the kind of block a signature's element, role or word names
+_KINDS = {
+    "head": "head",
+    "nav": "navigation",
+    "navigation": "navigation",
+    "navbar": "navigation",
+    "menu": "navigation",
+    "breadcrumb": "navigation",
+    "header": "header",
+    "banner": "header",
+    "footer": "footer",
+    "contentinfo": "footer",
+    "aside": "sidebar",
+    "complementary": "sidebar",
+    "sidebar": "sidebar",
+}
+assert BLOCK_WORDS <= _KINDS.keys()
+
+
+def block_kind(signature: str) -> str:
+    """``nav``, ``div[role=navigation]``, ``ul.menu``: navigation;
+    ``links:<digest>``: a repeated run (``links``)."""
+    if signature.startswith(RUN):
+        return RUNS
+    word = signature
+    if signature.endswith("]"):  # name[role=word]
+        word = signature[signature.index("=") + 1 : -1]
+    elif "#" in signature or "." in signature:
+        word = signature.replace("#", ".").rpartition(".")[2]
+    return _KINDS.get(word, word)
 
 
 class Groups:
@@ -34,9 +76,12 @@ class Groups:
         if (item["outcome"] == "broken" or item.get("soft_404")) and item["referrers"]:
             self.targets.append(item)
 
-    def groups(self, find: Callable[[str], Entry | None]) -> list[dict[str, Any]]:
+    def groups(
+        self, find: Callable[[str], Entry | None], entries: Iterable[Entry] = ()
+    ) -> list[dict[str, Any]]:
         """Per broken target in URL order: its template groups (most pages
-        first), then its page group.  ``find``: a URL's entry."""
+        first), then its page group.  ``find``: a URL's entry; ``entries``:
+        every entry, for the share of pages each run of links is on."""
         if not self.targets:
             return []
         pages = {r["url"] for item in self.targets for r in item["referrers"]}
@@ -45,14 +90,18 @@ class Groups:
             entry = find(page)
             if entry is not None and entry.result is not None and entry.result.blocks:
                 blocks[page] = BlockIndex(entry.result.blocks)
+        placed = [self._placed(item, blocks) for item in self.targets]
+        runs = {b for _item, by_block, _own in placed for b in by_block if b.startswith(RUN)}
+        menus = self._menus(runs, entries)
         out: list[dict[str, Any]] = []
-        for item in self.targets:
-            out.extend(self._target_groups(item, blocks))
+        for item, by_block, own in placed:
+            out.extend(self._target_groups(item, by_block, own, menus))
         return out
 
-    def _target_groups(
+    def _placed(
         self, item: dict[str, Any], blocks: dict[str, BlockIndex]
-    ) -> list[dict[str, Any]]:
+    ) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]], list[dict[str, Any]]]:
+        """A target's referrers by the block each sits in; those in none."""
         by_block: dict[str, list[dict[str, Any]]] = {}
         own: list[dict[str, Any]] = []
         for referrer in item["referrers"]:
@@ -62,17 +111,58 @@ class Groups:
                 own.append(referrer)
             else:
                 by_block.setdefault(block[0], []).append(referrer)
-        found = []
+        return item, by_block, own
+
+    def _menus(self, runs: set[str], entries: Iterable[Entry]) -> set[str]:
+        """The runs (of ``runs``) on at least ``RUN_SHARE`` of the pages:
+        one pass over the pages' blocks, counting only these runs."""
+        if not runs:
+            return set()
+        count = dict.fromkeys(runs, 0)
+        total = 0
+        for entry in entries:
+            result = entry.result
+            if result is None or not result.blocks:
+                continue
+            total += 1
+            for signature in {b[0] for b in result.blocks if b[3] is None}:
+                if signature in count:
+                    count[signature] += 1
+        least = max(self.min_pages, RUN_SHARE * total)
+        return {run for run, pages in count.items() if pages >= least}
+
+    def _target_groups(
+        self,
+        item: dict[str, Any],
+        by_block: dict[str, list[dict[str, Any]]],
+        own: list[dict[str, Any]],
+        menus: set[str],
+    ) -> list[dict[str, Any]]:
+        by_kind: dict[str, list[dict[str, Any]]] = {}
+        signatures: dict[str, set[str]] = {}
         for signature, referrers in by_block.items():
+            if signature.startswith(RUN) and signature not in menus:
+                own.extend(referrers)  # a run on a few pages: content
+                continue
+            kind = block_kind(signature)
+            by_kind.setdefault(kind, []).extend(referrers)
+            signatures.setdefault(kind, set()).add(signature)
+        found = []
+        for kind, referrers in by_kind.items():
             if _pages(referrers) >= self.min_pages:
-                found.append(_group(item, "template", referrers, signature))
+                referrers.sort(key=_place)
+                found.append(_group(item, "template", referrers, kind, signatures[kind]))
             else:
                 own.extend(referrers)
         found.sort(key=lambda g: (-g["pages"], g["block"]))
         if own:
-            own.sort(key=lambda r: (r["url"], -1 if r["line"] is None else r["line"]))
+            own.sort(key=_place)
             found.append(_group(item, "page", own))
         return found
+
+
+def _place(referrer: dict[str, Any]) -> tuple[str, int]:
+    return referrer["url"], -1 if referrer["line"] is None else referrer["line"]
 
 
 def _pages(referrers: list[dict[str, Any]]) -> int:
@@ -80,7 +170,11 @@ def _pages(referrers: list[dict[str, Any]]) -> int:
 
 
 def _group(
-    item: dict[str, Any], kind: str, referrers: list[dict[str, Any]], block: str | None = None
+    item: dict[str, Any],
+    kind: str,
+    referrers: list[dict[str, Any]],
+    block: str | None = None,
+    signatures: set[str] | None = None,
 ) -> dict[str, Any]:
     group = {
         "target": item["url"],
@@ -92,13 +186,16 @@ def _group(
         "referrers": referrers,
     }
     if block is not None:
-        group["block"] = block
+        group["block"] = block  # the kind of block
+        group["blocks"] = sorted(signatures or ())  # the pages' elements (or runs)
     return group
 
 
 def block_name(block: str) -> str:
     """A template block in words: ``footer``, ``a repeated run of links``."""
-    return "a run of links repeated on pages" if block.startswith(RUN) else block
+    if block == RUNS or block.startswith(RUN):
+        return "a run of links repeated on pages"
+    return block
 
 
 def group_text(group: dict[str, Any], first: int = 3) -> str:

@@ -115,7 +115,7 @@ class Sections:
         to say, in the report's order (after every entry was shown)."""
         facts = self.facts
         fixes = self.redirects.fixes(self.find, facts.files)
-        grouped = self.groups.groups(self.find) if self.groups is not None else []
+        grouped = self.groups.groups(self.find, self.entries) if self.groups is not None else []
         sitemap = None
         if self.sitemap is not None and self.read_sitemap:
             sitemap = self.sitemap.section(self.find, facts.start_urls)

@@ -6,6 +6,13 @@ from a link written in one page's content (``output/groups.py``).
 A page's result keeps its blocks, a few numbers each (``UrlResult.blocks``):
 
 - a landmark: ``[signature, first line, last line, [hash of each URL it links]]``;
+  the head too, ``head``, whose URLs are only those of the tags a head
+  holds (``HEAD_TAGS``: on a page written on a line or two, the body's
+  ``<a>`` on the head's last line are not the head's);
+- the main content: ``["main", first line, last line, None]``: a link on a
+  line inside it (not on its first or last line, which it may share with
+  the template on a page written on few lines) is the page's own, in no
+  block, and no run is cut there;
 - a run: ``["links:<digest>", first line, last line, None]``, a run being
   three or more links outside landmarks on consecutive lines, its digest
   that of the URLs in order (the same run on many pages is a menu the
@@ -19,15 +26,17 @@ from __future__ import annotations
 
 import zlib
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from itertools import chain, compress
 from operator import sub
 from typing import Any
 
-from linkaudit.rules.html.landmarks import Block
+from linkaudit.rules.html.landmarks import MAIN, Block
 
 RUN = "links:"
 RUN_MIN = 3  # links in a run
+HEAD = "head"
+HEAD_TAGS = frozenset({"link", "script", "meta", "style"})  # the tags of a head's links
 
 
 def url_hash(url: str) -> int:
@@ -35,10 +44,13 @@ def url_hash(url: str) -> int:
 
 
 def page_blocks(
-    links: Sequence[tuple[str, int | None]], landmarks: Sequence[Block]
+    links: Sequence[tuple[str, int | None]],
+    landmarks: Sequence[Block],
+    head: Container[str] | None = None,
 ) -> list[list[Any]] | None:
     """A page's blocks from its links (resolved URL, line) and landmarks;
-    None when it has none.
+    None when it has none.  ``head``: the URLs of the page's links in tags
+    of ``HEAD_TAGS`` (None: any link on the head's lines is the head's).
 
     Linear in the links and landmarks (plus what a block lists).  A page's
     links come in document order: their lines already sorted, each
@@ -48,16 +60,25 @@ def page_blocks(
     order (or without a line) go the general way, ``_any_order``."""
     lines = [line for _url, line in links if line is not None]
     if len(lines) < len(links) or lines != sorted(lines):
-        return _any_order(links, landmarks)
+        return _any_order(links, landmarks, head)
     blocks: list[list[Any]] = []
     covered: list[tuple[int, int]] = []  # the slices of links in some landmark
     hashes_of: dict[str, int] = {}
     for signature, first, last in landmarks:
+        if signature == MAIN:
+            start, stop = bisect_right(lines, first), bisect_left(lines, last)
+            if start < stop:
+                covered.append((start, stop))
+            blocks.append([MAIN, first, last, None])
+            continue
         start, stop = bisect_left(lines, first), bisect_right(lines, last)
         if start < stop:
             covered.append((start, stop))
             hashes = set()
-            for url in {links[i][0] for i in range(start, stop)}:
+            urls = {links[i][0] for i in range(start, stop)}
+            if signature == HEAD and head is not None:
+                urls = {url for url in urls if url in head}
+            for url in urls:
                 hashed = hashes_of.get(url)
                 if hashed is None:
                     hashed = hashes_of[url] = url_hash(url)
@@ -69,7 +90,7 @@ def page_blocks(
         if at < start:
             _slice_runs(blocks, links, lines, at, start)
         at = max(at, stop)
-    return blocks or None
+    return blocks if any(b[0] != MAIN for b in blocks) else None
 
 
 def _slice_runs(
@@ -92,7 +113,9 @@ def _slice_runs(
 
 
 def _any_order(
-    links: Sequence[tuple[str, int | None]], landmarks: Sequence[Block]
+    links: Sequence[tuple[str, int | None]],
+    landmarks: Sequence[Block],
+    head: Container[str] | None,
 ) -> list[list[Any]] | None:
     """``page_blocks`` of links in any order, some perhaps without a line:
     the lines sorted once, each landmark's links are one slice of them, and
@@ -101,7 +124,7 @@ def _any_order(
     blocks: list[list[Any]] = []
     in_landmark: set[int] = set()
     if landmarks:
-        in_landmark = _landmark_blocks(blocks, links, landmarks)
+        in_landmark = _landmark_blocks(blocks, links, landmarks, head)
     run: list[tuple[str, int]] = []
     for i, (url, line) in enumerate(links):
         if line is None or i in in_landmark:
@@ -112,11 +135,14 @@ def _any_order(
             _add_run(blocks, run)
         run.append((url, line))
     _add_run(blocks, run)
-    return blocks or None
+    return blocks if any(b[0] != MAIN for b in blocks) else None
 
 
 def _landmark_blocks(
-    blocks: list[list[Any]], links: Sequence[tuple[str, int | None]], landmarks: Sequence[Block]
+    blocks: list[list[Any]],
+    links: Sequence[tuple[str, int | None]],
+    landmarks: Sequence[Block],
+    head: Container[str] | None,
 ) -> set[int]:
     """Add the blocks of the landmarks that hold links; the indexes of the
     links in some landmark."""
@@ -125,6 +151,13 @@ def _landmark_blocks(
     hashes_of: dict[str, int] = {}
     cover = [0] * (len(placed) + 1)  # +1 where a landmark's slice starts, -1 after it ends
     for signature, first, last in landmarks:
+        if signature == MAIN:  # its inner lines: in no run, in no block
+            start, stop = bisect_right(lines, first), bisect_left(lines, last)
+            if start < stop:
+                cover[start] += 1
+                cover[stop] -= 1
+            blocks.append([MAIN, first, last, None])
+            continue
         start, stop = bisect_left(lines, first), bisect_right(lines, last)
         if start < stop:
             cover[start] += 1
@@ -132,6 +165,8 @@ def _landmark_blocks(
             hashes = set()
             for _line, i in placed[start:stop]:
                 url = links[i][0]
+                if signature == HEAD and head is not None and url not in head:
+                    continue
                 hashed = hashes_of.get(url)
                 if hashed is None:
                     hashed = hashes_of[url] = url_hash(url)
@@ -161,9 +196,10 @@ def _holds(hashes: Sequence[int], hashed: int) -> bool:
 
 
 def block_of(blocks: Sequence[Sequence[Any]], url: str, line: int | None) -> Sequence[Any] | None:
-    """The block a link to ``url`` at ``line`` sits in: the narrowest
-    landmark that links to ``url`` and spans the line, else the run that
-    spans it.  For many links of one page, ``BlockIndex(blocks).of``."""
+    """The block a link to ``url`` at ``line`` sits in: none inside the
+    main content, else the narrowest landmark that links to ``url`` and
+    spans the line, else the run that spans it.  For many links of one
+    page, ``BlockIndex(blocks).of``."""
     return BlockIndex(blocks).of(url, line)
 
 
@@ -179,14 +215,15 @@ class BlockIndex:
 
     def __init__(self, blocks: Sequence[Sequence[Any]]) -> None:
         self.landmarks = [b for b in blocks if b[3] is not None]
-        self.runs = [b for b in blocks if b[3] is None]
+        self.mains = [(b[1], b[2]) for b in blocks if b[0] == MAIN]
+        self.runs = [b for b in blocks if b[3] is None and b[0] != MAIN]
         self.firsts = [b[1] for b in self.runs]
         self.lasts = [b[2] for b in self.runs]
         self.rising = self.firsts == sorted(self.firsts) and self.lasts == sorted(self.lasts)
 
     def of(self, url: str, line: int | None) -> Sequence[Any] | None:
-        if line is None:
-            return None
+        if line is None or any(first < line < last for first, last in self.mains):
+            return None  # a link of the page's own content
         found: Sequence[Any] | None = None
         hashed: int | None = None
         for block in self.landmarks:  # the narrowest, the first of equals

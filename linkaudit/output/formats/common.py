@@ -105,12 +105,15 @@ def places_of(
     # the template's lines first (each stands for many pages), then the
     # places in pages' own content: ``limit`` lines in all
     words, left = first_places(own, None if limit is None else max(limit - len(lines), 0), say)
+    templates = len(lines)
     left += len(lines[limit:]) if limit is not None else 0
     lines = lines[:limit] + words
+    count = entry.get("referrer_count") if entry is not None else None
     if left:  # --max-referrers 0: the count alone
-        count = entry.get("referrer_count") if entry is not None else None
         head = linked_from(referrers, count)
         lines = [f"{head}; the first {len(lines)}:", *lines, more(left)] if lines else [head]
+    elif templates:  # a template line stands for many pages: say how many in all
+        lines = [f"{linked_from(referrers, count)}:", *lines]
     return lines
 
 

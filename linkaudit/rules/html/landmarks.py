@@ -1,8 +1,10 @@
-"""The blocks a site template repeats on its pages: landmark elements
-(``nav``, ``header``, ``footer``, ``aside``, an element with ``role``
-navigation, banner, contentinfo or complementary) and the containers sites
-name so (``<div id="footer">``, ``<ul class="menu">``), with the lines they
-span.
+"""The blocks a site template repeats on its pages: the document's
+``head``, landmark elements (``nav``, ``header``, ``footer``, ``aside``, an
+element with ``role`` navigation, banner, contentinfo or complementary) and
+the containers sites name so (``<div id="footer">``, ``<ul class="menu">``),
+with the lines they span.  The page's main content (``<main>``, an element
+with ``role="main"``) is a block too, ``main``: what lies in it is the
+page's own, never the template's, so no other block inside it is kept.
 
 A pass of its own over the page, only for start and end tags of these
 (the link tokenizer skips end tags at C speed and is left alone).  Like the
@@ -24,15 +26,23 @@ BLOCK_WORDS = frozenset(
     {"nav", "navbar", "navigation", "menu", "header", "footer", "sidebar", "breadcrumb"}
 )
 # elements never taken for a block by their id or class (an item, not a container)
-_NOT_BLOCKS = frozenset({"a", "li", "span", "img", "link", "meta", "script", "style", "html"})
+_NOT_BLOCKS = frozenset(
+    {"a", "li", "span", "img", "link", "meta", "script", "style", "html", "body"}
+)
+MAIN = "main"  # the page's main content: a block that holds no template block
 
 _WORDS = "|".join(sorted(LANDMARK_ROLES | BLOCK_WORDS, key=len, reverse=True))
 _CANDIDATE = re.compile(
-    r"<(nav|header|footer|aside)(?=[\s/>])"
+    r"<(nav|header|footer|aside|main)(?=[\s/>])"
     r"|<([a-z][a-z0-9-]*)(?=\s)[^>]*?[\s\"'](role|id|class)[\t\n\f\r ]*=[\t\n\f\r ]*"
-    rf"[\"']?([^\"'>]*?\b(?:{_WORDS})\b[^\"'>]*)",
+    rf"[\"']?([^\"'>]*?\b(?:{_WORDS})\b[^\"'>]*)"
+    # role="main" (not a word of the alternative above: class="main" is no block)
+    r"|<([a-z][a-z0-9-]*)(?=\s)[^>]*?[\s\"']role[\t\n\f\r ]*=[\t\n\f\r ]*[\"']?(main)\b",
     re.IGNORECASE,
 )
+# the head's start tag, its end tag or the body's start tag (an omitted
+# head: from the top of the page to the first of these)
+_HEAD = re.compile(r"<(/?)(?ai:(head)|body)(?=[\s/>])")
 # A candidate holds one of these words, in any case, between word
 # boundaries: only the stretches between the ">" before and the ">" after
 # one are read by _CANDIDATE (its matches never span a ">"), which would
@@ -73,7 +83,7 @@ def _anchored(words: frozenset[str]) -> tuple[re.Pattern[str], ...]:
     return tuple(patterns)
 
 
-_WORD_PATTERNS = _anchored(LANDMARK_ROLES | BLOCK_WORDS | {"aside"})
+_WORD_PATTERNS = _anchored(LANDMARK_ROLES | BLOCK_WORDS | {"aside", MAIN})
 # the letters a case-blind regex takes for ASCII ones (İ ı ſ K): with one of
 # them the lower-cased page would not find every candidate (İ even changes
 # the length), so the page is read whole
@@ -84,7 +94,9 @@ Block = tuple[str, int, int]  # signature (``footer``, ``div#menu``), first line
 
 
 def landmarks(text: str) -> list[Block]:
-    """The page's template blocks, in document order.
+    """The page's template blocks, in document order: its head first (when
+    it has one), then the landmarks and the main content, none inside the
+    main content.
 
     Linear in the page: the candidates' start tags in one pass, then one
     pass over the start and end tags of their names that closes each at its
@@ -92,18 +104,60 @@ def landmarks(text: str) -> list[Block]:
     position order (``_lines``)."""
     if "\r" in text:  # lines as the tokenizer counts them
         text = text.replace("\r\n", "\n").replace("\r", "\n")
+    head = _head(text)
     found: list[tuple[str, str, int, int]] = []  # signature, name, tag start, match end
     for m in _candidates(text):
-        name = (m.group(1) or m.group(2)).lower()
-        signature = _signature(name, m.group(3), m.group(4))
-        if signature is not None:
-            found.append((signature, name, m.start(), m.end()))
-    if not found:
-        return []
-    ends = _ends(text, found)
-    lines = _lines(text, [f[2] for f in found] + ends)
-    count = len(found)
-    return [(f[0], lines[i], lines[count + i]) for i, f in enumerate(found)]
+        named = candidate(m)
+        if named is not None:
+            found.append((named[1], named[0], m.start(), m.end()))
+    ends = _ends(text, found) if found else []
+    kept = _outside_main(found, ends)
+    spans = list(head) + [p for i in kept for p in (found[i][2], ends[i])]
+    lines = _lines(text, spans)
+    blocks = [("head", lines[0], lines[1])] if head else []
+    at = len(head)
+    for k, i in enumerate(kept):
+        blocks.append((found[i][0], lines[at + 2 * k], lines[at + 2 * k + 1]))
+    return blocks
+
+
+def candidate(m: re.Match[str]) -> tuple[str, str] | None:
+    """A ``_CANDIDATE`` match's element name and block signature, or None
+    when it names no block."""
+    if m.group(5) is not None:
+        return m.group(5).lower(), MAIN
+    name = (m.group(1) or m.group(2)).lower()
+    signature = _signature(name, m.group(3), m.group(4))
+    return None if signature is None else (name, signature)
+
+
+def _head(text: str) -> tuple[int, int] | tuple[()]:
+    """Where the document's head starts and ends: its start tag (or the top
+    of the page when it is omitted) and its end tag or the body's start tag;
+    none on a page with neither."""
+    first = _HEAD.search(text)
+    if first is None:
+        return ()
+    if first.group(1) or first.group(2) is None:  # </head> or <body>: an omitted <head>
+        return (0, first.start())
+    end = _HEAD.search(text, first.end())
+    while end is not None and end.group(2) is not None and not end.group(1):
+        end = _HEAD.search(text, end.end())  # a second <head> is no end
+    return (first.start(), end.start()) if end is not None else ()
+
+
+def _outside_main(found: list[tuple[str, str, int, int]], ends: list[int]) -> list[int]:
+    """The candidates not inside the main content (a main inside a main is
+    dropped too): the page's own blocks are not the template's."""
+    kept: list[int] = []
+    until = -1  # where the main content read last ends
+    for i, (signature, _name, start, _pos) in enumerate(found):
+        if start < until:
+            continue
+        kept.append(i)
+        if signature == MAIN:
+            until = ends[i]
+    return kept
 
 
 def _candidates(text: str) -> Iterator[re.Match[str]]:
@@ -161,9 +215,7 @@ def _ends(text: str, found: list[tuple[str, str, int, int]]) -> list[int]:
     # one group per name: the group that matched names the tag, as the
     # pattern of each name alone would (names ASCII case-insensitive, as
     # HTML compares them: ``<ſection>`` does not close a ``section``)
-    tags = re.compile(
-        "<(/?)(?ai:" + "|".join(f"({re.escape(n)})" for n in names) + r")(?=[\s/>])"
-    )
+    tags = re.compile("<(/?)(?ai:" + "|".join(f"({re.escape(n)})" for n in names) + r")(?=[\s/>])")
     level = dict.fromkeys(names, 0)
     waiting: dict[str, dict[int, list[int]]] = {n: {} for n in names}
     ends = [len(text)] * len(found)
