@@ -18,19 +18,17 @@ from scrapy.http import Request, Response
 
 from linkaudit.config import config_of
 from linkaudit.meta import RETRY_AFTER_TRIES
-from linkaudit.rules.statuses import http_date
+from linkaudit.rules.statuses import delay_seconds, http_date
 
 logger = logging.getLogger(__name__)
 
 
 def retry_after_seconds(value: bytes | None, now: float | None = None) -> float | None:
     """Seconds to wait from a Retry-After value (delta-seconds or HTTP-date)."""
-    if not value:
-        return None
-    text = value.decode("latin-1").strip()
-    if text.isdigit():
-        return float(text)
-    when = http_date(text)
+    seconds = delay_seconds(value)
+    if seconds is not None:
+        return seconds
+    when = http_date(value)
     if when is None:
         return None
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
