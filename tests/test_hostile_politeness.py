@@ -6,10 +6,12 @@ and the servers' request logs."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 
 from tests.conftest import check_no_fault, validate
 from tests.helpers import run
-from tests.server import Route
+from tests.server import Route, TestServer
 
 BOUND = 60  # seconds: every crawl here is bounded
 
@@ -103,3 +105,54 @@ def test_odd_numbers_and_dates_in_headers_are_read_as_absent(tmp_path, server):
         assert [h.status for h in heads] == [429, 200], path
         assert heads[1].arrived - heads[0].at >= 0.45, path
     assert (huge["outcome"], huge["status"]) == ("unchecked", 429), huge
+
+
+def test_a_robots_txt_that_never_answers_leaves_its_urls_unchecked(tmp_path, server):
+    """Before: the robots.txt's timeout made the host failure cache take the
+    host for dead, and its URLs, never requested, were ``broken: Timed out
+    after 2 s``.  Now they are ``unchecked``, the reason naming robots.txt,
+    and still never requested (RFC 9309: an unreachable robots.txt means
+    no crawling)."""
+    release = threading.Event()
+    with TestServer(host="127.0.0.2") as slow:
+        # answers only once the test is over (bounded: the crawl's own bound)
+        slow.add("/robots.txt", Route(body="", gate=lambda: release.wait(BOUND)))
+        for i in range(3):
+            slow.add(f"/p{i}", "page")
+        far = [f'<a href="{slow.url}/p{i}">p</a>' for i in range(3)]
+        server.add("/", "\n".join([*far, '<a href="/near">n</a>']))
+        server.add("/near", "near")
+        report = tmp_path / "report.json"
+        started = time.monotonic()
+        try:
+            out = run(
+                tmp_path,
+                f"{server.url}/",
+                "--delay",
+                "0",
+                "--report",
+                str(report),
+                "-s",
+                "DOWNLOAD_TIMEOUT=2",
+                timeout=BOUND,
+            )
+        finally:
+            release.set()
+        elapsed = time.monotonic() - started
+    data = json.loads(report.read_text())
+    validate(data)
+    check_no_fault(out.stdout, out.stderr, report=data)
+    assert slow.arrivals == ["/robots.txt"]  # nothing else was asked
+    for i in range(3):
+        entry = next(u for u in data["urls"] if u["url"] == f"{slow.url}/p{i}")
+        assert entry["outcome"] == "unchecked", entry
+        assert entry["error"].startswith(
+            f"robots.txt of 127.0.0.2:{slow.port} did not answer within 2 s"
+        ), entry
+    assert not [u for u in data["urls"] if u["outcome"] == "broken"]
+    assert {u["url"]: u["outcome"] for u in data["urls"] if u["url"].startswith(server.url)} == {
+        f"{server.url}/": "ok",
+        f"{server.url}/near": "ok",
+    }
+    assert data["complete"] is False and out.returncode == 3, out.stderr[-3000:]
+    assert elapsed < 2 * 2 + 15  # one robots.txt timeout, not one per URL

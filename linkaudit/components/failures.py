@@ -38,7 +38,7 @@ from linkaudit.extensions.drain import Interrupted
 from linkaudit.items import UrlResult
 from linkaudit.meta import CHECK_URL, DEPTH, HISTORY, PHASE
 from linkaudit.middlewares.backoff import HostFailing
-from linkaudit.middlewares.robots import RobotsBlocked
+from linkaudit.middlewares.robots import RobotsBlocked, RobotsUnanswered
 from linkaudit.network.failures import describe_failure, is_network_failure, is_timeout
 from linkaudit.rules.statuses import BROKEN
 
@@ -72,7 +72,9 @@ class FailureJudge:
         exc = failure.value
         if isinstance(exc, Interrupted):
             return  # never sent: the report lists it unchecked
-        if isinstance(exc, HostFailing):  # the host's state, not a verdict on the link
+        # the host's state, not a verdict on the link: given up, or its
+        # robots.txt unanswered
+        if isinstance(exc, HostFailing | RobotsUnanswered):
             logger.info("%s %s not checked: %s", request.method, url, exc)
             yield UrlResult(url, self.audit.is_near(url), "unchecked", meta[DEPTH], error=str(exc))
         elif isinstance(exc, IgnoreRequest):
