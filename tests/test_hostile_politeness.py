@@ -9,7 +9,7 @@ import json
 import threading
 import time
 
-from tests.conftest import check_no_fault, validate
+from tests.conftest import check_no_fault, run_crawl, validate
 from tests.helpers import run
 from tests.server import Route, TestServer
 
@@ -156,3 +156,97 @@ def test_a_robots_txt_that_never_answers_leaves_its_urls_unchecked(tmp_path, ser
     }
     assert data["complete"] is False and out.returncode == 3, out.stderr[-3000:]
     assert elapsed < 2 * 2 + 15  # one robots.txt timeout, not one per URL
+
+
+class Throttle:
+    """A server's fault: every request but robots.txt answers 429 with
+    ``Retry-After: seconds`` until ``seconds`` after the first one."""
+
+    def __init__(self, seconds: int):
+        self.seconds = seconds
+        self.until: float | None = None
+        self.lock = threading.Lock()
+
+    def __call__(self, path: str) -> Route | None:
+        if path == "/robots.txt":
+            return None
+        now = time.monotonic()
+        with self.lock:
+            if self.until is None:
+                self.until = now + self.seconds
+        if now < self.until:
+            return Route(429, "slow down", headers={"Retry-After": str(self.seconds)})
+        return None
+
+
+def test_a_host_asking_to_wait_does_not_hold_the_other_hosts(tmp_path, server):
+    """One host answers 429 ``Retry-After: 3`` for 3 s; with two download
+    places, its waits used to take both (each wait was slept in a place),
+    and the healthy host's URLs, listed after its, waited 3 s and more.  Now
+    the wait is the host's: the healthy host's URLs are all checked while
+    it lasts, and the throttled host's are asked again after it, ok."""
+    wait = 3
+    throttle = Throttle(wait)
+    with TestServer(host="127.0.0.2") as busy:
+        busy.fault = throttle
+        for i in range(6):
+            busy.add(f"/b{i}", "busy page")
+        healthy = [f"/h{i}" for i in range(6)]
+        for path in healthy:
+            server.add(path, "healthy page")
+        links = [f'<a href="{busy.url}/b{i}">b</a>' for i in range(6)]
+        links += [f'<a href="{path}">h</a>' for path in healthy]
+        server.add("/", "\n".join(links))
+        crawl = run_crawl(
+            tmp_path,
+            "-a",
+            f"start={server.url}/",
+            settings={"CONCURRENT_REQUESTS": "2", "CONCURRENT_REQUESTS_PER_DOMAIN": "2"},
+            timeout=BOUND,
+        )
+    throttled = [h for h in busy.log if h.status == 429]
+    assert throttled, [(h.path, h.status) for h in busy.log]
+    first_429 = min(h.at for h in throttled)
+    # every healthy URL was asked and answered well before the wait was over
+    done = [h for h in server.log if h.path in healthy]
+    assert {h.path for h in done} == set(healthy)
+    assert max(h.at for h in done) < first_429 + wait - 1.5, [
+        (h.path, round(h.at - first_429, 2)) for h in done
+    ]
+    # the throttled host's URLs: asked again after the wait, never before it, ok
+    for i in range(6):
+        entry = crawl.url(f"{busy.url}/b{i}")
+        assert (entry["outcome"], entry["status"]) == ("ok", 200), entry
+    for h in busy.log:
+        if h.path != "/robots.txt" and h.status == 200:
+            assert h.arrived >= first_429 + wait - 0.1, (h.path, h.arrived - first_429)
+    assert crawl.report["complete"]
+    # what the servers received, each request once
+    assert crawl.report["summary"]["requests"] == len(server.log) + len(busy.log)
+
+
+def test_a_host_asking_to_wait_is_sent_nothing_until_the_wait_is_over(tmp_path, server):
+    """Ten URLs queued for one host at its pace (0.2 s): the first answers
+    429 ``Retry-After: 2``.  Before, the others queued for it were sent on
+    at its pace during the wait and each was answered 429 too; now they are
+    taken back and wait with it: one 429, then every URL asked once more."""
+    wait = 2
+    with TestServer(host="127.0.0.2") as busy:
+        busy.fault = Throttle(wait)
+        for i in range(10):
+            busy.add(f"/b{i}", "busy page")
+        server.add("/", "\n".join(f'<a href="{busy.url}/b{i}">b</a>' for i in range(10)))
+        crawl = run_crawl(
+            tmp_path,
+            "-a",
+            f"start={server.url}/",
+            settings={"DOWNLOAD_DELAY": "0.2"},
+            timeout=BOUND,
+        )
+    asked = [h for h in busy.log if h.path != "/robots.txt"]
+    assert [h.status for h in asked].count(429) == 1, [(h.path, h.status) for h in asked]
+    first_429 = next(h.at for h in asked if h.status == 429)
+    assert all(h.arrived >= first_429 + wait - 0.1 for h in asked if h.status == 200)
+    assert len(asked) == 11  # one 429, then each URL once
+    assert all(crawl.url(f"{busy.url}/b{i}")["outcome"] == "ok" for i in range(10))
+    assert crawl.report["summary"]["requests"] == len(server.log) + len(busy.log)
