@@ -187,7 +187,9 @@ class AuditScheduler(Scheduler):
             deferred_from_coro(crawler.engine.close_spider_async(reason=reason))
             return
         size = self.claim_size
-        if len(self) + internals.in_flight(crawler) >= size // 2:
+        # a held host's requests set aside do not keep the other hosts' work away
+        waiting = self.holds.waiting() if self.holds is not None else 0
+        if len(self) - waiting + internals.in_flight(crawler) >= size // 2:
             return
         self._crawl(audit.state.next_level(size))
 
