@@ -250,3 +250,32 @@ def test_a_host_asking_to_wait_is_sent_nothing_until_the_wait_is_over(tmp_path, 
     assert len(asked) == 11  # one 429, then each URL once
     assert all(crawl.url(f"{busy.url}/b{i}")["outcome"] == "ok" for i in range(10))
     assert crawl.report["summary"]["requests"] == len(server.log) + len(busy.log)
+
+
+def test_a_host_answering_429_to_every_new_url_is_not_asked_one_url_per_wait(tmp_path, server):
+    """A server that answers 429 ``Retry-After: 3`` to the first request of
+    each URL.  Each 429 holds the host; were every request set aside for
+    every hold, the host would be asked one URL per wait (6 URLs: about
+    20 s).  A request waits for one hold only: two rounds of waits, every
+    URL ok.  (A guard of the hold's design: the code before it slept each
+    wait in a download place, and passes this test.)"""
+    wait = 3
+    with TestServer(host="127.0.0.2") as busy:
+        for i in range(6):
+            busy.add(
+                f"/b{i}", Route(sequence=[(429, {"Retry-After": str(wait)}), (200, {})], body="b")
+            )
+        server.add("/", "\n".join(f'<a href="{busy.url}/b{i}">b</a>' for i in range(6)))
+        crawl = run_crawl(
+            tmp_path,
+            "-a",
+            f"start={server.url}/",
+            settings={"DOWNLOAD_DELAY": "0.2"},
+            timeout=BOUND,
+        )
+    asked = [h for h in busy.log if h.path != "/robots.txt"]
+    first_429 = min(h.at for h in asked if h.status == 429)
+    assert max(h.at for h in asked) < first_429 + 4 * wait, [
+        (h.path, h.status, round(h.at - first_429, 1)) for h in asked
+    ]
+    assert all(crawl.url(f"{busy.url}/b{i}")["outcome"] == "ok" for i in range(6))

@@ -22,7 +22,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import Request, Response
 
 from linkaudit.config import config_of
-from linkaudit.meta import CHECK_URL, RETRY_AFTER_TRIES
+from linkaudit.meta import CHECK_URL, HELD_ONCE, RETRY_AFTER_TRIES
 from linkaudit.network.holds import HostHolds
 from linkaudit.rules.statuses import delay_seconds, http_date
 
@@ -90,4 +90,5 @@ class RetryAfterMiddleware:
             await asyncio.sleep(wait)
         retry = request.replace(dont_filter=True)
         retry.meta[RETRY_AFTER_TRIES] = tries + 1
+        retry.meta.pop(HELD_ONCE, None)  # a new request: it waits for the new hold
         return retry

@@ -25,6 +25,13 @@ hosts are told apart for their delays), until a time:
 A set-aside request still counts as pending (the scheduler's length), so
 the crawl is not idle and the next breadth-first level is not released
 while a host waits.
+
+A request is set aside (or taken back) once: given back, it is sent at the
+host's pace even if a new 429 holds the host again, and only the requests
+that come after (a retry, a new URL) wait for the new hold.  A limiter per
+client (the usual kind) answers them after one wait; a server that answers
+429 to the first request of every URL, or to everything, would otherwise be
+asked one URL per wait (52 URLs, 26 minutes), never done with its waits.
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ from scrapy.utils.asyncio import call_later
 from twisted.python.failure import Failure
 
 from linkaudit import internals
-from linkaudit.meta import CHECK_URL
+from linkaudit.meta import CHECK_URL, HELD_ONCE
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +90,7 @@ class HostHolds:
         stats = self.crawler.stats
         counted = stats.get_value("downloader/request_count") is not None
         for queued, deferred in list(internals.queued_downloads(self.crawler, key)):
-            if CHECK_URL not in queued.meta:
+            if CHECK_URL not in queued.meta or queued.meta.get(HELD_ONCE):
                 downloader.slots[key].queue.append((queued, deferred))
                 continue
             if counted:  # counted on its way to the slot, and never sent
@@ -94,11 +101,12 @@ class HostHolds:
 
     def set_aside(self, request: Request) -> bool:
         """Keep ``request`` here if its host is held (True)."""
-        if not self.until:
+        if not self.until or request.meta.get(HELD_ONCE):
             return False
         key = self.crawler.engine.downloader.get_slot_key(request)
         if key not in self.until:
             return False
+        request.meta[HELD_ONCE] = True
         self.aside.setdefault(key, []).append(request)
         self._waiting += 1
         return True
