@@ -53,6 +53,7 @@ def _chosen(ns: argparse.Namespace) -> dict[str, Any]:
     """The settings the command's options choose (``-s`` comes on top)."""
     from linkaudit.config import ConfigError
     from linkaudit.config.checks import writable_file
+    from linkaudit.config.inputs import check_feed
 
     level = "ERROR" if ns.quiet else ("WARNING", "INFO", "DEBUG")[min(ns.verbose, 2)]
     chosen: dict[str, Any] = {
@@ -76,6 +77,7 @@ def _chosen(ns: argparse.Namespace) -> dict[str, Any]:
     if ns.jsonl:  # checked as the report is (Scrapy would create a missing directory)
         try:
             jsonl = writable_file(ns.jsonl, regular=False)
+            check_feed(jsonl)  # a pipe nobody reads: Scrapy's open would wait for ever
         except ValueError as exc:
             raise ConfigError(f"--jsonl: {exc}") from None
         chosen["FEEDS"] = {jsonl: {"format": "jsonlines", "overwrite": True}}
