@@ -174,6 +174,9 @@ def _local_site(ns: argparse.Namespace, folder: str | None) -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    from linkaudit.output.logrecords import escape_log_records
+
+    escape_log_records()  # a URL's ESC or bidi override never raw in the log
     if argv[:1] == ["report"]:
         from linkaudit.command.report import report_main
 
@@ -244,7 +247,11 @@ def main(argv: list[str] | None = None) -> int:
     audit = audit_of(crawler)
     state = audit.state if audit is not None else None
     if state is not None and state.note:  # a shared audit: no report from this worker
-        print(f"linkaudit: {state.note}", file=sys.stderr)
+        from linkaudit.output.formats.common import shown
+
+        # the note names what Redis holds (the winner, the report's path): shown
+        # as every value from elsewhere is, escapes and bidi controls visible
+        print(f"linkaudit: {shown(state.note)}", file=sys.stderr)
         return exit_code(state.verdict, ns.fail_on) if state.verdict else EXIT_INCOMPLETE
     # the crawl's memory is freed before the report is read back
     del crawler, audit, state, walked

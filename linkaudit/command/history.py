@@ -11,6 +11,8 @@ from typing import Any
 
 from linkaudit.command.usage import SubcommandParser
 from linkaudit.output.exitstatus import EXIT_OK, EXIT_USAGE
+from linkaudit.output.formats.common import shown
+from linkaudit.output.jsontext import json_text
 from linkaudit.state.audits import COUNTS, audit_records, sites
 from linkaudit.state.database import DatabaseError, open_database
 
@@ -41,7 +43,8 @@ def history_main(argv: list[str]) -> int:
             file=sys.stderr,
         )
     if ns.format == "json":
-        print(json.dumps(records, indent=1, ensure_ascii=False))
+        # as the report writes JSON: C1 and bidi controls as \u escapes
+        print(json_text(records, indent=1))
     else:
         print(history_table(starts, records, ns.db))
     return EXIT_OK
@@ -67,17 +70,19 @@ def read_history(path: str) -> tuple[list[str], list[dict[str, Any]], int]:
 def history_table(starts: list[str], records: list[dict[str, Any]], path: str) -> str:
     """The records as a table for a person, a line per audit."""
     if not records:
-        return f"No finished audit in {path} yet."
+        return f"No finished audit in {shown(path)} yet."
     head = ("started (UTC)", "took", *_HEAD, "new", "fixed", "finished")
     rows = [head]
     for r in records:
         summary = r["summary"]
-        reason = r["finish_reason"] + ("" if r["complete"] else ", incomplete")
-        when = r["started_at"].replace("T", " ")[:19]
+        # what the database holds is shown as every format shows a value from
+        # elsewhere: a terminal escape in it as \x1b, a bidi override as \u202e
+        reason = shown(r["finish_reason"]) + ("" if r["complete"] else ", incomplete")
+        when = shown(r["started_at"].replace("T", " ")[:19])
         counts = (str(summary[name]) for name in COUNTS)
         rows.append((when, _took(r["seconds"]), *counts, str(r["new"]), str(r["fixed"]), reason))
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
-    lines = [f"Audits of {' '.join(starts)} ({len(records)}):"]
+    lines = [f"Audits of {shown(' '.join(starts))} ({len(records)}):"]
     for row in rows:
         cells = [
             cell.ljust(w) if i in (0, len(head) - 1) else cell.rjust(w)
