@@ -7,13 +7,18 @@ time a hang would take."""
 
 from __future__ import annotations
 
+import json
 import os
+import sqlite3
 import subprocess
 
 import pytest
 
+from linkaudit.state.audits import MAX_AUDITS
+from tests.conftest import run_process, validate
 from tests.helpers import HANG_BOUND as BOUND
 from tests.helpers import LINKAUDIT, refused, run
+from tests.peak import measure
 
 # -- what the user names: a regular file, or one line at once ---------------------------
 
@@ -103,3 +108,89 @@ def test_a_link_planted_at_the_feed_is_replaced_not_followed(tmp_path, server):
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "victim").read_bytes() == VICTIM
     assert not feed.is_symlink() and len(feed.read_text().splitlines()) == 2
+
+
+# -- a tampered audit database (--db): bounded and typed ------------------------------
+ROWS = 200_000  # a tampered history; the report's keeps MAX_AUDITS of them
+COLUMNS = (
+    "run, start_urls, started_at, finished_at, seconds, finish_reason, complete, urls, pages, "
+    "requests, ok, redirect, broken, blocked, excluded, unchecked, new, fixed"
+)
+BAD = [  # what a tamperer writes where linkaudit writes numbers and short text
+    {"seconds": None},
+    {"urls": "many"},
+    {"broken": 2**62},
+    {"pages": 1e308},
+    {"seconds": float("inf")},
+    {"seconds": float("nan")},  # SQLite stores NULL
+    {"complete": 5},
+    {"started_at": "2026-11-27T00:00:00" + "0" * 10_000_000},  # 10 MB of text
+    {"finish_reason": 7},
+    {"new": -1},
+]
+
+
+def tamper(db, starts: str, rows: int) -> None:
+    """The audits table recreated without its types and constraints (SQLite
+    lets anyone), then ``rows`` audits of the site before the real one, the
+    latest ten of them each wrong in one way."""
+    good = {
+        "started_at": "2026-01-01T00:00:00+00:00",
+        "finished_at": "2026-01-01T00:01:00+00:00",
+        "seconds": 60.0,
+        "finish_reason": "finished",
+        "complete": 1,
+        **dict.fromkeys(COLUMNS.split(", ")[7:], 1),
+    }
+    names = COLUMNS.split(", ")
+
+    def row(run: int, change: dict) -> tuple:
+        values = {**good, **change, "run": run, "start_urls": starts}
+        return tuple(values[n] for n in names)
+
+    with sqlite3.connect(db) as conn:
+        conn.execute("ALTER TABLE audits RENAME TO kept")
+        conn.execute(f"CREATE TABLE audits ({COLUMNS})")
+        conn.execute(f"INSERT INTO audits SELECT {COLUMNS} FROM kept")
+        conn.execute("DROP TABLE kept")
+        conn.executemany(
+            f"INSERT INTO audits VALUES ({', '.join('?' * len(names))})",
+            (row(-n, BAD[n] if n < len(BAD) else {}) for n in range(rows)),
+        )
+
+
+def test_a_tampered_database_is_read_bounded_and_typed(tmp_path, server):
+    server.add("/", "<a href=/a>a</a>")
+    server.add("/a", "ok")
+    db = tmp_path / "audits.db"
+    audit = [LINKAUDIT, f"{server.url}/", "--delay", "0", "--db", str(db)]
+    first = run_process(audit, cwd=tmp_path, timeout=BOUND)
+    assert first.returncode == 0, first.stderr
+    with sqlite3.connect(db) as conn:
+        (starts,) = conn.execute("SELECT start_urls FROM audits").fetchone()
+    tamper(db, starts, ROWS)
+    # before: every row read into the report (1,000,000 rows: 52 s, 4.24 GB,
+    # a 378 MB report), and a text count a traceback
+    again = measure(audit, limit=60, cwd=tmp_path)
+    assert again.proc.returncode == 0, again.proc.stderr[-3000:]
+    assert again.peak_kib < 300 * 1024 and again.seconds < 30, (again.peak_kib, again.seconds)
+    report = json.loads((tmp_path / "linkaudit-report.json").read_text())
+    validate(report)
+    history = report["history"]
+    # the last 999 earlier ones read, those not as linkaudit writes them
+    # skipped (NaN is NULL in SQLite), and this one
+    assert len(history) == MAX_AUDITS - len(BAD)
+    assert history[-1]["finish_reason"] == "finished" and history[-1]["summary"]["urls"] == 2
+    assert all(r == history[0] for r in history[1:-2])  # only good rows; the real one
+    warned = [line for line in again.proc.stderr.splitlines() if "skipped" in line]
+    assert len(warned) == 1 and f" {len(BAD)} rows of" in warned[0], warned
+    shown = measure([LINKAUDIT, "history", "--db", str(db)], limit=30, cwd=tmp_path)
+    assert shown.proc.returncode == 0, shown.proc.stderr
+    assert shown.peak_kib < 300 * 1024 and shown.seconds < 10, (shown.peak_kib, shown.seconds)
+    lines = shown.proc.stdout.splitlines()
+    assert lines[0].endswith(f"({MAX_AUDITS - len(BAD)}, of the last {MAX_AUDITS} kept):")
+    assert len(lines) == MAX_AUDITS - len(BAD) + 2  # the title, the head, a line each
+    assert (
+        shown.proc.stderr
+        == f"linkaudit history: {len(BAD)} rows of {db} skipped: not as linkaudit writes them\n"
+    )
