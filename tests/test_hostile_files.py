@@ -194,3 +194,25 @@ def test_a_tampered_database_is_read_bounded_and_typed(tmp_path, server):
         shown.proc.stderr
         == f"linkaudit history: {len(BAD)} rows of {db} skipped: not as linkaudit writes them\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("broken", "finished"),
+    [("1", "x"), ('{"a": [1]}', 1e300), ("[1, null]", None), ("[" * 100_000, 0.0)],
+    ids=["a number, text", "an object, a year past time_t", "not URLs, NULL", "nested"],
+)
+def test_a_tampered_baseline_in_the_database_is_no_baseline(tmp_path, server, broken, finished):
+    server.add("/", "<a href=/a>a</a>")
+    server.add("/a", "ok")
+    db = tmp_path / "audits.db"
+    audit = [LINKAUDIT, f"{server.url}/", "--delay", "0", "--db", str(db)]
+    assert run_process(audit, cwd=tmp_path, timeout=BOUND).returncode == 0
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE runs SET broken = ?, finished_at = ?", (broken, finished))
+    again = run_process(audit, cwd=tmp_path, timeout=BOUND)  # before: a traceback, exit 3
+    assert again.returncode == 0, again.stderr[-3000:]
+    warned = [line for line in again.stderr.splitlines() if "WARNING" in line]
+    assert len(warned) == 1 and "no baseline from it" in warned[0], again.stderr
+    report = json.loads((tmp_path / "linkaudit-report.json").read_text())
+    validate(report)
+    assert "baseline" not in report  # no baseline: no "since the baseline" section

@@ -15,8 +15,10 @@ the next audit.
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
+from datetime import UTC, datetime
 from typing import Any
 
 from linkaudit.rules.history import Streak
@@ -170,6 +172,36 @@ def _past(conn: sqlite3.Connection, starts: str, run: int) -> tuple[Past, int]:
     # this audit is the history's last
     records, bad = audit_records(conn, starts, run, MAX_AUDITS - 1)
     return Past(records, runs[URL], runs[PAGE]), skipped + bad
+
+
+def last_broken(
+    conn: sqlite3.Connection, run: int, starts: str
+) -> tuple[frozenset[str] | None, str]:
+    """The URLs the last finished audit of the site before ``run`` called
+    broken (its ``runs`` row: the baseline; None: no such audit), and when
+    it finished, in words.  A row not as linkaudit writes it (not a JSON
+    list of URLs, a time that is not one) is no baseline, with one
+    warning."""
+    row = conn.execute(
+        "SELECT broken, finished_at FROM runs WHERE id < ? AND finish_reason = 'finished' "
+        "AND start_urls = ? ORDER BY id DESC LIMIT 1",
+        (run, starts),
+    ).fetchone()
+    if row is None:
+        return None, ""
+    broken, finished = row
+    try:
+        urls = json.loads(broken or "[]")
+        when = datetime.fromtimestamp(finished, UTC).isoformat(timespec="seconds")
+    except (TypeError, ValueError, OverflowError, OSError, RecursionError):
+        urls = None
+    if not isinstance(urls, list) or not all(isinstance(u, str) for u in urls):
+        logger.warning(
+            "linkaudit: the audit database's last finished audit is not as "
+            "linkaudit writes it: no baseline from it"
+        )
+        return None, ""
+    return frozenset(urls), when
 
 
 def keep_audit(
