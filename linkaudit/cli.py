@@ -252,7 +252,11 @@ def main(argv: list[str] | None = None) -> int:
         # the note names what Redis holds (the winner, the report's path): shown
         # as every value from elsewhere is, escapes and bidi controls visible
         print(f"linkaudit: {shown(state.note)}", file=sys.stderr)
-        return exit_code(state.verdict, ns.fail_on) if state.verdict else EXIT_INCOMPLETE
+        try:
+            return exit_code(state.verdict, ns.fail_on) if state.verdict else EXIT_INCOMPLETE
+        except (KeyError, TypeError, AttributeError):  # a verdict altered in Redis
+            print("linkaudit: the verdict in Redis is not one linkaudit wrote", file=sys.stderr)
+            return EXIT_INCOMPLETE
     # the crawl's memory is freed before the report is read back
     del crawler, audit, state, walked
     gc.collect()

@@ -81,6 +81,20 @@ def test_the_joining_worker_note_shows_what_redis_holds_escaped(tmp_path, server
     assert note in second.stderr.splitlines(), second.stderr[-2000:]
 
 
+@pytest.mark.parametrize("verdict", ["{", "[1]", '{"summary": 1}', '{"summary": {}}'])
+def test_an_altered_verdict_is_one_line_and_incomplete(tmp_path, server, verdict):
+    server.add("/", "ok")
+    with RedisServer(tmp_path / "redis") as redis:
+        cmd = [LINKAUDIT, f"{server.url}/", "--delay", "0", "--redis", redis.url]
+        cmd += ["--audit", "t"]
+        first = run_process([*cmd, "--report", "one.json"], cwd=tmp_path, timeout=BOUND)
+        assert first.returncode == 0, first.stderr
+        redis.client().hset("la:{t}:meta", "verdict", verdict)
+        second = run_process([*cmd, "--report", "two.json"], cwd=tmp_path, timeout=BOUND)
+    assert second.returncode == 3, second.stderr[-3000:]  # before: a traceback
+    assert "its report was written by" in second.stderr
+
+
 # -- the log -----------------------------------------------------------------------------
 PAGE = (
     f'<a href="http://x{CLEAR}.example/">1</a><a href="mailto:{CLEAR}@x">2</a>'
