@@ -45,7 +45,7 @@ def history_main(argv: list[str]) -> int:
         )
     if others:
         print(
-            f"linkaudit history: {ns.db} also holds audits of {others} other "
+            f"linkaudit history: {shown(ns.db)} also holds audits of {others} other "
             f"site{'s' if others > 1 else ''}; shown: the one audited last",
             file=sys.stderr,
         )
