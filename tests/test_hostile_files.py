@@ -11,6 +11,7 @@ import json
 import os
 import sqlite3
 import subprocess
+import threading
 
 import pytest
 
@@ -56,6 +57,31 @@ def test_a_feed_to_a_pipe_that_is_read_is_written(tmp_path, server):
         out, err = p.communicate(timeout=BOUND)
     assert p.returncode == 0, err
     assert b'"url": "' in out or b'"url":"' in out, out[-2000:]
+
+
+def test_a_feed_to_a_named_pipe_that_is_read_is_written(tmp_path, server):
+    """``mkfifo f; cat f & linkaudit --jsonl f``: the check that the pipe
+    has a reader does not end the reader's input."""
+    server.add("/", "<a href=/a>a</a>")
+    server.add("/a", "ok")
+    fifo = tmp_path / "feed"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+
+    def read() -> None:
+        with open(fifo, "rb") as pipe:  # waits for a writer, reads to the end
+            got.extend(pipe.read().splitlines())
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        out = run(tmp_path, f"{server.url}/", "--delay", "0", "--jsonl", str(fifo), timeout=BOUND)
+    finally:
+        if reader.is_alive():  # a writer of our own, so the reader ends
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(10)
+    assert out.returncode == 0, out.stderr
+    assert len(got) == 2 and all(json.loads(line)["outcome"] == "ok" for line in got), got
 
 
 # -- what linkaudit writes as it goes: never through a planted link -------------------

@@ -18,6 +18,9 @@ import stat
 from typing import BinaryIO
 
 
+_HELD: list[int] = []  # the pipes of feeds checked (check_feed)
+
+
 def _kind(mode: int) -> str:
     if stat.S_ISFIFO(mode):
         return "a named pipe"
@@ -63,7 +66,9 @@ def check_feed(path: str) -> None:
     if not stat.S_ISFIFO(mode):
         return  # a file is replaced, a device written to (/dev/null)
     try:
-        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC))
+        # held open until the process ends: closed now, it would end the
+        # reader's input (``cat PIPE`` would stop) before the feed opens
+        _HELD.append(os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC))
     except OSError as exc:
         if exc.errno == errno.ENXIO:
             raise ValueError(f"{path} is a named pipe that nobody reads") from None
