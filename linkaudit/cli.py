@@ -53,6 +53,7 @@ def _chosen(ns: argparse.Namespace) -> dict[str, Any]:
     """The settings the command's options choose (``-s`` comes on top)."""
     from linkaudit.config import ConfigError
     from linkaudit.config.checks import writable_file
+    from linkaudit.config.inputs import check_feed
 
     level = "ERROR" if ns.quiet else ("WARNING", "INFO", "DEBUG")[min(ns.verbose, 2)]
     chosen: dict[str, Any] = {
@@ -96,6 +97,7 @@ def _chosen(ns: argparse.Namespace) -> dict[str, Any]:
     if ns.jsonl:  # checked as the report is (Scrapy would create a missing directory)
         try:
             jsonl = writable_file(ns.jsonl, regular=False)
+            check_feed(jsonl)  # a pipe nobody reads: Scrapy's open would wait for ever
         except ValueError as exc:
             raise ConfigError(f"--jsonl: {exc}") from None
         chosen["FEEDS"] = {jsonl: {"format": "jsonlines", "overwrite": True}}
@@ -190,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
+    from linkaudit.output.logrecords import escape_log_records
+
+    escape_log_records()  # a URL's ESC or bidi override never raw in the log
     if argv[:1] == ["report"]:
         from linkaudit.command.report import report_main
 
@@ -272,8 +277,16 @@ def _main(argv: list[str]) -> int:
     audit = audit_of(crawler)
     state = audit.state if audit is not None else None
     if state is not None and state.note:  # a shared audit: no report from this worker
-        print(f"linkaudit: {state.note}", file=sys.stderr)
-        return exit_code(state.verdict, ns.fail_on) if state.verdict else EXIT_INCOMPLETE
+        from linkaudit.output.formats.common import shown
+
+        # the note names what Redis holds (the winner, the report's path): shown
+        # as every value from elsewhere is, escapes and bidi controls visible
+        print(f"linkaudit: {shown(state.note)}", file=sys.stderr)
+        try:
+            return exit_code(state.verdict, ns.fail_on) if state.verdict else EXIT_INCOMPLETE
+        except (KeyError, TypeError, AttributeError):  # a verdict altered in Redis
+            print("linkaudit: the verdict in Redis is not one linkaudit wrote", file=sys.stderr)
+            return EXIT_INCOMPLETE
     # the crawl's memory is freed before the report is read back
     del crawler, audit, state, walked
     gc.collect()

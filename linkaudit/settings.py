@@ -149,4 +149,6 @@ WARN_ON_GENERATOR_RETURN_VALUE = False
 # One item per checked URL, as docs/item.schema.json describes
 FEED_EXPORT_FIELDS = [*CONTRACT_FIELDS, *OPTIONAL_FIELDS]
 FEED_EXPORTERS = {"csv": "linkaudit.output.exporters.CsvItemExporter"}
+# a feed's file never written through a link planted at its path
+FEED_STORAGES = {s: "linkaudit.output.exporters.NoFollowFileStorage" for s in ("", "file")}
 FEED_EXPORT_ENCODING = "utf-8"

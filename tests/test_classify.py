@@ -108,6 +108,11 @@ def test_retry_after_forms():
     when = email.utils.formatdate(time.time() + 30, usegmt=True).encode()
     assert 28 <= retry_after_seconds(when) <= 31
     assert retry_after_seconds(b"soon") is None and retry_after_seconds(None) is None
+    # not ASCII digits, or a date out of range once converted: absent, never an error
+    for odd in ["²", "٣", " ", "-1", "1.5", "Fri, 31 Dec 9999 23:59:59 -2359", "Fri, ٣1 Dec 2099"]:
+        for value in (odd.encode("latin-1", "replace"), odd.encode()):
+            assert retry_after_seconds(value) is None, value
+    assert retry_after_seconds(b"9" * 5000) == float("inf")  # more than int()'s 4300 digits
 
 
 def _read(reader, value):

@@ -38,8 +38,9 @@ from linkaudit.extensions.drain import Interrupted
 from linkaudit.items import UrlResult
 from linkaudit.meta import CHECK_URL, DEPTH, HISTORY, PHASE
 from linkaudit.middlewares.backoff import HostFailing
-from linkaudit.middlewares.robots import RobotsBlocked
+from linkaudit.middlewares.robots import RobotsBlocked, RobotsUnanswered
 from linkaudit.network.failures import describe_failure, is_network_failure, is_timeout
+from linkaudit.network.holds import HostHeld
 from linkaudit.rules.statuses import BROKEN
 
 logger = logging.getLogger(__name__)
@@ -72,7 +73,12 @@ class FailureJudge:
         exc = failure.value
         if isinstance(exc, Interrupted):
             return  # never sent: the report lists it unchecked
-        if isinstance(exc, HostFailing):  # the host's state, not a verdict on the link
+        if isinstance(exc, HostHeld):  # never sent: asked once the host's wait is over
+            yield request.replace(dont_filter=True)
+            return
+        # the host's state, not a verdict on the link: given up, or its
+        # robots.txt unanswered
+        if isinstance(exc, HostFailing | RobotsUnanswered):
             logger.info("%s %s not checked: %s", request.method, url, exc)
             yield UrlResult(url, self.audit.is_near(url), "unchecked", meta[DEPTH], error=str(exc))
         elif isinstance(exc, IgnoreRequest):

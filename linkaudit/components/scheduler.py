@@ -49,6 +49,7 @@ from linkaudit.audit import Audit, audit_of
 from linkaudit.components.requests import CheckRequests
 from linkaudit.items import UrlResult
 from linkaudit.meta import ANCHORS, SITEMAP
+from linkaudit.network.holds import HostHolds
 from linkaudit.state.base import Pending
 
 logger = logging.getLogger(__name__)
@@ -64,6 +65,7 @@ class AuditScheduler(Scheduler):
     audit: Audit | None = None  # None: a crawl of another spider, Scrapy's scheduler only
     _feeder: task.LoopingCall | None = None
     requests: CheckRequests | None = None
+    holds: HostHolds | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> AuditScheduler:
@@ -80,9 +82,23 @@ class AuditScheduler(Scheduler):
             scheduler.requests = CheckRequests(
                 audit.state, audit.rules, head_first, *audit.callbacks
             )
+            scheduler.holds = HostHolds.of(crawler)
             crawler.signals.connect(scheduler._on_idle, signal=signals.spider_idle)
             crawler.signals.connect(scheduler._stop_feeding, signal=signals.spider_closed)
         return scheduler
+
+    # -- hosts asked to wait (network/holds.py) ------------------------------
+    def next_request(self) -> Request | None:
+        """The next request whose host is not asked to wait; those of a held
+        host are set aside (no download place taken) until the wait is over."""
+        while True:
+            request = super().next_request()
+            if request is None or self.holds is None or not self.holds.set_aside(request):
+                return request
+
+    def __len__(self) -> int:
+        # set-aside requests are pending: the crawl is not idle while a host waits
+        return super().__len__() + (self.holds.waiting() if self.holds is not None else 0)
 
     # -- the frontier --------------------------------------------------------
     def _batch(self) -> int | None:
@@ -171,7 +187,9 @@ class AuditScheduler(Scheduler):
             deferred_from_coro(crawler.engine.close_spider_async(reason=reason))
             return
         size = self.claim_size
-        if len(self) + internals.in_flight(crawler) >= size // 2:
+        # a held host's requests set aside do not keep the other hosts' work away
+        waiting = self.holds.waiting() if self.holds is not None else 0
+        if len(self) - waiting + internals.in_flight(crawler) >= size // 2:
             return
         self._crawl(audit.state.next_level(size))
 

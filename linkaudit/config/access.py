@@ -9,6 +9,8 @@ import os
 import re
 from typing import Any
 
+from linkaudit.config.inputs import check_regular
+
 _TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # RFC 9110 field name
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # tab is allowed in a field value
 # Scrapy encodes basic credentials so: any other character fails every request
@@ -116,8 +118,9 @@ def cookie_file(settings: Any, name: str) -> str | None:
     from http.cookiejar import LoadError, MozillaCookieJar  # urllib.request, http.client: on use
 
     try:
+        check_regular(path)  # a pipe or /dev/zero would never end (loaded by name)
         MozillaCookieJar().load(path, ignore_discard=True)
-    except (OSError, LoadError) as exc:
+    except (OSError, LoadError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise ValueError(f"{path!r} is not a readable cookies.txt file ({reason})") from None
     return os.path.abspath(path)

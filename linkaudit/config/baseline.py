@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 
+from linkaudit.config.inputs import open_regular
 from linkaudit.rules.baseline import broken_keys
 
 
@@ -23,10 +24,16 @@ def load_baseline(path: str) -> frozenset[str]:
     """The broken URLs of a report file; ValueError (words for the user) if
     it is not one."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+        fh = open_regular(path)  # a pipe or /dev/zero would never end
     except FileNotFoundError:
         raise ValueError(f"{path} does not exist") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise ValueError(f"cannot read {path}: {exc}") from None
+    try:
+        with fh:
+            data = json.load(fh)
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror}") from None
     except ValueError as exc:
@@ -38,4 +45,3 @@ def load_baseline(path: str) -> frozenset[str]:
     ):
         raise ValueError(f"{path} is not a linkaudit report (no list of urls)")
     return frozenset(broken_keys(data))
-

@@ -19,6 +19,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from linkaudit.config.inputs import open_regular
 from linkaudit.internals import (
     AppendAction,
     CountAction,
@@ -65,12 +66,16 @@ def find_config(explicit: str | None, cwd: Path) -> tuple[Path, dict[str, Any]] 
 
 def _load(path: Path, cwd: Path) -> dict[str, Any]:
     try:
-        with open(cwd / path, "rb") as file:  # a FIFO or /dev/zero too: never read() whole
-            data = file.read(MAX_SIZE + 1)
+        # a FIFO or a device (/dev/zero) is refused before it is read: a
+        # pipe's open or read may wait for ever
+        with open_regular(cwd / path) as file:
+            data = file.read(MAX_SIZE + 1)  # a file growing as it is read: never whole
         if len(data) > MAX_SIZE:
             raise ConfigFileError(f"{path}: too large (more than {MAX_SIZE / 2**20:g} MiB)")
         text = data.decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+    except ConfigFileError:
+        raise
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
         why = getattr(exc, "strerror", None) or exc  # "No such file or directory"
         raise ConfigFileError(f"{path}: cannot read it: {why}") from None
     try:

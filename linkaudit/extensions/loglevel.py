@@ -7,6 +7,8 @@ import logging
 from scrapy import signals
 from scrapy.crawler import Crawler
 
+from linkaudit.output.logrecords import escape_log_records
+
 
 class LogLevel:
     """Set Scrapy's loggers to ``LOG_LEVEL`` when the engine starts.
@@ -23,6 +25,9 @@ class LogLevel:
 
     def __init__(self, crawler: Crawler):
         self.level = crawler.settings.get("LOG_LEVEL")
+        # and every message shown escaped, as the formats show values (for
+        # scrapy crawl; the command installs it at its start)
+        escape_log_records()
         crawler.signals.connect(self.engine_started, signal=signals.engine_started)
 
     @classmethod

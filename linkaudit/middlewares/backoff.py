@@ -98,7 +98,7 @@ class BackoffMiddleware:
             host = self.hosts[key] = HostBackoff(self.policy)
             record = self._state_record(key)
             if record:
-                host.restore(record)
+                host.restore(record, time.time())
         return key, host
 
     def _state_record(self, key: str) -> dict | None:

@@ -4,6 +4,11 @@ Scrapy's RetryMiddleware retries at once, which is exactly what a server
 saying "too many requests" asks us not to do.  Waits are bounded by
 ``LINKAUDIT_RETRY_AFTER_MAX``: a server asking for longer is not waited for
 and the URL ends ``unchecked`` rather than stalling the audit.
+
+The wait is the host's (``linkaudit/network/holds.py``): none of its link
+checks is sent before it is over, and none of them holds a download place
+meanwhile, so the other hosts go on.  Only a robots.txt, fetched outside the
+scheduler (and one per host), still waits here.
 """
 
 from __future__ import annotations
@@ -17,20 +22,19 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import Request, Response
 
 from linkaudit.config import config_of
-from linkaudit.meta import RETRY_AFTER_TRIES
-from linkaudit.rules.statuses import http_date
+from linkaudit.meta import CHECK_URL, HELD_ONCE, RETRY_AFTER_TRIES
+from linkaudit.network.holds import HostHolds
+from linkaudit.rules.statuses import delay_seconds, http_date
 
 logger = logging.getLogger(__name__)
 
 
 def retry_after_seconds(value: bytes | None, now: float | None = None) -> float | None:
     """Seconds to wait from a Retry-After value (delta-seconds or HTTP-date)."""
-    if not value:
-        return None
-    text = value.decode("latin-1").strip()
-    if text.isdigit():
-        return float(text)
-    when = http_date(text)
+    seconds = delay_seconds(value)
+    if seconds is not None:
+        return seconds
+    when = http_date(value)
     if when is None:
         return None
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
@@ -53,6 +57,7 @@ class RetryAfterMiddleware:
         if self.times <= 0 or not self.codes:
             raise NotConfigured
         self.stats = crawler.stats
+        self.holds = HostHolds.of(crawler)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RetryAfterMiddleware:
@@ -79,7 +84,11 @@ class RetryAfterMiddleware:
             wait,
         )
         self.stats.inc_value("linkaudit/retry_after")
-        await asyncio.sleep(wait)
+        if CHECK_URL in request.meta:
+            self.holds.hold(request, wait)  # the retry waits with the host's other requests
+        else:
+            await asyncio.sleep(wait)
         retry = request.replace(dont_filter=True)
         retry.meta[RETRY_AFTER_TRIES] = tries + 1
+        retry.meta.pop(HELD_ONCE, None)  # a new request: it waits for the new hold
         return retry

@@ -13,9 +13,16 @@ changes what an answer means:
 - 4xx: no rules, everything allowed;
 - 5xx (after any Retry-After waits): the host counts as disallowed for this
   run (RFC 9309), and each URL there is ``blocked`` with that reason;
-- no HTTP answer at all: one INFO line, and the URLs are requested anyway so
-  that each reports the real failure (``DNS lookup failed``, ``Connection
-  refused``) as ``broken`` rather than hiding it behind ``blocked``.
+- no answer within ``DOWNLOAD_TIMEOUT``: the host's URLs are not requested
+  and end ``unchecked``, the reason naming robots.txt (RFC 9309, 2.3.1.4:
+  an unreachable robots.txt means no crawling).  Before, the host failure
+  cache (hostfailures.py) took the timeout for a dead host and failed every
+  URL there ``Timed out`` without asking it: a verdict on links never
+  requested, of a host that may only have a slow robots.txt;
+- any other failure to get an HTTP answer: one INFO line, and the URLs are
+  requested anyway so that each reports the real failure (``DNS lookup
+  failed``, ``Connection refused``) as ``broken`` rather than hiding it
+  behind ``blocked``: those say at once, and for certain, that a link is dead.
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ from twisted.internet.defer import Deferred
 
 from linkaudit.config import config_of
 from linkaudit.meta import MAXSIZE, TRUNCATED
-from linkaudit.network.failures import is_network_failure
+from linkaudit.network.failures import is_network_failure, is_timeout
 from linkaudit.rules.sitemap import robots_sitemaps
 from linkaudit.signals import robots_sitemaps as robots_sitemaps_found
 
@@ -50,11 +57,18 @@ class RobotsBlocked(IgnoreRequest):
     """A request robots.txt does not let us make; the message says why."""
 
 
+class RobotsUnanswered(IgnoreRequest):
+    """A request not made: its host's robots.txt did not answer in time (the
+    URL is ``unchecked``, not ``blocked``: nothing says it is disallowed)."""
+
+
 class RobotsMiddleware(RobotsTxtMiddleware):
     def __init__(self, crawler: Crawler):
         super().__init__(crawler)
         self.maxsize = config_of(crawler)["LINKAUDIT_ROBOTSTXT_MAXSIZE"]
         self.reasons: dict[str, str] = {}  # netloc -> why everything is disallowed
+        self.unanswered: dict[str, str] = {}  # netloc -> why nothing there is asked
+        self.timeout = config_of(crawler)["DOWNLOAD_TIMEOUT"]
         crawler.signals.connect(self._on_bytes, signal=signals.bytes_received)
 
     def _on_bytes(self, data: bytes, request: Request, spider: Any) -> None:
@@ -89,7 +103,13 @@ class RobotsMiddleware(RobotsTxtMiddleware):
                 response = await self.crawler.engine.download_async(robots)
                 await self._parse_robots(response, netloc, request)
             except Exception as exc:
-                if is_network_failure(exc):
+                if is_network_failure(exc) and is_timeout(exc):
+                    self.unanswered[netloc] = (
+                        f"robots.txt of {netloc} did not answer within {self.timeout:g} s "
+                        "(RFC 9309: an unreachable robots.txt means no crawling)"
+                    )
+                    logger.info("%s: its URLs are not requested", self.unanswered[netloc])
+                elif is_network_failure(exc):
                     logger.info(
                         "robots.txt of %s could not be fetched (%s: %s): its URLs are "
                         "checked and will report the failure",
@@ -144,6 +164,10 @@ class RobotsMiddleware(RobotsTxtMiddleware):
             )
 
     def process_request_2(self, rp: RobotParser | None, request: Request) -> None:
+        unanswered = self.unanswered.get(urlparse_cached(request).netloc)
+        if unanswered is not None:
+            self._stats.inc_value("linkaudit/robots_unanswered")
+            raise RobotsUnanswered(unanswered)
         try:
             super().process_request_2(rp, request)
         except IgnoreRequest:

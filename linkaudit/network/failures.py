@@ -107,6 +107,11 @@ def describe_failure(exc: BaseException, *, host: str, timeout: float) -> str:
         data = bad.args[1] if len(bad.args) > 1 else b""
         shown = data[:40].decode("latin-1") if isinstance(data, bytes) else str(data)[:40]
         return f"Invalid HTTP response: {shown!r}"
+    # Twisted refuses a header it must read (RFC 9112, 6.3: a Content-Length
+    # of ``²``, or two that differ) with a plain ValueError inside its failure
+    bad = next((c for c in causes if type(c) is ValueError), None)
+    if bad is not None and has(ResponseFailed, DownloadFailedError):
+        return f"Invalid HTTP response: {str(bad)[:100]}"
     if "reset" in lowered or has(ConnectionResetError):
         return "Connection reset by peer"
     if has(ResponseNeverReceived):

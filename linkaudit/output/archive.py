@@ -7,7 +7,9 @@ its HTML from line 3, bytes as the server sent them (decompressed).
 
 Setting ``LINKAUDIT_PAGEDIR`` (default empty: off), or ``-a pagedir=DIR``.
 The directory must exist and be writable: that is checked before the crawl.
-Files already there with the same names are replaced.
+Files already there with the same names are replaced: created anew, so a
+symbolic link planted at a page's path is replaced, never followed
+(``files.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from scrapy.http import Response
 
 from linkaudit.config import config_of
 from linkaudit.output.exitstatus import fail_at_exit
+from linkaudit.output.files import create_fresh
 from linkaudit.signals import page_scanned
 
 logger = logging.getLogger(__name__)
@@ -46,7 +49,8 @@ class PageArchive:
             return
         path = os.path.join(self.directory, str(self.next_id))
         try:
-            with open(path, "wb") as fh:
+            # a file already there is replaced, a link there never followed
+            with open(create_fresh(path), "wb") as fh:
                 fh.write(f"{url}\n{depth}\n".encode())
                 fh.write(response.body)
         except OSError as exc:

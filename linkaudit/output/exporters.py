@@ -1,4 +1,5 @@
-"""Feed exporters: CSV with cells a program can read back.
+"""Feed exporters: CSV with cells a program can read back; the feed's file
+opened without following a link planted at its path.
 
 Scrapy's CSV exporter joins lists with commas and writes dicts as Python
 reprs; a ``referrers`` cell (a list of {url, line}) would then be neither
@@ -9,9 +10,13 @@ as in the JSON feeds, and None an empty cell.
 from __future__ import annotations
 
 import json
-from typing import Any
+import os
+from typing import IO, Any
 
 from scrapy.exporters import CsvItemExporter as ScrapyCsvItemExporter
+from scrapy.extensions.feedexport import FileFeedStorage
+
+from linkaudit.output.files import open_feed
 
 
 class CsvItemExporter(ScrapyCsvItemExporter):
@@ -21,3 +26,15 @@ class CsvItemExporter(ScrapyCsvItemExporter):
         if isinstance(value, bool):
             return "true" if value else "false"
         return value
+
+
+class NoFollowFileStorage(FileFeedStorage):
+    """Scrapy's file storage (``FEED_STORAGES``), opening the feed as
+    ``output/files.py`` does: a symbolic link at its path is replaced, not
+    written through (Scrapy's ``open()`` follows it and truncates the
+    file it points at); ``/dev/stdout`` and a pipe are written to."""
+
+    def open(self, spider: Any) -> IO[bytes]:
+        directory = os.path.dirname(os.path.abspath(self.path))
+        os.makedirs(directory, exist_ok=True)  # as Scrapy's (--jsonl checks it first)
+        return os.fdopen(open_feed(self.path, append=self.write_mode == "ab"), "wb")

@@ -33,6 +33,7 @@ from typing import IO, TYPE_CHECKING, Any
 from linkaudit.config import config_of
 from linkaudit.items import CONTRACT_FIELDS, OPTIONAL_FIELDS, UrlResult
 from linkaudit.output.facts import ReportFacts, now_iso
+from linkaudit.output.files import create_fresh
 from linkaudit.output.report import build_report, write_json_atomic
 from linkaudit.signals import report_written
 from linkaudit.state.memory import MemoryState
@@ -76,8 +77,10 @@ class JournalPipeline:
 
     def open_spider(self, spider: Spider | None = None) -> None:
         config = config_of(self.crawler)
-        # w+: the crawl's own journal, read back if its directory vanishes
-        self.file = open(self.path, "w+", encoding="utf-8", buffering=1)
+        # created anew, never through a link planted at its path (files.py);
+        # readable: the crawl's own journal, read back if its directory vanishes
+        fd = create_fresh(self.path, readable=True)
+        self.file = open(fd, "w+", encoding="utf-8", buffering=1)
         self._write(
             {
                 "type": "start",

@@ -1,5 +1,5 @@
 """Log lines: one INFO line per response (method, status, URL); the
-reasoning stays at DEBUG."""
+reasoning stays at DEBUG (every message escaped: ``logrecords.py``)."""
 
 from __future__ import annotations
 

@@ -18,13 +18,17 @@ before it are the reason it was paused, not news about the host now.
 
 from __future__ import annotations
 
+import math
 from collections import Counter, deque
 from dataclasses import dataclass, field
+from typing import Any
 
 BACKOFF, PAUSE, GIVE_UP, RECOVER = "backoff", "pause", "give up", "recover"
 # the lowest delay a back-off doubles: a host asked without a delay (tests,
 # DOWNLOAD_DELAY 0) is slowed down too
 FLOOR = 0.25
+MAX_COUNT = 2**53  # the report's counts of back-offs and pauses (config/numbers.py's bound)
+_MAX_REASON = 1000  # characters of a given-up host's reason taken from a shared record
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,13 @@ class BackoffPolicy:
     def step(self) -> int:
         """Answers between two decisions (and the fewest one is taken on)."""
         return max(2, self.window // 4)
+
+    @property
+    def max_level(self) -> int:
+        """The level from which the delay is ``max_delay`` whatever the
+        host's own delay (doubled from ``FLOOR`` at least): the highest the
+        rules reach."""
+        return max(0, math.ceil(math.log2(max(self.max_delay, FLOOR) / FLOOR)))
 
     def delay(self, base: float, level: int) -> float:
         """The delay of a host whose normal delay is ``base``, backed off
@@ -154,11 +165,30 @@ class HostBackoff:
             "paused": self.paused,
         }
 
-    def restore(self, record: dict) -> None:
-        """Take on what another worker left (a record of :meth:`record`)."""
-        self.level = int(record.get("level") or 0)
-        self.pauses = int(record.get("pauses") or 0)
-        self.paused_until = float(record.get("paused_until") or 0.0)
-        self.given_up = record.get("given_up") or None
-        self.backoffs = int(record.get("backoffs") or 0)
-        self.paused = int(record.get("paused") or 0)
+    def restore(self, record: Any, now: float) -> None:
+        """Take on what another worker left (a record of :meth:`record`, read
+        at time ``now``), each value clamped to what the rules could have
+        written: a shared state may have been altered, and one pause until
+        the year 3000, or a level of 10**9 (2**level is computed), would
+        stall every worker.  A level is at most the one that reaches
+        ``max_delay``, pauses at most ``max_pauses``, a pause ends at most
+        ``pause`` seconds from now; what is not a number is 0."""
+        if not isinstance(record, dict):
+            return
+        policy = self.policy
+        self.level = _whole(record.get("level"), policy.max_level)
+        self.pauses = _whole(record.get("pauses"), policy.max_pauses)
+        until = record.get("paused_until")
+        if type(until) in (int, float) and math.isfinite(until) and until > now:
+            self.paused_until = min(float(until), now + policy.pause)
+        given_up = record.get("given_up")
+        self.given_up = given_up[:_MAX_REASON] if isinstance(given_up, str) and given_up else None
+        self.backoffs = _whole(record.get("backoffs"), MAX_COUNT)
+        self.paused = _whole(record.get("paused"), MAX_COUNT)
+
+
+def _whole(value: Any, most: int) -> int:
+    """``value`` as a count from 0 to ``most``: 0 unless it is a whole number."""
+    if type(value) is not int:
+        return 0
+    return min(max(value, 0), most)

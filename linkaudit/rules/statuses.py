@@ -34,22 +34,44 @@ def media_type(value: bytes | str | None) -> str | None:
 
 def http_date(value: bytes | str | None) -> datetime | None:
     """An HTTP-date header value (RFC 9110, all three formats) as an aware
-    datetime; None when absent or not a date."""
+    datetime in UTC; None when absent or not a date.
+
+    A header is the server's to get wrong, never ours to fail on: a value
+    that is not ASCII (``int()`` reads ``٣`` as 3), out of range, or whose
+    offset carries it past year 9999 (``Fri, 31 Dec 9999 23:59:59 -2359``:
+    an OverflowError once converted) is read as absent."""
     if not value:
         return None
     if isinstance(value, bytes):
         value = value.decode("latin-1")
+    if not value.isascii():
+        return None
     try:
         when = email.utils.parsedate_to_datetime(value.strip())
-    except (TypeError, ValueError, IndexError):
+        return when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def delay_seconds(value: bytes | str | None) -> float | None:
+    """A header's delta-seconds (RFC 9110 ``1*DIGIT``: ``Retry-After``,
+    ``Age``); None when absent or not ASCII digits.  ``str.isdigit()`` and
+    ``int()`` also take ``²`` or ``٣``, and ``int()`` refuses more than 4300
+    digits: a value of many digits is read as the float it is (inf at worst)."""
+    if not value:
+        return None
+    if isinstance(value, bytes):
+        value = value.decode("latin-1")
+    text = value.strip()
+    if not text or not text.isascii() or not text.isdigit():
+        return None
+    return float(text)
 
 
 def http_date_iso(value: bytes | str | None) -> str | None:
     """``Wed, 21 Oct 2015 07:28:00 GMT`` -> ``2015-10-21T07:28:00+00:00``."""
     when = http_date(value)
-    return when.astimezone(UTC).isoformat(timespec="seconds") if when else None
+    return when.isoformat(timespec="seconds") if when else None
 
 
 def status_text(status: int) -> str:

@@ -43,7 +43,7 @@ from twisted.internet import task
 from linkaudit.config import config_of
 from linkaudit.items import UrlResult
 from linkaudit.rules.history import Runs
-from linkaudit.rules.recheck import History, iso
+from linkaudit.rules.recheck import History
 from linkaudit.state import audits
 from linkaudit.state.base import Past, Run, scanned_page
 from linkaudit.state.database import dump_result, load_result, open_database
@@ -105,17 +105,9 @@ class SQLiteState(MemoryState):
                 "INSERT INTO runs (start_urls, near_prefixes, started_at) VALUES (?, ?, ?)",
                 (starts, nears, time.time()),
             ).lastrowid
-        base = self.conn.execute(
-            "SELECT broken, finished_at FROM runs WHERE id < ? AND finish_reason = 'finished' "
-            "AND start_urls = ? ORDER BY id DESC LIMIT 1",
-            (self.run_id, starts),
-        ).fetchone()
-        baseline = frozenset(json.loads(base[0] or "[]")) if base else None
-        source = (
-            f"{os.path.abspath(self.path)} (the audit that finished at {iso(base[1])})"
-            if base
-            else None
-        )
+        baseline, finished = audits.last_broken(self.conn, self.run_id, starts)
+        where = f"{os.path.abspath(self.path)} (the audit that finished at {finished})"
+        source = where if baseline is not None else None
         pages = sum(1 for r in self.results() if scanned_page(r))
         return Run(resumed, len(self._results), pages, baseline, source)
 

@@ -95,7 +95,7 @@ class Election(Calls):
         while self.lost is None:
             path, verdict, winner = self.meta("report", "verdict", "winner")
             if verdict is not None:
-                self.verdict = json.loads(verdict)
+                self.verdict = _verdict(verdict)
                 self.report_path = path
                 self.note = (
                     f"the audit {self.audit!r} is over: its report was written by "
@@ -131,3 +131,13 @@ class Election(Calls):
         )
         if self.expire > 0:
             self._do(lambda: expire_audit(self.client, self.audit, self.expire), None)
+
+
+def _verdict(text: str) -> dict[str, Any] | None:
+    """The verdict another worker wrote (``report_written``); None when it
+    is not a JSON object (an altered record: the exit code says incomplete)."""
+    try:
+        verdict = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return verdict if isinstance(verdict, dict) else None

@@ -166,7 +166,8 @@ return reply
 """
 )
 
-# ARGV: prefix, worker, lease ms, how many  ->  {status, reason, record...}
+# ARGV: prefix, worker, lease ms, how many, the longest a handed-back host
+# waits (ms)  ->  {status, reason, record...}
 # Hosts this worker owns first, then free ones; a host is owned for the
 # whole audit (its lease renewed by the heartbeat), so one worker's Scrapy
 # slot paces it.  Dead workers (heartbeat expired) give their claims back.
@@ -174,6 +175,7 @@ CLAIM = (
     COMMON
     + r"""
 local me, lease_ms, n = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local nb_max = tonumber(ARGV[5]) or lease_ms
 local meta = P .. 'meta'
 for _, w in ipairs(redis.call('SMEMBERS', P .. 'workers')) do
   if w ~= me and redis.call('EXISTS', P .. 'w:' .. w) == 0 then
@@ -205,9 +207,22 @@ local function take(host)
   end
   if redis.call('LLEN', q) == 0 then redis.call('SREM', P .. 'h:' .. level, host) end
 end
+-- a record no worker could have written does not hold a host: a lease of
+-- a worker with no heartbeat, a not-before without an expiry or longer
+-- than a handed-back host waits (an altered Redis would stall the audit)
 local function free(host)
-  return not redis.call('GET', P .. 'lease:' .. host)
-    and redis.call('EXISTS', P .. 'nb:' .. host) == 0
+  local owner = redis.call('GET', P .. 'lease:' .. host)
+  if owner and redis.call('EXISTS', P .. 'w:' .. owner) == 0 then
+    redis.call('DEL', P .. 'lease:' .. host)
+    owner = false
+  end
+  if owner then return false end
+  local ttl = redis.call('PTTL', P .. 'nb:' .. host)
+  if ttl == -1 or ttl > nb_max then
+    redis.call('DEL', P .. 'nb:' .. host)
+    return true
+  end
+  return ttl == -2
 end
 -- 1: the hosts this worker owns; 2: free hosts up to its share of the
 -- level's hosts, so hosts spread over the workers; 3: with nothing to do,

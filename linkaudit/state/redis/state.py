@@ -209,7 +209,9 @@ class RedisState(Election, Reading, Marks, AuditState):
     def next_level(self, limit: int | None = None) -> list[Pending]:
         if self.creator and self.status == "starting":
             self.status = self._run("START", [], self.status)
-        reply = self._run("CLAIM", [self.worker, self.lease_ms, limit or self.batch], None)
+        # a not-before longer than this worker's delay or lease: not one of ours
+        nb_max = max(self.lease_ms, int(self.delay * 1000))
+        reply = self._run("CLAIM", [self.worker, self.lease_ms, limit or self.batch, nb_max], None)
         if not reply:
             return []
         self.status, self.reason = reply[0], reply[1]

@@ -1,0 +1,130 @@
+"""Hosts asked to wait (``Retry-After``): the wait is the host's, not a
+download place's.
+
+A 429 with ``Retry-After: 30`` used to be waited for inside the middleware
+that read it, and a request waiting there holds one of the downloader's
+``CONCURRENT_REQUESTS`` places (Scrapy counts a request from the moment the
+engine hands it over until the middlewares are done with its answer).  One
+far host asking every request to wait took all the places; the other hosts'
+URLs waited with it (52 URLs of such a host took 382 s, and a healthy
+host's last URLs waited 30 s).
+
+Now the wait is a hold of the host (Scrapy's download slot, by its key, as
+hosts are told apart for their delays), until a time:
+
+- its requests still in the scheduler, and the request asked again, are set
+  aside by the scheduler (``components/scheduler.py``) when it would hand
+  them over, and given back to the engine when the hold ends, in their
+  order: they take no download place while they wait;
+- its link checks already queued in its download slot (not yet sent) are
+  taken back, as the back-off takes back those of a host given up: failed
+  with :class:`HostHeld`, which the failure judge turns into the same
+  request again, set aside with the others;
+- the other hosts' requests go on at their own pace.
+
+A set-aside request still counts as pending (the scheduler's length), so
+the crawl is not idle and the next breadth-first level is not released
+while a host waits.
+
+A request is set aside (or taken back) once: given back, it is sent at the
+host's pace even if a new 429 holds the host again, and only the requests
+that come after (a retry, a new URL) wait for the new hold.  A limiter per
+client (the usual kind) answers them after one wait; a server that answers
+429 to the first request of every URL, or to everything, would otherwise be
+asked one URL per wait (52 URLs, 26 minutes), never done with its waits.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import weakref
+from typing import Any
+
+from scrapy.exceptions import IgnoreRequest
+from scrapy.http import Request
+from scrapy.utils.asyncio import call_later
+from twisted.python.failure import Failure
+
+from linkaudit import internals
+from linkaudit.meta import CHECK_URL, HELD_ONCE
+
+logger = logging.getLogger(__name__)
+
+
+class HostHeld(IgnoreRequest):
+    """A link check taken back from its host's download slot: the host asked
+    us to wait.  Not a verdict: the request is asked again after the wait."""
+
+
+class HostHolds:
+    """The crawl's held hosts: slot key -> until when (``time.monotonic``),
+    and the requests set aside for each."""
+
+    _of: weakref.WeakKeyDictionary[Any, HostHolds] = weakref.WeakKeyDictionary()
+
+    def __init__(self, crawler: Any) -> None:
+        self.crawler = crawler
+        self.until: dict[str, float] = {}
+        self.aside: dict[str, list[Request]] = {}
+        self._waiting = 0
+
+    @classmethod
+    def of(cls, crawler: Any) -> HostHolds:
+        """The crawler's one registry (the middleware and the scheduler share it)."""
+        if crawler not in cls._of:
+            cls._of[crawler] = cls(crawler)
+        return cls._of[crawler]
+
+    def hold(self, request: Request, seconds: float) -> None:
+        """No request to ``request``'s host for ``seconds`` (a longer hold
+        already there stays)."""
+        downloader = self.crawler.engine.downloader
+        key = downloader.get_slot_key(request)
+        until = time.monotonic() + seconds
+        if until <= self.until.get(key, 0.0):
+            return
+        self.until[key] = until
+        call_later(seconds, self._release, key)
+        # robots.txt (fetched outside the scheduler) stays where it is
+        stats = self.crawler.stats
+        counted = stats.get_value("downloader/request_count") is not None
+        for queued, deferred in list(internals.queued_downloads(self.crawler, key)):
+            if CHECK_URL not in queued.meta or queued.meta.get(HELD_ONCE):
+                downloader.slots[key].queue.append((queued, deferred))
+                continue
+            if counted:  # counted on its way to the slot, and never sent
+                stats.inc_value("downloader/request_count", -1)
+                stats.inc_value(f"downloader/request_method_count/{queued.method}", -1)
+            stats.inc_value("linkaudit/retry_after_taken_back")
+            deferred.errback(Failure(HostHeld(f"{key} asked to wait {seconds:g} s")))
+
+    def set_aside(self, request: Request) -> bool:
+        """Keep ``request`` here if its host is held (True)."""
+        if not self.until or request.meta.get(HELD_ONCE):
+            return False
+        key = self.crawler.engine.downloader.get_slot_key(request)
+        if key not in self.until:
+            return False
+        request.meta[HELD_ONCE] = True
+        self.aside.setdefault(key, []).append(request)
+        self._waiting += 1
+        return True
+
+    def waiting(self) -> int:
+        """Requests set aside, in all."""
+        return self._waiting
+
+    def _release(self, key: str) -> None:
+        until = self.until.get(key)
+        if until is None or time.monotonic() < until - 0.01:
+            return  # extended since: a later call releases it
+        del self.until[key]
+        requests = self.aside.pop(key, [])
+        self._waiting -= len(requests)
+        if internals.engine_closing(self.crawler):
+            return  # the report lists them unchecked
+        if requests:
+            logger.debug("%s: wait over, %d requests given back", key, len(requests))
+        for request in requests:
+            self.crawler.engine.crawl(request)
