@@ -19,13 +19,13 @@ from __future__ import annotations
 import argparse
 import gc
 import logging
-import os
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from linkaudit.command.parser import blame_file, build_parser, spider_arguments
+from linkaudit.command import choices
+from linkaudit.command.parser import blame_file, build_parser
 from linkaudit.command.sites import local_site
 from linkaudit.config.file import (
     ConfigFileError,
@@ -49,100 +49,6 @@ if TYPE_CHECKING:
 __all__ = ["build_parser", "main"]
 
 
-def _chosen(ns: argparse.Namespace) -> dict[str, Any]:
-    """The settings the command's options choose (``-s`` comes on top)."""
-    from linkaudit.config import ConfigError
-    from linkaudit.config.checks import writable_file
-    from linkaudit.config.inputs import check_feed
-
-    level = "ERROR" if ns.quiet else ("WARNING", "INFO", "DEBUG")[min(ns.verbose, 2)]
-    chosen: dict[str, Any] = {
-        "LOG_LEVEL": level,
-        "DOWNLOAD_DELAY": ns.delay if ns.delay is not None else ("0.1" if ns.demo else "1.0"),
-        # a status line only where a person watches
-        "LINKAUDIT_PROGRESS": sys.stdout.isatty() and not ns.quiet,
-        # "--delay 0 is faster" only when the delay is the default, on a live site
-        "LINKAUDIT_PACE_HINT": ns.delay is None
-        and not ns.demo
-        and ns.local_dir is None
-        and all(name != "DOWNLOAD_DELAY" for name, _ in ns.settings),
-    }
-    if ns.local_dir is not None:
-        # its files are read for its origin, no socket (linkaudit/network/localbuild.py);
-        # one GET a URL: a file that is no page is stopped at its headers, unread
-        chosen["LINKAUDIT_LOCAL_READ"] = True
-        chosen["LINKAUDIT_HEAD_FIRST"] = False
-    if ns.local_dir is not None and not ns.demo:
-        from linkaudit.demo.directory import url_bound
-
-        # a bound the build's own size sets (--max-urls, -s, the file win):
-        # links that make URLs without end (links to directories) stop there
-        chosen["LINKAUDIT_MAX_URLS"] = url_bound(ns.local_dir)
-    if ns.local_dir is not None and ns.delay is None:
-        # the build's own origin is ours: no delay, more at once (far hosts keep theirs)
-        chosen["DOWNLOAD_SLOTS"] = {"127.0.0.1": {"delay": 0, "concurrency": 8}}
-    for dest, setting in (
-        ("timeout", "DOWNLOAD_TIMEOUT"),
-        ("user_agent", "USER_AGENT"),
-        ("concurrency", "CONCURRENT_REQUESTS"),
-    ):
-        if getattr(ns, dest) is not None:
-            chosen[setting] = getattr(ns, dest)
-    if ns.insecure:
-        chosen["DOWNLOAD_VERIFY_CERTIFICATES"] = False
-    if ns.max_requests is not None:
-        chosen["CLOSESPIDER_PAGECOUNT"] = ns.max_requests
-    if ns.max_time is not None:
-        chosen["CLOSESPIDER_TIMEOUT"] = ns.max_time
-    if ns.jsonl:  # checked as the report is (Scrapy would create a missing directory)
-        try:
-            jsonl = writable_file(ns.jsonl, regular=False)
-            check_feed(jsonl)  # a pipe nobody reads: Scrapy's open would wait for ever
-        except ValueError as exc:
-            raise ConfigError(f"--jsonl: {exc}") from None
-        chosen["FEEDS"] = {jsonl: {"format": "jsonlines", "overwrite": True}}
-    return chosen
-
-
-def _settings(ns: argparse.Namespace) -> Settings:
-    from scrapy.settings import Settings
-
-    from linkaudit.config import ConfigError
-
-    settings = Settings()
-    settings.setmodule("linkaudit.settings", priority="project")
-    settings.setdict(_chosen(ns), priority="cmdline")
-    for name, value in ns.settings:  # -s wins over the options, as in Scrapy
-        try:
-            settings.set(name, value, priority="cmdline")
-        except ValueError:  # a dict setting parses its JSON here
-            raise ConfigError(f"{name}: {value!r} is not a JSON object") from None
-    return settings
-
-
-def _arguments(ns: argparse.Namespace) -> dict[str, Any]:
-    """The options that are spider arguments (errors name them so)."""
-    # a list: each URL whole (a comma or a space inside one is not a separator)
-    arguments: dict[str, Any] = {"start": list(ns.urls), "report": os.path.abspath(ns.report)}
-    arguments.update(spider_arguments(ns))
-    return arguments
-
-
-def _names(ns: argparse.Namespace) -> dict[str, str]:
-    """Settings the user set with an option (not overridden by -s): errors
-    name the option."""
-    from linkaudit.config import OPTIONS
-
-    overridden = {name for name, _ in ns.settings}
-    return {
-        option.setting: option.flag
-        for option in OPTIONS
-        if option.flag
-        and getattr(ns, option.flag[2:].replace("-", "_"), None) is not None
-        and option.setting not in overridden
-    }
-
-
 def _walked(ns: argparse.Namespace) -> tuple[Config, Walked] | None:
     """A build directory walked as files (``linkaudit/walk/``), when the
     audit asks nothing else of the crawl for it; None: the crawl reads it."""
@@ -156,8 +62,8 @@ def _walked(ns: argparse.Namespace) -> tuple[Config, Walked] | None:
         or not walkable_settings([name for name, _ in ns.settings])
     ):
         return None
-    settings = plain_settings(_chosen(ns), ns.settings)
-    config = Config.build(settings, _arguments(ns), _names(ns))
+    settings = plain_settings(choices.chosen(ns), ns.settings)
+    config = Config.build(settings, choices.arguments(ns), choices.names(ns))
     if not walks(config):
         return None
     handler = log_to_stderr(settings.get("LOG_LEVEL"))
@@ -258,12 +164,12 @@ def _main(argv: list[str]) -> int:
                 finish(config, walked[1])
                 del walked
                 return _shown(config, ns)
-            settings = _settings(ns)
+            settings = choices.settings(ns)
             if walked is not None and settings.getfloat("CLOSESPIDER_TIMEOUT"):
                 # --max-time counts the walk: the crawl of far links has the rest
                 left = settings.getfloat("CLOSESPIDER_TIMEOUT") - (time.monotonic() - started)
                 settings.set("CLOSESPIDER_TIMEOUT", max(left, 0.001), priority="cmdline")
-            config = Config.build(settings, _arguments(ns), _names(ns))
+            config = Config.build(settings, choices.arguments(ns), choices.names(ns))
             if config["LINKAUDIT_REDIS"]:
                 from linkaudit.command.shared import check_shared
 
