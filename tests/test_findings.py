@@ -237,3 +237,41 @@ def test_duplicate_links_on_a_line_are_printed_once_with_a_count():
     assert "    http://site.test/p line 7 (3 links)\n    http://site.test/q line 2" in text
     assert text.count("site.test/p line 7") == 1
     assert "(3 links)" in FORMATS["markdown"](report)
+
+
+def test_the_html_report_on_the_python_docs_in_chromium(docs, tmp_path):
+    """Looked at as its reader does, in headless Chromium: one card per
+    broken URL, each a few lines tall with its places folded, at most one
+    grouped finding per kind of block for each URL; a screenshot taken."""
+    from selenium.webdriver.common.by import By
+
+    from tests.browser import chromium, full_page_png, missing
+
+    why = missing()
+    if why:
+        pytest.fail(f"no browser: {why} (tests/setup.sh installs it)")
+    folder, report = docs
+    page = tmp_path / "report.html"
+    page.write_text(show(folder, "--format", "html").stdout, encoding="utf-8")
+    with chromium() as driver:
+        driver.get(page.as_uri())
+        cards = driver.find_elements(By.CSS_SELECTOR, "article.target")
+        broken = sorted(u["url"] for u in report["urls"] if u["outcome"] == "broken")
+        assert sorted(c.get_attribute("data-url") for c in cards) == broken
+        for card in cards:  # folded: a screenful at most, whatever the pages
+            assert card.size["height"] < 900, (card.get_attribute("data-url"), card.size)
+        groups = driver.find_elements(By.CSS_SELECTOR, "#groups li.group")
+        kinds = [
+            (g.get_attribute("data-target"), g.get_attribute("data-kind"), g.text.split("\n")[0])
+            for g in groups
+        ]
+        per_url = {}
+        for target, kind, text in kinds:
+            block = re.search(r"in the site template \(([^)]+)\)", text)
+            per_url.setdefault(target, []).append(block[1] if block else kind)
+        # one page group, and one template finding per kind of block, at most
+        assert all(len(found) == len(set(found)) for found in per_url.values()), kinds
+        assert len(groups) <= 4 * len(broken), kinds
+        png = full_page_png(driver)
+    assert png.startswith(b"\x89PNG") and len(png) > 10_000
+    (tmp_path / "report.png").write_bytes(png)
