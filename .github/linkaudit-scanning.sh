@@ -40,7 +40,8 @@ status=$(curl --silent --output /dev/null --write-out '%{http_code}' --max-time 
     --header "Accept: application/vnd.github+json" \
     "$SCANNING_API/repos/$repo/code-scanning/analyses?per_page=1") || status=000
 if [ "$status" = 403 ]; then
-    decide false "code scanning is not available to $repo (GitHub Advanced Security is off): \
-the SARIF upload is skipped; the broken links are in the step summary"
+    decide false "code scanning refused this run (403 for $repo: GitHub Advanced Security is off, \
+or the token lacks security-events): the SARIF upload is skipped; the broken links are in the \
+step summary"
 fi
 decide true ""

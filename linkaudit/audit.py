@@ -51,7 +51,7 @@ class Walked:
 
     @property
     def done(self) -> bool:
-        return self.stopped or not self.state.waiting()
+        return bool(self.stopped) or not self.state.waiting()
 
 
 @dataclass(eq=False)

@@ -129,14 +129,14 @@ def _main(argv: list[str]) -> int:
         print(f"linkaudit: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     ns = parser.parse_args(argv)  # the command line wins
+    if ns.print_config:
+        print(render_config(parser, ns), end="")
+        return 0
     from linkaudit.rules.html.selfcheck import scanner_fault
 
     if fault := scanner_fault():  # a Python whose re would find no link: not a clean audit
         print(f"linkaudit: error: {fault}", file=sys.stderr)
         return EXIT_USAGE
-    if ns.print_config:
-        print(render_config(parser, ns), end="")
-        return 0
     # the values the command line did not replace: their errors name the file
     from_file = {d: v for d, v in from_file.items() if getattr(ns, d, None) == v}
     if ns.demo and ns.urls:

@@ -16,7 +16,7 @@ from linkaudit.command.views import add_view_options, view_options
 from linkaudit.output.exitstatus import EXIT_USAGE, exit_code
 from linkaudit.output.formats import FORMATS
 from linkaudit.output.report import read_report
-from linkaudit.output.show import every_entry
+from linkaudit.output.show import every_entry, reader_left
 
 # what every report has (shared/contract/report.md); a file without them is
 # some other JSON
@@ -61,11 +61,15 @@ def show_main(argv: list[str]) -> int:
         # a report edited by hand or from another version: no traceback
         print(f"{error}: not a linkaudit report (a field is missing or wrong)", file=sys.stderr)
         return EXIT_USAGE
-    if text is None:  # the file as it is
-        with open(ns.report, encoding="utf-8") as fh:
-            shutil.copyfileobj(fh, sys.stdout, 1 << 20)
-    else:
-        print(text)
+    try:
+        if text is None:  # the file as it is
+            with open(ns.report, encoding="utf-8") as fh:
+                shutil.copyfileobj(fh, sys.stdout, 1 << 20)
+        else:
+            print(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `linkaudit show r.json | head`: the verdict stands
+        reader_left()
     return code
 
 

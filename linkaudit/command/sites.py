@@ -29,8 +29,9 @@ def local_site(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> Any:
         ns.port = int(ns.port)
     try:
         return _local_site(ns, folders[0] if folders else None)
-    except OSError as exc:  # --port taken
-        parser.error(f"--port {ns.port}: cannot serve the build there ({exc.strerror or exc})")
+    except OSError as exc:  # --port taken, or no port at all
+        where = f"--port {ns.port}: " if ns.port is not None else ""
+        parser.error(f"{where}cannot serve the build there ({exc.strerror or exc})")
 
 
 def _local_site(ns: argparse.Namespace, folder: str | None) -> Any:

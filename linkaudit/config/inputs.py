@@ -59,7 +59,8 @@ def check_feed(path: str) -> None:
     """A feed's path that exists and is a pipe has a reader now (ValueError
     otherwise): the feed's ``open()`` would wait for one."""
     try:
-        mode = os.stat(path).st_mode
+        # lstat, as the feed's open: a link to a pipe is replaced, not written through
+        mode = os.lstat(path).st_mode
     except OSError:
         return  # not there: a file is created
     if not stat.S_ISFIFO(mode):

@@ -162,11 +162,26 @@ def _within(parent: Place, name: str, base: str) -> Place:
 _DIRECTORIES: dict[tuple[str, str], Place] = {}
 
 
+def _still(place: Place) -> bool:
+    """A directory resolved earlier is still the one its real path leads
+    to: a component of that path replaced since by a link out of the build
+    would lead elsewhere (another device and inode)."""
+    if place.kind != DIR:  # a link out: its text, never looked at
+        return True
+    try:
+        st = os.stat(place.real)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and (st.st_dev, st.st_ino) == place.keys[-1]
+
+
 def _directory(root: str, relative: str) -> Place:
     """A directory of the URL's path."""
     if not relative:
         return _root(root)
     found = _DIRECTORIES.get((root, relative))
+    if found is not None and not _still(found):  # changed since: resolved again
+        found = None
     if found is None:
         head, name = posixpath.split(relative)
         found = _within(_directory(root, head), name, _root(root).real)

@@ -127,7 +127,8 @@ class FileHandler(BaseHTTPRequestHandler):
         ``Host`` is still its own name: answered 421, no file is looked up."""
         hosts = self.headers.get_all("Host") or []
         port = self.server.server_address[1]
-        return hosts == [f"127.0.0.1:{port}"]
+        # on port 80, clients leave the default port out of Host
+        return hosts == [f"127.0.0.1:{port}"] or (port == 80 and hosts == ["127.0.0.1"])
 
     def _checked(self, body: bool) -> None:
         if self._own_host():

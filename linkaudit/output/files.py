@@ -55,8 +55,9 @@ def open_feed(path: str, append: bool) -> int:
         if os.path.dirname(os.path.abspath(path)) in _SYSTEM_LINKS:
             return os.open(path, os.O_WRONLY | os.O_CLOEXEC | (os.O_APPEND if append else 0))
         plain_file = True
-    if not plain_file:  # a pipe or a device: nothing to create
-        return os.open(path, os.O_WRONLY | os.O_CLOEXEC | (os.O_APPEND if append else 0))
+    if not plain_file:  # a pipe or a device: nothing to create (nor a link swapped in since)
+        flags = os.O_WRONLY | os.O_CLOEXEC | os.O_NOFOLLOW | (os.O_APPEND if append else 0)
+        return os.open(path, flags)
     if append:
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
         return os.open(path, flags, 0o666)

@@ -37,9 +37,20 @@ def read_report(path: str, lean: bool = False) -> dict[str, Any]:
             else:
                 in_urls = in_urls or line.startswith(' "urls": [')
                 head.append(line)
+    if not in_urls:  # not laid out as this module writes it (jq ., json.dump): whole
+        return _lean(read_report(path))
     try:
         report = json.loads("".join(head))
     except ValueError:  # not laid out as this module writes it
-        return read_report(path)
+        return _lean(read_report(path))
     report["urls"] = urls
+    return report
+
+
+def _lean(report: Any) -> Any:
+    """A report read whole, its entries filtered as the lean reader does."""
+    if isinstance(report, dict) and isinstance(report.get("urls"), list):
+        report["urls"] = [
+            u for u in report["urls"] if isinstance(u, dict) and needed_in_summary(u)
+        ]
     return report

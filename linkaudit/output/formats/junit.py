@@ -13,7 +13,14 @@ from __future__ import annotations
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from linkaudit.output.formats.common import Report, ending, places_of, plural, shown
+from linkaudit.output.formats.common import (
+    Report,
+    ending,
+    groups_by_target,
+    places_of,
+    plural,
+    shown,
+)
 from linkaudit.output.formats.places import DEFAULT, Options
 
 # the suites, in the order a reader acts on them; the last three only with
@@ -28,6 +35,7 @@ def as_junit(report: Report, options: Options = DEFAULT) -> str:
     cases: dict[str, list[ET.Element]] = {name: [] for name in _SUITES}
     shown_outcomes = set(_SUITES) if options.junit_all else {"broken", "unchecked", "blocked"}
     limit = options.max_referrers
+    by_target = groups_by_target(report)  # template lines, as text and markdown say them
     for u in report["urls"]:
         for gap in u.get("missing_fragments", ()):
             target = f"{u['url']}#{gap['fragment']}"
@@ -40,7 +48,7 @@ def as_junit(report: Report, options: Options = DEFAULT) -> str:
             continue
         if u["outcome"] == "broken":
             lines = [f"{u['url']}: {u['error']}"]
-            lines += places_of(u["referrers"], u, {}, limit=limit)
+            lines += places_of(u["referrers"], u, by_target, limit=limit)
             cases["broken"].append(_case(u, u["url"], "failure", u["error"] or "broken", lines))
         elif u["outcome"] in _NOT_VERIFIED:
             cases[u["outcome"]].append(_case(u, u["url"], "skipped", u["error"] or u["outcome"]))
