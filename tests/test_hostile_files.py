@@ -151,6 +151,7 @@ BAD = [  # what a tamperer writes where linkaudit writes numbers and short text
     {"seconds": float("nan")},  # SQLite stores NULL
     {"complete": 5},
     {"started_at": "2026-11-27T00:00:00" + "0" * 10_000_000},  # 10 MB of text
+    {"urls": "9" * 10_000_000},  # 10 MB of text where a count is
     {"finish_reason": 7},
     {"new": -1},
 ]

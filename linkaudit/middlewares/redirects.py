@@ -37,7 +37,7 @@ class RedirectRecorderMiddleware(RedirectMiddleware):
         if CHECK_URL not in request.meta:
             raw = response.headers.get(b"Location") if 300 <= response.status < 400 else None
             if raw and not _followable(raw.decode("utf-8", "replace"), request.url):
-                shown = masked(raw.decode("utf-8", "replace"))
+                shown = masked(raw.decode("utf-8", "replace"))[:200]
                 logger.info("%s redirects to %r: not followed (no rules)", request.url, shown)
                 return response.replace(body=b"")
             return super().process_response(request, response)
@@ -49,7 +49,7 @@ class RedirectRecorderMiddleware(RedirectMiddleware):
                     request.meta[LOCATION] = canonicalize(value, request.meta[CHECK_URL])
                 except InvalidURL as exc:
                     # a password in it is never shown, as in a page's link
-                    shown = masked(value)
+                    shown = masked(value)[:200]  # a Location may be as long as a header
                     request.meta[LOCATION_ERROR] = f"Invalid redirect Location {shown!r}: {exc}"
         return response
 

@@ -79,13 +79,17 @@ class HostHolds:
     def hold(self, request: Request, seconds: float) -> None:
         """No request to ``request``'s host for ``seconds`` (a longer hold
         already there stays)."""
+        if seconds <= 0:  # no wait: nothing to take back
+            return
         downloader = self.crawler.engine.downloader
         key = downloader.get_slot_key(request)
         until = time.monotonic() + seconds
         if until <= self.until.get(key, 0.0):
             return
         self.until[key] = until
-        call_later(seconds, self._release, key)
+        # the timer names its hold: a timer that fires a little early (the
+        # reactor's clock) still releases it, one of a hold extended since does not
+        call_later(seconds, self._release, key, until)
         # robots.txt (fetched outside the scheduler) stays where it is
         stats = self.crawler.stats
         counted = stats.get_value("downloader/request_count") is not None
@@ -115,10 +119,9 @@ class HostHolds:
         """Requests set aside, in all."""
         return self._waiting
 
-    def _release(self, key: str) -> None:
-        until = self.until.get(key)
-        if until is None or time.monotonic() < until - 0.01:
-            return  # extended since: a later call releases it
+    def _release(self, key: str, until: float) -> None:
+        if self.until.get(key) != until:
+            return  # extended since: the later timer releases it
         del self.until[key]
         requests = self.aside.pop(key, [])
         self._waiting -= len(requests)
@@ -127,4 +130,7 @@ class HostHolds:
         if requests:
             logger.debug("%s: wait over, %d requests given back", key, len(requests))
         for request in requests:
-            self.crawler.engine.crawl(request)
+            try:
+                self.crawler.engine.crawl(request)
+            except Exception:  # one request's fault is not its host's: the others go on
+                logger.exception("%s: could not give back %s", key, request.url)

@@ -76,7 +76,11 @@ _TEXTS = ("started_at", "finished_at", "finish_reason")
 # more than a few KB in memory
 _COLUMNS = ", ".join(
     [f"CASE WHEN length({c}) <= {MAX_TEXT} THEN {c} END" for c in _TEXTS]
-    + ["seconds", "complete", *COUNTS, "new", "fixed"]
+    # a number column holding text (megabytes of it) reads as NULL: skipped
+    + [
+        f"CASE WHEN typeof({c}) IN ('integer', 'real') THEN {c} END"
+        for c in ("seconds", "complete", *COUNTS, "new", "fixed")
+    ]
 )
 
 
@@ -247,8 +251,10 @@ def keep_audit(
         )
         conn.execute("COMMIT")
     except sqlite3.Error as exc:  # a tampered table: the report is written already
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite may have rolled back already (full disk)
+            conn.execute("ROLLBACK")
         logger.error("linkaudit: this audit could not be kept in the audit database (%s)", exc)
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite may have rolled back already (full disk)
+            conn.execute("ROLLBACK")
         raise
