@@ -131,20 +131,26 @@ def random_ports() -> tuple[int, ...]:
 # below (Python's docs: 5,248 URLs for 1,099 entries); what links make
 # without end (a DAG of directory links, query strings) stops there.
 URLS_BASE, URLS_PER_ENTRY = 20_000, 100
+# entries counted at most: a bound of 100 million URLs is no bound worth
+# counting further for (a build's .git or node_modules is not counted at all)
+MAX_ENTRIES = 1_000_000
 
 
 @functools.lru_cache(maxsize=4)
 def url_bound(root: str) -> int:
     """The default bound on a build's URLs, from its entries counted
-    without following links (a link to a directory is one entry)."""
+    without following links (a link to a directory is one entry), those
+    never served (dotfiles, ``.git/``) left out."""
     entries, folders = 0, [root]
-    while folders:
+    while folders and entries < MAX_ENTRIES:
         try:
             with os.scandir(folders.pop()) as listing:
                 for entry in listing:
+                    if entry.name.startswith(".") and entry.name != ".well-known":
+                        continue  # never served (demo/static.py)
                     entries += 1
                     if entry.is_dir(follow_symlinks=False):
                         folders.append(entry.path)
         except OSError:  # unreadable: counted as nothing
             continue
-    return URLS_BASE + URLS_PER_ENTRY * entries
+    return URLS_BASE + URLS_PER_ENTRY * min(entries, MAX_ENTRIES)

@@ -25,6 +25,7 @@ from linkaudit.output.formats.common import (
     missing_fragments,
     place_lines,
     places_of,
+    plural,
     shown,
 )
 from linkaudit.output.formats.places import DEFAULT, Options
@@ -131,19 +132,24 @@ def _head(report: Report) -> list[str]:
     """The title that says it all, the audit in a sentence, the counts."""
     s = report["summary"]
     state = ending(report)
-    title = f"### linkaudit: {s['broken']} broken link{'s' if s['broken'] != 1 else ''}"
+    title = f"### linkaudit: {plural(s['broken'], 'broken link')}"
     if "fixed" in report:
         new = sum(1 for u in report["urls"] if u["outcome"] == "broken" and u.get("new"))
-        title += f" ({new} new, {len(report['fixed'])} fixed)"
+        title += f" ({new:,} new, {len(report['fixed']):,} fixed)"
+    if s.get("missing_fragments"):
+        title += f", {plural(s['missing_fragments'], 'missing fragment')}"
     update = len(
         {f["from"] for f in report.get("redirect_fixes") or () if f["kind"] == "permanent"}
     )
     if update:
-        title += f", {update} link{'s' if update != 1 else ''} to update"
+        title += f", {plural(update, 'link')} to update"
+    if s.get("internal_errors"):
+        title += f", {plural(s['internal_errors'], 'internal error')} (exit 4)"
+    starts = ", ".join(map(code, report["start_urls"]))
     lines = [
         title,
         "",
-        f"{s['urls']} URLs checked from {', '.join(map(code, report['start_urls']))}: {state}.",
+        f"{plural(s['urls'], 'URL')} checked from {starts}: {state}.",
         "",
         "| " + " | ".join(OUTCOMES) + " |",
         "|" + " --- |" * len(OUTCOMES),
