@@ -241,10 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     noise = sections["output"].add_mutually_exclusive_group()
     noise.add_argument(
-        "-q",
-        "--quiet",
-        action="store_true",
-        help="errors only on stderr, no progress line; a clean audit prints nothing",
+        "-q", "--quiet", action="store_true", help="errors only; a clean audit prints nothing"
     )
     noise.add_argument(
         "-v", "--verbose", action="count", default=0, help="log each response (-vv: the reasoning)"
