@@ -166,12 +166,13 @@ class Discovery:
         found: list[UrlResult] = []
         resolved: dict[str, Verdict] = {}
         head: set[str] = set()  # the URLs of the head's tags (rules/templates.py)
+        templates = read.marks is not None and not stylesheet
         for value, line, tag in read.links:
             verdict = resolved.get(value)
             if verdict is None:
                 verdict = resolved[value] = self.resolve_link(value, base_url, url, line)
             links.append((verdict[0], line))
-            if tag in HEAD_TAGS:
+            if templates and tag in HEAD_TAGS:  # only blocks use the head's URLs
                 head.add(verdict[0])
             if fragments is not None and "#" in value and verdict[1] is None:
                 fragment = fragment_of(value)

@@ -80,14 +80,17 @@ def locate(root: str, path: str) -> Answer:
         return Answer(404, file=not_found_page(root))
     if decoded.endswith("/"):
         candidates = [posixpath.join(relative, "index.html")]
+        first = None
     else:
-        if resolve(root, relative).kind == DIR:
+        first = resolve(root, relative)  # looked up once: a directory, or the first candidate
+        if first.kind == DIR:
             return Answer(301, location=path + "/")
         candidates = [relative, relative + ".html"]
+    base = resolve(root, "").real
     for candidate in candidates:
-        found = resolve(root, candidate)
+        found = first if first is not None and candidate == relative else resolve(root, candidate)
         if found.kind == FILE:
-            inside = os.path.relpath(found.real, resolve(root, "").real)
+            inside = found.real[len(base) :].lstrip(os.sep)  # a FILE lies under the build
             if _private(inside.replace(os.sep, "/")):
                 break  # a link inside the build to its own .git/: as private
             if not os.access(found.real, os.R_OK):  # a host could not send it either

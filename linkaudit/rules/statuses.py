@@ -54,8 +54,8 @@ def http_date(value: bytes | str | None) -> datetime | None:
 
 
 def delay_seconds(value: bytes | str | None) -> float | None:
-    """A header's delta-seconds (RFC 9110 ``1*DIGIT``: ``Retry-After``,
-    ``Age``); None when absent or not ASCII digits.  ``str.isdigit()`` and
+    """A header's delta-seconds (RFC 9110 ``1*DIGIT``, as ``Retry-After``
+    holds); None when absent or not ASCII digits.  ``str.isdigit()`` and
     ``int()`` also take ``²`` or ``٣``, and ``int()`` refuses more than 4300
     digits: a value of many digits is read as the float it is (inf at worst)."""
     if not value:
