@@ -31,7 +31,7 @@ COMPONENTS = [
     ("report, journal, pipelines", r"\(linkaudit/output/"),
     ("start-up (imports)", r"<module> |importlib"),
     ("walk of a build (files, static-host rules)",
-     r"\(linkaudit/walk/|\(linkaudit/demo/static|_walked \("),
+     r"\(linkaudit/localbuild/|_walked \("),
     ("HTTP client (our handler, Scrapy's, Twisted's)",
      r"download_request|\(linkaudit/network/|http11\.py|twisted/web/"),
     ("spider callbacks, other", r"\(linkaudit/"),

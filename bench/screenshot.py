@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as a script from anywhere: linkaudit and tests
 
-from linkaudit.output.formats.html import as_html  # noqa: E402
+from linkaudit.output.formats.html.page import as_html  # noqa: E402
 from tests.browser import chromium, full_page_png, missing  # noqa: E402
 
 

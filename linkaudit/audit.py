@@ -37,7 +37,7 @@ _AUDITS: WeakKeyDictionary[Any, Audit] = WeakKeyDictionary()
 
 @dataclass
 class Walked:
-    """What the walk of a build (``linkaudit/walk/``) leaves: the state, the
+    """What the walk of a build (``linkaudit/localbuild/``) leaves: the state, the
     results (items) in the order found, the build's requests and pages, and
     whether the crawl still has URLs to check (far links)."""
 
@@ -66,6 +66,8 @@ class Audit:
     walked: Walked | None = None  # a local build, walked before the crawl
     run: Run = NEW_RUN  # until the scheduler opens the audit
     link_faults: set[str] = field(default_factory=set)  # links an exception of ours hit
+    # a local build's page URL -> its file, for the report (localbuild/directory.py)
+    files: Callable[[str], str | None] | None = None
     # the crawler, weakly: its statistics exist only once the spider does,
     # and the crawler's entry in the registry must not keep itself alive
     crawler: Callable[[], Any] = lambda: None

@@ -44,16 +44,22 @@ if TYPE_CHECKING:
     from scrapy.settings import Settings
 
     from linkaudit.config import Config
-    from linkaudit.walk.audit import Walked
+    from linkaudit.localbuild.walk import Walked
 
 __all__ = ["build_parser", "main"]
 
 
 def _walked(ns: argparse.Namespace) -> tuple[Config, Walked] | None:
-    """A build directory walked as files (``linkaudit/walk/``), when the
+    """A build directory walked as files (``linkaudit/localbuild/``), when the
     audit asks nothing else of the crawl for it; None: the crawl reads it."""
     from linkaudit.config import Config
-    from linkaudit.walk.audit import log_to_stderr, plain_settings, walk, walkable_settings, walks
+    from linkaudit.localbuild.walk import (
+        log_to_stderr,
+        plain_settings,
+        walk,
+        walkable_settings,
+        walks,
+    )
 
     if (
         ns.local_dir is None
@@ -158,7 +164,7 @@ def _main(argv: list[str]) -> int:
             started = time.monotonic()
             walked = _walked(ns)
             if walked is not None and walked[1].done:  # nothing left for a crawl
-                from linkaudit.walk.audit import finish
+                from linkaudit.localbuild.walk import finish
 
                 config = walked[0]
                 finish(config, walked[1])

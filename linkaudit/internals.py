@@ -41,7 +41,7 @@ nothing rather than failing an audit.
   (``scrapy.utils._download_handlers``: the ``headers_received`` and
   ``bytes_received`` signals with their ``StopDownload``, the response built
   as they build it, the ``DOWNLOAD_MAXSIZE`` message): the local build's
-  handler (``linkaudit/network/localbuild.py``) answers as they do.
+  handler (``linkaudit/localbuild/handler.py``) answers as they do.
 - Scrapy's cookies middleware asks ``scrapy...cookies._split_domain`` (a
   ``tldextract`` instance) for public suffixes: replaced by one that uses
   the list bundled with tldextract (:func:`bundled_public_suffixes`).

@@ -24,6 +24,6 @@ READ = "la_read"  # bytes of the body received so far
 # this many bytes of its body, the rest ignored (see middlewares/robots.py)
 MAXSIZE = "la_maxsize"
 RETRY_AFTER_TRIES = "la_retry_after_tries"
-HELD_ONCE = "la_held_once"  # set aside for a host's wait once: not again (network/holds.py)
+HELD_ONCE = "la_held_once"  # set aside for a host's wait once: not again (hosts/holds.py)
 BACKOFF_TRIES = "la_backoff_tries"  # asks again of a URL a struggling host failed
 CACHED = "cached"  # response flag: answered from the audit database, not requested

@@ -35,7 +35,7 @@ DOWNLOADER_MIDDLEWARES = {
     # Ours notes redirects of link checks and still follows robots.txt ones.
     "scrapy.downloadermiddlewares.redirect.RedirectMiddleware": None,
     "linkaudit.middlewares.redirects.RedirectRecorderMiddleware": 600,
-    "linkaudit.middlewares.retryafter.RetryAfterMiddleware": 550,
+    "linkaudit.hosts.retryafter.RetryAfterMiddleware": 550,
     "scrapy.downloadermiddlewares.offsite.OffsiteMiddleware": None,
     # Expands compressed pages up to LINKAUDIT_PAGE_MAXSIZE, never further
     "scrapy.downloadermiddlewares.httpcompression.HttpCompressionMiddleware": None,
@@ -44,10 +44,10 @@ DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
     "linkaudit.middlewares.robots.RobotsMiddleware": 100,
     # After robots.txt (whose fetch is usually the first to find a host dead)
-    "linkaudit.middlewares.hostfailures.HostFailureCacheMiddleware": 110,
+    "linkaudit.hosts.failures.HostFailureCacheMiddleware": 110,
     # A struggling host slowed down, paused, given up; sees the answers
     # Retry-After (550) did not wait on and ask again
-    "linkaudit.middlewares.backoff.BackoffMiddleware": 540,
+    "linkaudit.hosts.backoff.BackoffMiddleware": 540,
     # --header, --auth and .netrc for the site's own hosts only; Scrapy's
     # HttpAuthMiddleware (300) turns the request's credentials into a header
     "linkaudit.middlewares.credentials.NearCredentialsMiddleware": 290,
@@ -61,7 +61,7 @@ DOWNLOADER_MIDDLEWARES = {
 # Scrapy's HTTP/1.1 handler with hostnames' IDNA encoding cached (see the
 # module); for http, a local build's origin read from its files (LINKAUDIT_LOCAL_READ)
 DOWNLOAD_HANDLERS = {
-    "http": "linkaudit.network.localbuild.LocalBuildHandler",
+    "http": "linkaudit.localbuild.handler.LocalBuildHandler",
     "https": "linkaudit.network.handler.HttpDownloadHandler",
 }
 SPIDER_MIDDLEWARES = {
@@ -75,7 +75,7 @@ SPIDER_MIDDLEWARES = {
     # with "Internal error: ...", never broken
     "linkaudit.middlewares.internalerrors.InternalErrorMiddleware": 10,
     # A local build's file reached through a symbolic link out of it: ok, a warning
-    "linkaudit.middlewares.localbuild.LinkOutMiddleware": 20,
+    "linkaudit.localbuild.middleware.LinkOutMiddleware": 20,
     # Each spider middleware wraps every callback's output in one more
     # asynchronous generator; this one warns a spider's author who copies a
     # response's meta into a request, and the spider builds every meta afresh
@@ -103,15 +103,17 @@ EXTENSIONS = {
     "linkaudit.extensions.loglevel.LogLevel": 0,
     # the garbage collector paced for a crawl (LINKAUDIT_GC_THRESHOLD)
     "linkaudit.extensions.collector.GarbageCollection": 0,
-    "linkaudit.extensions.crawldelay.CrawlDelay": 500,
-    "linkaudit.extensions.pacing.DelayMargin": 500,
+    "linkaudit.hosts.crawldelay.CrawlDelay": 500,
+    "linkaudit.hosts.pacing.DelayMargin": 500,
     "linkaudit.extensions.drain.DrainOnClose": 500,
     "linkaudit.output.archive.PageArchive": 500,
     "linkaudit.extensions.progress.Progress": 500,
-    "linkaudit.extensions.pacehint.PaceHint": 500,
+    "linkaudit.hosts.pacehint.PaceHint": 500,
     # what of a response is downloaded (a GET stops at the headers...)
     "linkaudit.components.gate.DownloadGate": 0,
     "linkaudit.output.exports.ReportViews": 500,
+    # a build directory's pages named by their files in the report
+    "linkaudit.localbuild.extension.BuildFiles": 0,
 }
 ITEM_PIPELINES = {
     "linkaudit.output.pipelines.ReportPipeline": 300,

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import strategies as st
 
 from linkaudit.items import UrlResult
-from linkaudit.output.facts import ReportFacts
+from linkaudit.output.report.facts import ReportFacts
 from linkaudit.rules.html.landmarks import _CANDIDATE, candidate
 from tests.conftest import ROOT, run_process
 
@@ -58,10 +58,10 @@ def valid_item(item: dict) -> None:
     assert not errors, (item, errors)
 
 
-# -- a local build served (linkaudit/demo/directory.py) ----------------------------------
+# -- a local build served (linkaudit/localbuild/directory.py) ----------------------------------
 SERVE = """
 import sys, time
-from linkaudit.demo.directory import DirectorySite
+from linkaudit.localbuild.directory import DirectorySite
 with DirectorySite(sys.argv[1]) as site:
     print(site.url, flush=True)
     time.sleep(120)

@@ -1,4 +1,4 @@
-"""Backing off a struggling server (middlewares/backoff.py, rules/backoff.py):
+"""Backing off a struggling server (hosts/backoff.py, rules/backoff.py):
 real servers on three loopback addresses, three hosts as Scrapy's download
 slots tell them apart.  One fails part way (503s, then timeouts) and
 recovers, one never recovers, one is healthy throughout."""

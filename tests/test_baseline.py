@@ -10,7 +10,7 @@ import pytest
 
 from linkaudit.config.baseline import load_baseline
 from linkaudit.items import UrlResult
-from linkaudit.output.report import build_report
+from linkaudit.output.report.build import build_report
 from linkaudit.state.memory import MemoryState
 from tests.conftest import validate
 from tests.helpers import run, site_facts

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from linkaudit.demo.directory import DirectorySite, stable_ports
+from linkaudit.localbuild.directory import DirectorySite, stable_ports
 from tests.conftest import ROOT, Spawned, wait_for
 from tests.helpers import SERVE, request
 from tests.peak import measure

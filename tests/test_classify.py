@@ -15,7 +15,7 @@ from scrapy.exceptions import (
 from scrapy.settings import Settings
 
 from linkaudit.config import checks
-from linkaudit.middlewares.retryafter import retry_after_seconds
+from linkaudit.hosts.retryafter import retry_after_seconds
 from linkaudit.network.failures import describe_failure
 from linkaudit.rules.guards import TrapGuards
 from linkaudit.rules.statuses import judge_status, media_type, status_text

@@ -120,7 +120,7 @@ def test_components_with_nothing_to_do_are_out_of_the_chain(server, tmp_path):
     spider = _enabled(stderr, "spider middlewares")
     downloader = _enabled(stderr, "downloader middlewares")
     # no build directory: no symbolic link out of one to look for
-    assert "linkaudit.middlewares.localbuild.LinkOutMiddleware" not in spider
+    assert "linkaudit.localbuild.middleware.LinkOutMiddleware" not in spider
     # the spider builds every request's meta afresh: nothing to warn about
     assert "scrapy.spidermiddlewares.metacopy.MetaCopyDetectionMiddleware" not in spider
     # no audit database: no history to look up
@@ -137,7 +137,7 @@ def test_components_with_nothing_to_do_are_out_of_the_chain(server, tmp_path):
     (build / "index.html").write_text(f'<title>home</title><a href="{server.url}/">far</a>')
     proc = run_process([sys.executable, "-m", "linkaudit", str(build), "-v"], cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "linkaudit.middlewares.localbuild.LinkOutMiddleware" in _enabled(
+    assert "linkaudit.localbuild.middleware.LinkOutMiddleware" in _enabled(
         proc.stderr, "spider middlewares"
     )
 

@@ -33,7 +33,7 @@ from linkaudit.output.formats.markdown import code
 from linkaudit.output.formats.places import MAX_BYTES
 from linkaudit.output.formats.places import Options as Shown
 from linkaudit.output.reading import read_report
-from linkaudit.output.report import ReportFacts, write_report
+from linkaudit.output.report.build import ReportFacts, write_report
 from linkaudit.rules.urls import InvalidURL, canonicalize
 from linkaudit.state.memory import MemoryState
 from tests.conftest import run_crawl

@@ -23,7 +23,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from linkaudit.output.formats.html import as_html
+from linkaudit.output.formats.html.page import as_html
 from tests.browser import chromium, missing
 from tests.conftest import ROOT, validate
 from tests.helpers import run

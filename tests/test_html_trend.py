@@ -17,7 +17,7 @@ import html5lib
 import pytest
 from selenium.webdriver.common.by import By
 
-from linkaudit.output.formats.html import as_html
+from linkaudit.output.formats.html.page import as_html
 from tests import test_html_report
 from tests.conftest import validate
 from tests.helpers import run

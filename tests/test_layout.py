@@ -34,21 +34,26 @@ LIMIT = 300
 _COMMON = {"linkaudit", "items", "meta", "signals", "internals"}
 MAY_IMPORT: dict[str, set[str]] = {
     "rules": {"items"},  # pure: what a link, a page, an answer is
-    "config": {"linkaudit", "rules", "demo", "internals"},  # beside: reads and checks settings
+    "config": {"linkaudit", "rules", "internals"},  # beside: reads and checks settings
     "state": {"items", "signals", "rules", "config"},  # the audit's memory
     # the crawl's audit: configuration, link rules, state, run (audit.py)
     "audit": {"items", "meta", "rules", "config", "state"},
     "output": {"items", "signals", "linkaudit", "rules", "config", "state", "audit"},  # reports
     # the command (demo: the site it serves, command/sites.py)
-    "command": {"linkaudit", "internals", "rules", "config", "state", "output", "demo"},
-    "network": _COMMON | {"config", "demo"},
-    "middlewares": _COMMON | {"rules", "config", "state", "network", "demo", "audit"},
+    "command": {"linkaudit", "internals", "rules", "config", "state", "output", "demo"}
+    | {"localbuild"},
+    "network": _COMMON | {"config"},
+    # what happens to requests to one host: its pace and its health
+    "hosts": _COMMON | {"config", "audit", "rules", "network"},
+    "middlewares": _COMMON | {"rules", "config", "state", "network", "audit"},
     "extensions": _COMMON | {"config", "state", "output", "audit"},
     # the crawl's components: scheduler, discovery, readers, failure judge
     "components": _COMMON
-    | {"rules", "config", "state", "audit", "network", "middlewares", "extensions"},
+    | {"rules", "config", "state", "audit", "network", "hosts", "middlewares", "extensions"},
     "spiders": _COMMON | {"config", "audit", "components"},
-    "walk": _COMMON | {"rules", "config", "state", "output", "demo", "audit", "components"},
+    # everything about a local build: its walk, static-host rules, handler, server
+    "localbuild": _COMMON
+    | {"rules", "config", "state", "output", "demo", "audit", "components", "network"},
     "demo": set(),
     "linkaudit": set(),  # the package: its version
     "internals": set(),
@@ -57,7 +62,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "signals": set(),
     "settings": {"linkaudit", "items", "config"},
     # (rules: the page scan's self-check, before anything else is done)
-    "cli": {"linkaudit", "command", "config", "output", "demo", "spiders", "walk", "audit", "rules"},
+    "cli": {"linkaudit", "command", "config", "output", "demo", "spiders", "audit", "rules"}
+    | {"localbuild"},
     "__main__": {"cli"},
 }
 

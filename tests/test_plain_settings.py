@@ -9,7 +9,7 @@ from scrapy.settings import Settings
 
 from linkaudit.config import OPTIONS, _with_defaults
 from linkaudit.config.plain import PlainSettings
-from linkaudit.walk.audit import CRAWL_ONLY
+from linkaudit.localbuild.walk import CRAWL_ONLY
 
 TYPED = ["", "1", "0", "true", "False", "yes", "2.5", "-3", "a,b", '{"k": 1}', "[1, 2]",
          "http://127.0.0.1:9/", "linkaudit.state.memory.MemoryState", "x"]  # fmt: skip

@@ -129,7 +129,7 @@ def test_a_chain_past_the_browsers_limit_ends_broken():
     """A chain still redirecting after MAX_HOPS (20) ends broken there, as
     in a browser, whatever the crawl's REDIRECT_MAX_TIMES let through."""
     from linkaudit.items import UrlResult
-    from linkaudit.output.redirects import MAX_HOPS, RedirectFixes
+    from linkaudit.output.report.redirects import MAX_HOPS, RedirectFixes
     from linkaudit.state.base import Entry
 
     url = "http://example.com/r/{}".format

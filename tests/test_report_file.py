@@ -7,7 +7,7 @@ import json
 import pytest
 
 from linkaudit.items import UrlResult
-from linkaudit.output.report import (
+from linkaudit.output.report.build import (
     build_report,
     dumps_report,
     read_report,

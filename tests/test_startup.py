@@ -38,7 +38,7 @@ UNUSED = (
     "requests",
     "twisted.conch",
     "scrapy.downloadermiddlewares.cookies",
-    "linkaudit.output.formats.html",
+    "linkaudit.output.formats.html.page",
     "linkaudit.output.formats.sarif",
     "linkaudit.output.formats.junit",
     "linkaudit.output.formats.markdown",

@@ -398,7 +398,7 @@ def test_marks_and_hops(backend):
 
 
 def test_a_host_s_backoff_reaches_the_worker_that_takes_it_over(backend):
-    """middlewares/backoff.py: a shared state keeps a struggling host's
+    """hosts/backoff.py: a shared state keeps a struggling host's
     back-off for the next worker; a lone process holds its own (None here)."""
     state = backend.open()
     record = {"level": 2, "pauses": 1, "paused_until": 1700000000.5, "given_up": None}

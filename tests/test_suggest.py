@@ -1,5 +1,5 @@
 """The ranking of suggestions for broken links (rules/suggest.py), the
-report's builder (output/suggestions.py) and the formats that show them.
+report's builder (output/report/suggestions.py) and the formats that show them.
 The end-to-end proof on a generated site is tests/test_suggest_site.py."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from linkaudit.items import UrlResult
 from linkaudit.output.formats import FORMATS
-from linkaudit.output.report import build_report
+from linkaudit.output.report.build import build_report
 from linkaudit.rules.suggest import Suggester, within_one
 from linkaudit.state.memory import MemoryState
 from tests.conftest import validate

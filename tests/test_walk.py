@@ -1,4 +1,4 @@
-"""``linkaudit DIR`` walks the build's files (``linkaudit/walk/``) instead of
+"""``linkaudit DIR`` walks the build's files (``linkaudit/localbuild/``) instead of
 crawling it: the same report as the build served over HTTP and crawled
 (``-s LINKAUDIT_LOCAL_READ=false``), option by option; far links handed to
 the crawl; an interruption still writes the report; and what needs the

@@ -35,13 +35,13 @@ def chosen(ns: argparse.Namespace) -> dict[str, Any]:
         and all(name != "DOWNLOAD_DELAY" for name, _ in ns.settings),
     }
     if ns.local_dir is not None:
-        # its files are read for its origin, no socket (linkaudit/network/localbuild.py);
+        # its files are read for its origin, no socket (linkaudit/localbuild/handler.py);
         # one GET a URL: a file that is no page is stopped at its headers, unread
         chosen["LINKAUDIT_LOCAL_READ"] = True
         chosen["LINKAUDIT_HEAD_FIRST"] = False
     given = ns.max_urls is not None or any(n == "LINKAUDIT_MAX_URLS" for n, _ in ns.settings)
     if ns.local_dir is not None and not ns.demo and not given:
-        from linkaudit.demo.directory import url_bound
+        from linkaudit.localbuild.directory import url_bound
 
         # a bound the build's own size sets (--max-urls, -s, the file win):
         # links that make URLs without end (links to directories) stop there

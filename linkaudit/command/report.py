@@ -13,10 +13,11 @@ from scrapy.settings import Settings
 from linkaudit.command.usage import SubcommandParser
 from linkaudit.command.views import add_view_options, view_options
 from linkaudit.config import Config, ConfigError
+from linkaudit.localbuild.directory import local_files
 from linkaudit.output.exitstatus import EXIT_USAGE, exit_code
-from linkaudit.output.facts import now_iso, report_facts
 from linkaudit.output.formats import FORMATS
-from linkaudit.output.report import build_report, write_json_atomic
+from linkaudit.output.report.build import build_report, write_json_atomic
+from linkaudit.output.report.facts import now_iso, report_facts
 from linkaudit.state.base import Totals
 from linkaudit.state.redis.connection import RedisUnavailable, connect
 from linkaudit.state.redis.state import RedisState
@@ -80,6 +81,7 @@ def shared_report(config: Config) -> dict[str, Any]:
             requests=requests,
             backoffs=backoffs,
             pauses=pauses,
+            files=local_files(config),
         )
         scope = dict(
             start_urls=starts.split("\n"),

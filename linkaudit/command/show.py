@@ -15,7 +15,7 @@ from linkaudit.command.usage import SubcommandParser
 from linkaudit.command.views import add_view_options, view_options
 from linkaudit.output.exitstatus import EXIT_USAGE, exit_code
 from linkaudit.output.formats import FORMATS
-from linkaudit.output.report import read_report
+from linkaudit.output.report.build import read_report
 from linkaudit.output.show import every_entry, reader_left
 
 # what every report has (shared/contract/report.md); a file without them is

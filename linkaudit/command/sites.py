@@ -53,7 +53,7 @@ def _build_site(ns: argparse.Namespace, folder: str, base: str) -> Any:
     LINKAUDIT_LOCAL_READ=false``), or a ``DOWNLOAD_HANDLERS`` of the user's
     in place of the handler that reads them."""
     from linkaudit.config.plain import PlainSettings
-    from linkaudit.demo.directory import BuildAddress, DirectorySite, stable_ports
+    from linkaudit.localbuild.directory import BuildAddress, DirectorySite, stable_ports
 
     given = PlainSettings(dict(ns.settings))  # -s, the config file's included
     try:

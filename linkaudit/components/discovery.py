@@ -2,7 +2,7 @@
 first time the audit meets it (settled now, or queued to be checked).
 
 Scrapy-free: the crawl's readers and the walk of a local build
-(``linkaudit/walk/files.py``) share it.
+(``linkaudit/localbuild/files.py``) share it.
 
 One link never costs its page: an exception of ours while reading or
 placing one link value is an internal error of that link alone (its entry

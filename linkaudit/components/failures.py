@@ -15,7 +15,7 @@ still queued), with a full timeout of its own: only its second timeout is
 times out is asked again with GET, and that GET is the retry: a URL waits
 out at most two timeouts, whichever way it is asked.  A host that never
 answered anything and timed out is condemned by the host failure cache
-(middlewares/hostfailures.py): its retry fails at once with the same words.
+(hosts/failures.py): its retry fails at once with the same words.
 """
 
 from __future__ import annotations
@@ -35,12 +35,12 @@ from linkaudit.audit import Audit
 from linkaudit.components.replay import Replay
 from linkaudit.components.requests import CheckRequests
 from linkaudit.extensions.drain import Interrupted
+from linkaudit.hosts.backoff import HostFailing
+from linkaudit.hosts.holds import HostHeld
 from linkaudit.items import UrlResult
 from linkaudit.meta import CHECK_URL, DEPTH, HISTORY, PHASE
-from linkaudit.middlewares.backoff import HostFailing
 from linkaudit.middlewares.robots import RobotsBlocked, RobotsUnanswered
 from linkaudit.network.failures import describe_failure, is_network_failure, is_timeout
-from linkaudit.network.holds import HostHeld
 from linkaudit.rules.statuses import BROKEN
 
 logger = logging.getLogger(__name__)

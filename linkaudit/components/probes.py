@@ -4,7 +4,7 @@ found" marks it at once; the first page of each host and directory pattern
 queues that pattern's probe, a URL that cannot exist, checked with one GET
 like any URL (robots.txt, delays and limits apply, and it counts as a
 request) but never reported: its answer is compared with the pages when the
-report is written (output/soft404.py)."""
+report is written (output/report/soft404.py)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """What is known before a request: what earlier audits knew (the audit
 database: a URL answered from its last check or by a 304, and ghost links,
 a near page that fails now still has its last known links followed), and
-what the walk of a local build found before the crawl (``linkaudit/walk/``)."""
+what the walk of a local build found before the crawl (``linkaudit/localbuild/``)."""
 
 from __future__ import annotations
 

@@ -47,9 +47,9 @@ from twisted.internet import task
 from linkaudit import internals
 from linkaudit.audit import Audit, audit_of
 from linkaudit.components.requests import CheckRequests
+from linkaudit.hosts.holds import HostHolds
 from linkaudit.items import UrlResult
 from linkaudit.meta import ANCHORS, SITEMAP
-from linkaudit.network.holds import HostHolds
 from linkaudit.state.base import Pending
 
 logger = logging.getLogger(__name__)
@@ -87,7 +87,7 @@ class AuditScheduler(Scheduler):
             crawler.signals.connect(scheduler._stop_feeding, signal=signals.spider_closed)
         return scheduler
 
-    # -- hosts asked to wait (network/holds.py) ------------------------------
+    # -- hosts asked to wait (hosts/holds.py) ------------------------------
     def next_request(self) -> Request | None:
         """The next request whose host is not asked to wait; those of a held
         host are set aside (no download place taken) until the wait is over."""

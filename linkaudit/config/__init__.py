@@ -16,7 +16,7 @@ builds it before the crawl and hands it over); components read it with
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -73,15 +73,6 @@ class Config:
 
     def __getitem__(self, setting: str) -> Any:
         return self.values[setting]
-
-    @property
-    def local_files(self) -> Callable[[str], str | None] | None:
-        """A local build's page URL -> its file (LINKAUDIT_LOCAL_DIR)."""
-        if not self.values.get("LINKAUDIT_LOCAL_DIR"):
-            return None
-        from linkaudit.demo.directory import LocalFiles
-
-        return LocalFiles(self.values["LINKAUDIT_LOCAL_DIR"], self.start_urls[0])
 
     @property
     def root_mapping(self) -> tuple[str, str] | None:

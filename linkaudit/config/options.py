@@ -72,7 +72,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_REDIS_EXPIRE", 86400.0, c.number(_float, 0, maximum=10 * c.YEAR)),
     Option("LINKAUDIT_PROGRESS", False, c.boolean),
     Option("LINKAUDIT_PROGRESS_INTERVAL", 0.25, c.number(_float, 0.01, maximum=c.HOUR)),
-    # a hint, once, when the default pace makes an audit long (extensions/pacehint.py)
+    # a hint, once, when the default pace makes an audit long (hosts/pacehint.py)
     Option("LINKAUDIT_PACE_HINT", True, c.boolean),
     Option("LINKAUDIT_PACE_HINT_AFTER", 20.0, c.number(_float, 0, maximum=c.DAY)),
     Option("LINKAUDIT_PACE_HINT_LONG", 300.0, c.number(_float, 0, maximum=c.YEAR)),
@@ -159,7 +159,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_RETRY_AFTER_MAX", 30.0, c.number(_float, 0, maximum=c.DAY)),
     Option("LINKAUDIT_RETRY_AFTER_DEFAULT", 5.0, c.number(_float, 0, maximum=c.DAY)),
     Option("LINKAUDIT_HOST_FAILURE_CACHE", True, c.boolean),
-    # a struggling host slowed down, paused, given up (middlewares/backoff.py)
+    # a struggling host slowed down, paused, given up (hosts/backoff.py)
     Option("LINKAUDIT_BACKOFF", True, c.boolean),
     Option("LINKAUDIT_BACKOFF_WINDOW", 20, c.number(_int, 4, maximum=1000)),
     Option("LINKAUDIT_BACKOFF_THRESHOLD", 0.5, c.number(_float, 0, maximum=1)),

@@ -147,7 +147,7 @@ class LocalSite:
     """A site served on 127.0.0.1 and a free port, in a daemon thread, for
     the length of a ``with`` block."""
 
-    served = True  # (a build read from its files is not: demo/directory.py)
+    served = True  # (a build read from its files is not: localbuild/directory.py)
 
     def _serve(
         self, handler: type[BaseHTTPRequestHandler], path: str, ports: tuple[int, ...] = (0,)

@@ -12,7 +12,7 @@ IPv6), plus what a link checker meets more than a crawler does, dead hosts.
   request waits out its whole timeout.
 - A name whose lookup found nothing is remembered for the run, so no other
   request (robots.txt, HEAD, the GET fallback) waits for the same answer
-  again.  The host failure cache (``linkaudit/middlewares/hostfailures.py``)
+  again.  The host failure cache (``linkaudit/hosts/failures.py``)
   then fails the host's other URLs before they reach the downloader.
 
 A lookup that does go to the network costs what the system's resolver

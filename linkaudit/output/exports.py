@@ -17,7 +17,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from linkaudit.config import config_of
-from linkaudit.output.report import read_report, write_atomically
+from linkaudit.output.report.build import read_report, write_atomically
 from linkaudit.signals import report_written
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ def write_views(path: str, html: str | None, fixes: str | None) -> None:
         logger.error("linkaudit: cannot read the report %s for its views: %s", path, exc)
         return
     if html:
-        from linkaudit.output.formats.html import as_html
+        from linkaudit.output.formats.html.page import as_html
 
         _write(html, as_html(report), "HTML report")
     if fixes:

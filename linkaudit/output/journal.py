@@ -32,9 +32,9 @@ from typing import IO, TYPE_CHECKING, Any
 
 from linkaudit.config import config_of
 from linkaudit.items import CONTRACT_FIELDS, OPTIONAL_FIELDS, UrlResult
-from linkaudit.output.facts import ReportFacts, now_iso
 from linkaudit.output.files import create_fresh
-from linkaudit.output.report import build_report, write_json_atomic
+from linkaudit.output.report.build import build_report, write_json_atomic
+from linkaudit.output.report.facts import ReportFacts, now_iso
 from linkaudit.signals import report_written
 from linkaudit.state.memory import MemoryState
 

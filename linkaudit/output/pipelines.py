@@ -13,9 +13,9 @@ from twisted.python.failure import Failure
 from linkaudit.audit import Audit, audit_of
 from linkaudit.config import config_of
 from linkaudit.items import UrlResult
-from linkaudit.output.facts import report_facts
 from linkaudit.output.recording import record, write_final_report
-from linkaudit.output.report import now_iso
+from linkaudit.output.report.build import now_iso
+from linkaudit.output.report.facts import report_facts
 from linkaudit.rules.soft404 import is_probe
 from linkaudit.rules.statuses import internal_error
 from linkaudit.signals import report_written
@@ -120,6 +120,7 @@ class ReportPipeline:
             baseline_source=audit.baseline_source,
             backoffs=backoffs,
             pauses=pauses,
+            files=audit.files,
         )
         write_final_report(
             self.config,

@@ -1,6 +1,6 @@
 """Recording results and writing the report: what the report pipeline
 does, as functions of the configuration and the state, so that an audit
-without a crawl (a local build read as files, ``linkaudit/walk/``)
+without a crawl (a local build read as files, ``linkaudit/localbuild/``)
 records and reports exactly as the crawl does.  No Scrapy here."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from linkaudit.items import UrlResult
 from linkaudit.output.exitstatus import EXIT_INTERNAL, fail_at_exit
-from linkaudit.output.facts import ReportFacts
 from linkaudit.output.formats.text import summary_text
-from linkaudit.output.history import AuditHistory
-from linkaudit.output.report import build_report, write_report
+from linkaudit.output.report.build import build_report, write_report
+from linkaudit.output.report.facts import ReportFacts
+from linkaudit.output.report.history import AuditHistory
 from linkaudit.rules.baseline import broken_keys
 from linkaudit.rules.recheck import iso
 from linkaudit.state.base import AuditState

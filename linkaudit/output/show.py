@@ -15,7 +15,7 @@ from linkaudit.output.formats import FORMATS
 from linkaudit.output.formats.common import shown
 from linkaudit.output.formats.places import DEFAULT, Options
 from linkaudit.output.journal import read_journal, rebuild_report
-from linkaudit.output.report import read_report
+from linkaudit.output.report.build import read_report
 from linkaudit.rules.scope import directory_of, site_prefix
 
 

@@ -1,7 +1,7 @@
 """Where a page's links sit: in a template block (a landmark such as the
 site's footer, see ``rules/html/landmarks.py``) or in a run of links, so
 that the report can tell a link the site template repeats on every page
-from a link written in one page's content (``output/groups.py``).
+from a link written in one page's content (``output/report/groups.py``).
 
 A page's result keeps its blocks, a few numbers each (``UrlResult.blocks``):
 

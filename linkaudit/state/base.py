@@ -217,7 +217,7 @@ class AuditState(ABC):
     def set_hops(self, url: str, hops: int) -> None:
         """``url``, new, is the target of a chain of ``hops`` redirects."""
 
-    # -- a struggling host's back-off (middlewares/backoff.py) ----------------
+    # -- a struggling host's back-off (hosts/backoff.py) ----------------
     def backoff(self, host: str) -> dict[str, Any] | None:
         """What another process left of ``host``'s back-off (a record of
         ``save_backoff``: level, pauses, paused until, given up); None:

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from linkaudit.output.formats.places import first_places, linked_from, more_text
-from linkaudit.output.groups import group_text
+from linkaudit.output.report.groups import group_text
 
 Report = dict[str, Any]
 

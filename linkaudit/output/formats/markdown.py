@@ -29,10 +29,10 @@ from linkaudit.output.formats.common import (
     shown,
 )
 from linkaudit.output.formats.places import DEFAULT, Options
-from linkaudit.output.groups import block_name
-from linkaudit.output.history import broken_for, history_line
-from linkaudit.output.redirects import fix_words
-from linkaudit.output.report import OUTCOMES
+from linkaudit.output.report.build import OUTCOMES
+from linkaudit.output.report.groups import block_name
+from linkaudit.output.report.history import broken_for, history_line
+from linkaudit.output.report.redirects import fix_words
 from linkaudit.rules.suggest import WHY, suggestion_target
 from linkaudit.rules.templates import RUN
 

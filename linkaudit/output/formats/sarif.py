@@ -23,9 +23,9 @@ from linkaudit.output.formats.common import (
     shown,
 )
 from linkaudit.output.formats.places import distinct, linked_from
-from linkaudit.output.groups import group_text
 from linkaudit.output.jsontext import json_text
-from linkaudit.output.redirects import fix_words, written_edit
+from linkaudit.output.report.groups import group_text
+from linkaudit.output.report.redirects import fix_words, written_edit
 from linkaudit.rules.suggest import suggestion_text
 
 

@@ -16,9 +16,9 @@ from linkaudit.output.formats.common import (
     shown,
 )
 from linkaudit.output.formats.places import DEFAULT, Options
-from linkaudit.output.history import broken_for, history_line
-from linkaudit.output.redirects import fix_text, fix_words
-from linkaudit.output.report import OUTCOMES, is_internal_error
+from linkaudit.output.report.build import OUTCOMES, is_internal_error
+from linkaudit.output.report.history import broken_for, history_line
+from linkaudit.output.report.redirects import fix_text, fix_words
 from linkaudit.rules.suggest import suggestion_text
 
 

@@ -29,7 +29,7 @@ build key names from it, so they run on a standalone Redis or Valkey.
                report facts.
 - ``lease:<host>``  the worker that owns a host (politeness), with a TTL.
 - ``bo``       hash, host -> its back-off (JSON: level, pauses, paused
-               until, given up; middlewares/backoff.py).
+               until, given up; hosts/backoff.py).
 - ``nb:<host>``     a host handed back: nobody takes it before this expires.
 - ``m:<kind>`` set of URLs marked ``anchors`` (a link points at one of their
                fragments) or ``sitemap`` (read as a sitemap).

@@ -21,13 +21,13 @@ from bisect import bisect_left
 from typing import Any
 
 from linkaudit.items import UrlResult
-from linkaudit.output.facts import ReportFacts
-from linkaudit.output.fragments import MissingFragments
-from linkaudit.output.groups import Groups
-from linkaudit.output.redirects import RedirectFixes, looped
-from linkaudit.output.sitemap import SitemapSection
-from linkaudit.output.soft404 import Soft404s
-from linkaudit.output.suggestions import Suggestions
+from linkaudit.output.report.facts import ReportFacts
+from linkaudit.output.report.fragments import MissingFragments
+from linkaudit.output.report.groups import Groups
+from linkaudit.output.report.redirects import RedirectFixes, looped
+from linkaudit.output.report.sitemap import SitemapSection
+from linkaudit.output.report.soft404 import Soft404s
+from linkaudit.output.report.suggestions import Suggestions
 from linkaudit.rules.recheck import RecheckPolicy
 from linkaudit.state.base import AuditState, Entry
 

@@ -17,16 +17,16 @@ from importlib.resources import files
 from typing import Any
 
 from linkaudit.output.formats.common import Report, ending
-from linkaudit.output.formats.html_findings import broken_section, groups_section
-from linkaudit.output.formats.html_lists import (
+from linkaudit.output.formats.html.findings import broken_section, groups_section
+from linkaudit.output.formats.html.lists import (
     redirects_section,
     sitemap_section,
     unchecked_section,
 )
-from linkaudit.output.formats.html_parts import badge, count, esc, link, outcome_badge, section
-from linkaudit.output.formats.html_trend import trend_section
+from linkaudit.output.formats.html.parts import badge, count, esc, link, outcome_badge, section
+from linkaudit.output.formats.html.trend import trend_section
 from linkaudit.output.jsontext import json_escape
-from linkaudit.output.report import OUTCOMES
+from linkaudit.output.report.build import OUTCOMES
 
 PAGE_SIZE = 100  # table rows drawn at a time (the script reads it from the data)
 # The table's default order: problems first; the script sorts the same way.

@@ -10,10 +10,10 @@ import tempfile
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from linkaudit.output.facts import ReportFacts, now_iso
 from linkaudit.output.jsontext import json_text
 from linkaudit.output.reading import needed_in_summary, read_report
-from linkaudit.output.sections import Sections, shown
+from linkaudit.output.report.facts import ReportFacts, now_iso
+from linkaudit.output.report.sections import Sections, shown
 from linkaudit.rules.baseline import fragment_key
 from linkaudit.rules.recheck import RecheckPolicy
 from linkaudit.rules.statuses import INTERNAL_ERROR

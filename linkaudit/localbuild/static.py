@@ -1,7 +1,7 @@
 """What a static host answers for a URL path of a build directory: one
 function, used by both routes of ``linkaudit DIR`` (the directory's HTTP
-server, ``linkaudit/demo/directory.py``, and the download handler that reads
-the files without a socket, ``linkaudit/network/localbuild.py``), so that
+server, ``linkaudit/localbuild/directory.py``, and the download handler that reads
+the files without a socket, ``linkaudit/localbuild/handler.py``), so that
 both routes give the same report.
 
 The rules are those of GitHub Pages, Netlify, Cloudflare Pages and
@@ -12,7 +12,7 @@ directory is a 301 to ``/dir/``, ``/page`` is ``page.html`` when there is no
 ``--root-url``) is a 404, except the base itself without its slash (301).
 
 A symbolic link is followed while its target is inside the directory
-(``linkaudit/demo/paths.py``).  One whose target lies outside it (Debian's
+(``linkaudit/localbuild/paths.py``).  One whose target lies outside it (Debian's
 Sphinx builds link ``_static/jquery.js`` to ``/usr/share/javascript/``) is
 never read, nor resolved, but it is no 404 either: any web server on the
 machine would serve it.  It is answered ``outside``: a 200 without a body,
@@ -38,10 +38,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from linkaudit.demo.paths import DIR, FILE, OUTSIDE, resolve
+from linkaudit.localbuild.paths import DIR, FILE, OUTSIDE, resolve
 
 # The header that carries ``outside`` over HTTP (the directory's server sends
-# it, linkaudit/middlewares/localbuild.py reads it for the build's URLs only)
+# it, linkaudit/localbuild/middleware.py reads it for the build's URLs only)
 OUTSIDE_HEADER = "X-Linkaudit-Outside"
 # The body of a 404 when the build has no 404.html of its own
 NOT_FOUND_BODY = b"<h1>Not Found</h1>"

@@ -2,7 +2,7 @@
 broken entry): the page the author most likely meant.
 
 Worked out from the results alone in the report's one pass over the
-entries (``linkaudit/output/sections.py``): what exists (near URLs found
+entries (``linkaudit/output/report/sections.py``): what exists (near URLs found
 ok, so also where redirects lead; the URLs a sitemap lists that were not
 found broken) and what is broken near; once the pass is over, the ranking
 (``linkaudit/rules/suggest.py``) matches them.  So every door and mode

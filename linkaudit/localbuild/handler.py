@@ -7,7 +7,7 @@ request to that origin never reaches a server (none is started: only
 ``-s LINKAUDIT_LOCAL_READ=false`` serves the build, and crawls it over
 HTTP): a ``HEAD`` is a ``stat``, a ``GET`` the file's bytes, read here,
 synchronously, under the same rules as the server's
-(``linkaudit/demo/static.py``).  Every other request (far links) goes to
+(``linkaudit/localbuild/static.py``).  Every other request (far links) goes to
 the network through ``HttpDownloadHandler`` as before.
 
 Why a handler, and not a walk of the files: every component stays in the
@@ -44,7 +44,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from linkaudit import internals
 from linkaudit.config import config_of
 from linkaudit.demo.server import content_type
-from linkaudit.demo.static import NOT_FOUND_BODY, OUTSIDE_HEADER, answer, served_path
+from linkaudit.localbuild.static import NOT_FOUND_BODY, OUTSIDE_HEADER, answer, served_path
 from linkaudit.network.handler import HttpDownloadHandler
 from linkaudit.signals import request_sent
 

@@ -1,5 +1,5 @@
 """A local build's file reached through a symbolic link out of the
-directory (``linkaudit/demo/static.py``): ``ok``, with a ``warning`` that
+directory (``linkaudit/localbuild/static.py``): ``ok``, with a ``warning`` that
 names the target, never scanned.
 
 Spider middleware: the answer (from the directory's server or from the
@@ -25,7 +25,7 @@ from scrapy.http import Response
 
 from linkaudit.audit import audit_of
 from linkaudit.config import config_of
-from linkaudit.demo.static import OUTSIDE_HEADER, outside_warning
+from linkaudit.localbuild.static import OUTSIDE_HEADER, outside_warning
 from linkaudit.meta import CHECK_URL
 
 

@@ -5,7 +5,7 @@ A page's result keeps its anchors and its links to fragments (``UrlResult``
 ``anchors`` and ``fragments``), in every state: memory, the audit database,
 Redis.  So the report works them out from the results alone, whichever
 process or run checked what: the pages' links to fragments are gathered in
-the report's one pass over the entries (``linkaudit/output/sections.py``),
+the report's one pass over the entries (``linkaudit/output/report/sections.py``),
 each target's anchors looked up once that pass is over.  A redirect is
 followed (a browser keeps the fragment); a target that is not an HTML page
 read by the audit (broken, a binary, a far page whose anchors were not

@@ -1,9 +1,9 @@
 """A local build checked at file speed: a walk of its files, breadth-first
-from the start URL, under the static-host rules (``linkaudit/demo/static.py``),
+from the start URL, under the static-host rules (``linkaudit/localbuild/static.py``),
 with the crawl's own discovery (``linkaudit/components/discovery.py``) and state.
 
 Each URL of the build's origin is answered as the download handler answers
-it (``linkaudit/network/localbuild.py``): a page is read from disk, decoded
+it (``linkaudit/localbuild/handler.py``): a page is read from disk, decoded
 as Scrapy decodes a response, and scanned; any other URL is one lookup of
 its file, never read.  Nothing of the crawl's per-request machinery (no
 Request, no middleware, no signal, no reactor) is in the path, which is what
@@ -13,7 +13,7 @@ its ``GET``s (and ``HEAD``s for URLs of the origin outside the site) would
 have been: ``tests/test_local_build.py`` holds both routes to one report.
 
 URLs of other origins (far links) are left in the state's frontier, at the
-depth they were found: the crawl checks them (``linkaudit/walk/audit.py``).
+depth they were found: the crawl checks them (``linkaudit/localbuild/walk.py``).
 """
 
 from __future__ import annotations
@@ -28,8 +28,10 @@ from urllib.parse import urlsplit
 
 from linkaudit.components.discovery import Discovery
 from linkaudit.demo.server import content_type
-from linkaudit.demo.static import answer, outside_warning, served_path
 from linkaudit.items import UrlResult, page_stats
+from linkaudit.localbuild.decoding import decoded
+from linkaudit.localbuild.reading import PageJob, PageRead, read_file, read_job
+from linkaudit.localbuild.static import answer, outside_warning, served_path
 from linkaudit.meta import ANCHORS
 from linkaudit.rules.html import extract_links
 from linkaudit.rules.judge import LinkRules
@@ -47,8 +49,6 @@ from linkaudit.rules.statuses import (
 )
 from linkaudit.rules.urls import InvalidURL, canonicalize
 from linkaudit.state.base import AuditState, Pending
-from linkaudit.walk.decoding import decoded
-from linkaudit.walk.reading import PageJob, PageRead, read_file, read_job
 
 if TYPE_CHECKING:
     from linkaudit.config import Config

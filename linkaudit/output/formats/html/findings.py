@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from linkaudit.output.formats.common import Report, missing_fragments
-from linkaudit.output.formats.html_parts import (
+from linkaudit.output.formats.html.parts import (
     LIST_LIMIT,
     SHOWN_REFERRERS,
     badge,
@@ -20,9 +20,9 @@ from linkaudit.output.formats.html_parts import (
     places,
     section,
 )
-from linkaudit.output.formats.html_trend import broken_for
+from linkaudit.output.formats.html.trend import broken_for
 from linkaudit.output.formats.places import linked_from
-from linkaudit.output.groups import block_name
+from linkaudit.output.report.groups import block_name
 from linkaudit.rules.suggest import WHY, suggestion_target
 
 

@@ -1,6 +1,6 @@
 """Where a path of a build directory leads, as a static host would find
 it, with the symbolic links followed only while they stay inside the build
-(``linkaudit/demo/static.py`` answers URLs with it).
+(``linkaudit/localbuild/static.py`` answers URLs with it).
 
 Two things a plain ``os.path.realpath`` gets wrong for an audit:
 

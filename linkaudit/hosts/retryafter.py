@@ -5,7 +5,7 @@ saying "too many requests" asks us not to do.  Waits are bounded by
 ``LINKAUDIT_RETRY_AFTER_MAX``: a server asking for longer is not waited for
 and the URL ends ``unchecked`` rather than stalling the audit.
 
-The wait is the host's (``linkaudit/network/holds.py``): none of its link
+The wait is the host's (``linkaudit/hosts/holds.py``): none of its link
 checks is sent before it is over, and none of them holds a download place
 meanwhile, so the other hosts go on.  Only a robots.txt, fetched outside the
 scheduler (and one per host), still waits here.
@@ -22,8 +22,8 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import Request, Response
 
 from linkaudit.config import config_of
+from linkaudit.hosts.holds import HostHolds
 from linkaudit.meta import CHECK_URL, HELD_ONCE, RETRY_AFTER_TRIES
-from linkaudit.network.holds import HostHolds
 from linkaudit.rules.statuses import delay_seconds, http_date
 
 logger = logging.getLogger(__name__)

@@ -15,9 +15,9 @@ from datetime import datetime
 from typing import Any
 
 from linkaudit.output.formats.common import Report
-from linkaudit.output.formats.html_chart import chart, figures, when
-from linkaudit.output.formats.html_parts import count, esc, link, section
-from linkaudit.output.history import age
+from linkaudit.output.formats.html.chart import chart, figures, when
+from linkaudit.output.formats.html.parts import count, esc, link, section
+from linkaudit.output.report.history import age
 
 LONGEST = 10  # URLs (and pages) in the "longest broken" lists
 CHART_LIMIT = 100  # the most recent audits drawn: past this the points crowd

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from linkaudit.output.formats.common import Report
-from linkaudit.output.formats.html_parts import (
+from linkaudit.output.formats.html.parts import (
     LIST_LIMIT,
     badge,
     count,

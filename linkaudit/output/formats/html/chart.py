@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from linkaudit.output.formats.html_parts import esc
+from linkaudit.output.formats.html.parts import esc
 
 # The drawing's own units (it scales to the page's width: viewBox).
 WIDTH, HEIGHT = 720, 260

@@ -13,7 +13,7 @@ Three ends:
   soft-404 probes, sitemaps, the build's own robots.txt, feeds, the page
   archive, a component or Scrapy setting of the user's, a request limit):
   no walk, the download handler reads the files instead
-  (``linkaudit/network/localbuild.py``).  The README lists these.
+  (``linkaudit/localbuild/handler.py``).  The README lists these.
 """
 
 from __future__ import annotations
@@ -29,13 +29,14 @@ from typing import Any
 from linkaudit.audit import Walked
 from linkaudit.config import BY_SETTING, Config
 from linkaudit.config.plain import PlainSettings
-from linkaudit.demo.static import answer, served_path
-from linkaudit.output.facts import report_facts
+from linkaudit.localbuild.directory import local_files
+from linkaudit.localbuild.files import BuildWalk
+from linkaudit.localbuild.static import answer, served_path
 from linkaudit.output.recording import record, write_final_report
-from linkaudit.output.report import now_iso
+from linkaudit.output.report.build import now_iso
+from linkaudit.output.report.facts import report_facts
 from linkaudit.output.status import ERASE, status_line
 from linkaudit.state.memory import MemoryState
-from linkaudit.walk.files import BuildWalk
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +60,7 @@ CRAWL_ONLY = frozenset(
 )
 # Scrapy's own settings that only shape requests to other hosts (the far
 # links the crawl checks after the walk) or the log (the size limits are
-# none for the build's files: linkaudit/network/localbuild.py)
+# none for the build's files: linkaudit/localbuild/handler.py)
 NETWORK_ONLY = frozenset(
     {
         "DOWNLOAD_MAXSIZE",
@@ -207,6 +208,7 @@ def finish(config: Config, walked: Walked) -> None:
         requests=walked.requests,
         baseline=baseline,
         baseline_source=config.baseline_source,
+        files=local_files(config),
     )
 
     def views(path: str) -> None:

@@ -11,8 +11,9 @@ import zlib
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
+from linkaudit.config import Config
 from linkaudit.demo.server import FileHandler, LocalSite, content_type
-from linkaudit.demo.static import NOT_FOUND_BODY, OUTSIDE_HEADER, answer, locate
+from linkaudit.localbuild.static import NOT_FOUND_BODY, OUTSIDE_HEADER, answer, locate
 
 
 class LocalFiles:
@@ -41,6 +42,14 @@ class LocalFiles:
             return None
         inside = Path(os.path.relpath(found.file, self.real_root)).as_posix()
         return f"{self.shown}/{inside}" if self.shown not in (".", "") else inside
+
+
+def local_files(config: Config) -> LocalFiles | None:
+    """A local build's page URL -> its file (LINKAUDIT_LOCAL_DIR), for the
+    report's referrers; None for an audit of a site."""
+    if not config["LINKAUDIT_LOCAL_DIR"] or not config.start_urls:
+        return None
+    return LocalFiles(config["LINKAUDIT_LOCAL_DIR"], config.start_urls[0])
 
 
 class BuildAddress:
@@ -80,7 +89,7 @@ class DirectorySite(LocalSite):
 
         class Handler(FileHandler):
             def _answer(self, body: bool) -> None:
-                # the rules the file-reading handler follows too (demo/static.py)
+                # the rules the file-reading handler follows too (localbuild/static.py)
                 found = answer(str(folder), base_path, urlsplit(self.path).path)
                 if found.outside is not None:  # never read: a 200 that says where it leads
                     ctype, outside = content_type(Path(found.outside).name), quote(found.outside)
@@ -147,7 +156,7 @@ def url_bound(root: str) -> int:
             with os.scandir(folders.pop()) as listing:
                 for entry in listing:
                     if entry.name.startswith(".") and entry.name != ".well-known":
-                        continue  # never served (demo/static.py)
+                        continue  # never served (localbuild/static.py)
                     entries += 1
                     if entry.is_dir(follow_symlinks=False):
                         folders.append(entry.path)

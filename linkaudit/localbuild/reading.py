@@ -12,10 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from linkaudit.demo.static import NOT_FOUND_BODY
+from linkaudit.localbuild.decoding import decoded
+from linkaudit.localbuild.static import NOT_FOUND_BODY
 from linkaudit.rules.pagelinks import PageLinks, read_page
 from linkaudit.rules.soft404 import says_not_found
-from linkaudit.walk.decoding import decoded
 
 CHUNK = 64 * 1024  # read as the download handler reads a file (the page cap counts chunks)
 

@@ -5,7 +5,7 @@ period, the baseline).
 
 Built once, by :func:`report_facts`, from the configuration and the run,
 wherever a report is written: the report pipeline (a crawl), a local build
-read as files (``linkaudit/walk/``) and ``linkaudit report`` (a shared
+read as files (``linkaudit/localbuild/``) and ``linkaudit report`` (a shared
 audit's report from Redis, ``linkaudit/command/report.py``).  A journal's
 rebuild (``linkaudit/output/journal.py``) has no configuration: it gives the
 run alone, and the switches stay off, as the journal never recorded them.
@@ -23,7 +23,7 @@ from linkaudit.rules.recheck import RecheckPolicy
 
 if TYPE_CHECKING:
     from linkaudit.config import Config
-    from linkaudit.output.history import AuditHistory
+    from linkaudit.output.report.history import AuditHistory
 
 
 def now_iso() -> str:
@@ -60,7 +60,7 @@ class ReportFacts:
     # the audit database's history (--db): ``history``, the broken runs
     history: AuditHistory | None = None
     suggest: float | None = None  # broken near links' ``suggestion``: the least score
-    # a struggling host slowed down and paused (middlewares/backoff.py)
+    # a struggling host slowed down and paused (hosts/backoff.py)
     backoffs: int = 0
     pauses: int = 0
 
@@ -76,10 +76,12 @@ def report_facts(
     baseline_source: str | None = None,
     backoffs: int = 0,
     pauses: int = 0,
+    files: Callable[[str], str | None] | None = None,
 ) -> ReportFacts:
     """The facts of a report written now, by the audit ``config`` describes,
     of a run that started at ``started_at`` and ended for ``finish_reason``
-    after ``pages`` pages and ``requests`` requests."""
+    after ``pages`` pages and ``requests`` requests.  ``files``: a local
+    build's page URL -> its file, for the referrers (``localbuild``)."""
     soft_404 = config["LINKAUDIT_SOFT_404"]
     return ReportFacts(
         start_urls=list(config.start_urls),
@@ -96,7 +98,7 @@ def report_facts(
         baseline_source=baseline_source,
         backoffs=backoffs,
         pauses=pauses,
-        files=config.local_files,
+        files=files,
         fragments=config["LINKAUDIT_CHECK_FRAGMENTS"],
         soft_404=(
             (soft_404, config["LINKAUDIT_SOFT_404_SIMILARITY"], config["LINKAUDIT_SOFT_404_PROBES"])
