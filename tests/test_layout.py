@@ -31,10 +31,12 @@ LIMIT = 300
 
 # folder (or top-level module) -> the folders and top-level modules of
 # linkaudit it may import.  Not listed: imports nothing of linkaudit.
-# Top-level modules every part may use: the package itself (__version__),
-# items (UrlResult), meta (request meta keys), signals, internals (Scrapy's
-# private names, named once).
-_COMMON = {"linkaudit", "items", "meta", "signals", "internals"}
+# Top-level modules every part of the crawl may use: the package itself
+# (__version__), items (UrlResult), meta (request meta keys), signals,
+# internals (Scrapy's private names, named once), exceptions (the crawl's
+# exceptions that cross folders; Scrapy's kind, so not for the folders that
+# import no Scrapy: rules, config, state, output raise their own).
+_COMMON = {"linkaudit", "items", "meta", "signals", "internals", "exceptions"}
 MAY_IMPORT: dict[str, set[str]] = {
     "rules": {"items"},  # pure: what a link, a page, an answer is
     "config": {"linkaudit", "rules", "demo", "internals"},  # beside: reads and checks settings
@@ -48,13 +50,14 @@ MAY_IMPORT: dict[str, set[str]] = {
     "middlewares": _COMMON | {"rules", "config", "state", "network", "demo", "audit"},
     "extensions": _COMMON | {"config", "state", "output", "audit"},
     # the crawl's components: scheduler, discovery, readers, failure judge
-    "components": _COMMON
-    | {"rules", "config", "state", "audit", "network", "middlewares", "extensions"},
+    # (what middlewares and extensions raise: exceptions)
+    "components": _COMMON | {"rules", "config", "state", "audit", "network"},
     "spiders": _COMMON | {"config", "audit", "components"},
     "walk": _COMMON | {"rules", "config", "state", "output", "demo", "audit", "components"},
     "demo": set(),
     "linkaudit": set(),  # the package: its version
     "internals": set(),
+    "exceptions": set(),
     "items": set(),
     "meta": {"rules"},  # the phases are the decision table's
     "signals": set(),
@@ -213,6 +216,10 @@ def test_the_table_is_one_way():
     assert not {"state", "output"} & MAY_IMPORT["config"]
     assert not {"output", "spiders"} & MAY_IMPORT["state"]
     assert MAY_IMPORT["rules"] <= {"items"}
+    # what a middleware or an extension raises is judged through exceptions
+    assert not {"middlewares", "extensions"} & MAY_IMPORT["components"]
+    # exceptions imports Scrapy: not for the folders that import none
+    assert not any("exceptions" in MAY_IMPORT[f] for f in ("rules", "config", "state", "output"))
 
 
 def test_the_rules_are_pure():

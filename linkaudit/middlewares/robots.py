@@ -42,6 +42,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
 from linkaudit.config import config_of
+from linkaudit.exceptions import RobotsBlocked, RobotsUnanswered
 from linkaudit.meta import MAXSIZE, TRUNCATED
 from linkaudit.network.failures import is_network_failure, is_timeout
 from linkaudit.rules.sitemap import robots_sitemaps
@@ -51,15 +52,6 @@ logger = logging.getLogger(__name__)
 
 DISALLOW_ALL = b"User-agent: *\nDisallow: /\n"
 _READ = "la_robots_read"  # bytes of a robots.txt body received so far
-
-
-class RobotsBlocked(IgnoreRequest):
-    """A request robots.txt does not let us make; the message says why."""
-
-
-class RobotsUnanswered(IgnoreRequest):
-    """A request not made: its host's robots.txt did not answer in time (the
-    URL is ``unchecked``, not ``blocked``: nothing says it is disallowed)."""
 
 
 class RobotsMiddleware(RobotsTxtMiddleware):
