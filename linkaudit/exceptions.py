@@ -1,8 +1,8 @@
 """The exceptions a request can end with that one part of the crawl raises
-and another judges, in one module (as ``scrapy.exceptions``): the
-middlewares and extensions raise them, the failure judge
-(``components/failures.py``) turns each into a result, and neither imports
-the other.
+and another judges, in one module (as ``scrapy.exceptions``): the parts
+that drop, hold or refuse a request (middlewares, extensions, the host
+holds) raise them, the failure judge (``components/failures.py``) turns
+each into a result, and neither imports the other.
 
 Each is a Scrapy exception, so that Scrapy handles it as it handles its
 own: an ``IgnoreRequest`` goes to the request's errback without an error
