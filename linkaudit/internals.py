@@ -27,9 +27,17 @@ nothing rather than failing an audit.
   for one that does not count the seconds our code held the event loop.
 - Twisted: ``twisted.internet.endpoints._idnaBytes`` is wrapped in a cache,
   and ``twisted.web.client.HostnameEndpoint`` is replaced by
-  ``linkaudit.network.endpoint.HostnameEndpoint`` (which reads the endpoint's
-  private ``_reactor``, ``_hostText``, ``_port``, ``_timeout``,
-  ``_bindAddress``, ``_badHostname`` and ``_getNameResolverAndMaybeWarn``).
+  ``linkaudit.network.endpoint.HostnameEndpoint``, which asks
+  :func:`endpoint_target` and :func:`endpoint_resolver` for what Twisted's
+  endpoint keeps privately (``_reactor``, ``_hostText``, ``_port``,
+  ``_timeout``, ``_bindAddress``, ``_badHostname``, and its resolver from
+  ``_getNameResolverAndMaybeWarn``).
+- Scrapy's robots.txt middleware, which ``middlewares/robots.py`` subclasses,
+  keeps its parsers per host in ``_parsers`` and forgets a failed robots.txt
+  with ``_robots_error`` (:func:`robots_parsers`, :func:`robots_failed`).
+- Scrapy's decompression middleware splits a ``Content-Encoding`` into what
+  it decodes and what it keeps with ``_split_encodings``
+  (:func:`split_encodings`, for ``middlewares/decompress.py``).
 - Scrapy's ``scrapy.utils.deprecate`` looks up the module that defines a
   deprecated class with ``inspect.stack()`` (the source lines of every frame
   of the call stack, and a scan of ``sys.modules`` for each); importing its
@@ -48,7 +56,9 @@ nothing rather than failing an audit.
 - Private hooks overridden where they are: the robots.txt middleware's
   ``_parse_robots`` (``middlewares/robots.py`` bounds a robots.txt first:
   tests/test_politeness.py), the CSV exporter's ``_join_if_needed``
-  (``output/exporters.py``: list cells as JSON, tests/test_feeds.py).
+  (``output/exporters.py``: list cells as JSON, tests/test_feeds.py), the
+  redirect middleware's ``_engine_started`` (``middlewares/redirects.py``:
+  no warning that Scrapy's Referer middleware is off).
 - Twisted's client errors are in its private ``twisted.web._newclient``.
 - argparse: ``config/file.py`` reads a parser's options and exclusive
   groups, converts a value as the command line does, and knows the classes
@@ -65,7 +75,7 @@ import inspect
 import sys
 from collections.abc import Iterator
 from types import FrameType, ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -134,6 +144,63 @@ def connect_single_addresses_directly(endpoint_class: type) -> None:
 
     if client.HostnameEndpoint is endpoints.HostnameEndpoint:
         client.HostnameEndpoint = endpoint_class
+
+
+class EndpointTarget(NamedTuple):
+    """What a Twisted ``HostnameEndpoint`` was built with."""
+
+    reactor: Any
+    host: str  # the host name as text (IDNA decoded)
+    port: int
+    timeout: float  # seconds to connect
+    bind_address: Any  # the local address to bind, or None
+    bad_hostname: bool  # the name does not encode: Twisted's connect fails it
+
+
+def endpoint_target(endpoint: Any) -> EndpointTarget:
+    """The private attributes of Twisted 26.10.0's ``HostnameEndpoint``
+    (``_reactor``, ``_hostText``, ``_port``, ``_timeout``, ``_bindAddress``,
+    ``_badHostname``), by name."""
+    return EndpointTarget(
+        endpoint._reactor,
+        endpoint._hostText,
+        endpoint._port,
+        endpoint._timeout,
+        endpoint._bindAddress,
+        endpoint._badHostname,
+    )
+
+
+def endpoint_resolver(endpoint: Any) -> Any:
+    """The name resolver Twisted 26.10.0's ``HostnameEndpoint`` resolves
+    with (its reactor's, ``_getNameResolverAndMaybeWarn``: a resolver of
+    the old interface is wrapped, with a deprecation warning)."""
+    return endpoint._getNameResolverAndMaybeWarn(endpoint._reactor)
+
+
+def robots_parsers(middleware: Any) -> dict[str, Any]:
+    """Scrapy 2.19.0's ``RobotsTxtMiddleware._parsers``: netloc -> its robots.txt
+    parser (None: no rules), or a Deferred while the robots.txt is read; the
+    dict itself, so that a subclass's ``robot_parser`` writes where the
+    parent reads."""
+    return middleware._parsers
+
+
+def robots_failed(middleware: Any, exc: Exception, netloc: str) -> None:
+    """Scrapy 2.19.0's ``RobotsTxtMiddleware._robots_error``: the robots.txt of
+    ``netloc`` could not be read (no rules: everything allowed), counted in
+    the stats unless ``exc`` is an ``IgnoreRequest``."""
+    middleware._robots_error(exc, netloc)
+
+
+def split_encodings(encodings: list[bytes]) -> tuple[list[bytes], list[bytes]]:
+    """Scrapy 2.19.0's ``HttpCompressionMiddleware._split_encodings``: a
+    response's ``Content-Encoding`` values as (to decode: the last applied
+    first, down to one Scrapy cannot decode; to keep: that one and those
+    applied before it)."""
+    from scrapy.downloadermiddlewares.httpcompression import HttpCompressionMiddleware
+
+    return HttpCompressionMiddleware._split_encodings(encodings)
 
 
 def send_item(crawler: Crawler, item: Any) -> None:

@@ -12,7 +12,7 @@ from scrapy.exceptions import CannotResolveHostError, DownloadTimeoutError
 from twisted.internet import error as twisted_error
 
 from linkaudit import settings as project_settings
-from linkaudit.hosts.failures import HostUnreachable
+from linkaudit.exceptions import HostUnreachable
 from linkaudit.network.failures import is_network_failure
 from linkaudit.rules.statuses import internal_error
 from tests.conftest import ROOT, check_no_fault, run_crawl, run_process, validate

@@ -34,12 +34,15 @@ from twisted.python.failure import Failure
 from linkaudit.audit import Audit
 from linkaudit.components.replay import Replay
 from linkaudit.components.requests import CheckRequests
-from linkaudit.extensions.drain import Interrupted
-from linkaudit.hosts.backoff import HostFailing
-from linkaudit.hosts.holds import HostHeld
+from linkaudit.exceptions import (
+    HostFailing,
+    HostHeld,
+    Interrupted,
+    RobotsBlocked,
+    RobotsUnanswered,
+)
 from linkaudit.items import UrlResult
 from linkaudit.meta import CHECK_URL, DEPTH, HISTORY, PHASE
-from linkaudit.middlewares.robots import RobotsBlocked, RobotsUnanswered
 from linkaudit.network.failures import describe_failure, is_network_failure, is_timeout
 from linkaudit.rules.statuses import BROKEN
 

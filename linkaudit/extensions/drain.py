@@ -7,18 +7,15 @@ import logging
 
 from scrapy import signals
 from scrapy.crawler import Crawler
-from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.exceptions import NotConfigured
 from twisted.internet import task
 from twisted.python.failure import Failure
 
 from linkaudit import internals
 from linkaudit.config import config_of
+from linkaudit.exceptions import Interrupted
 
 logger = logging.getLogger(__name__)
-
-
-class Interrupted(IgnoreRequest):
-    """A request dropped before it was sent because the audit is closing."""
 
 
 class DrainOnClose:

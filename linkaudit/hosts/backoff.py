@@ -42,6 +42,7 @@ from twisted.python.failure import Failure
 from linkaudit import internals
 from linkaudit.audit import audit_of
 from linkaudit.config import config_of
+from linkaudit.exceptions import HostFailing
 from linkaudit.meta import BACKOFF_TRIES, CHECK_URL
 from linkaudit.network.failures import is_network_failure, is_timeout
 from linkaudit.rules.backoff import BACKOFF, GIVE_UP, PAUSE, RECOVER, BackoffPolicy, HostBackoff
@@ -52,10 +53,6 @@ BACKOFFS, PAUSES = "linkaudit/backoff/backoffs", "linkaudit/backoff/pauses"
 # a URL is asked at most this many times in all: the host's own give-up comes
 # first with any sane settings, this only bounds a URL the rules keep retrying
 MAX_TRIES = 12
-
-
-class HostFailing(IgnoreRequest):
-    """A request not sent, or an answer not judged: its host was given up."""
 
 
 def failure_label(status: int) -> str | None:

@@ -20,7 +20,6 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import (
     CannotResolveHostError,
     DownloadConnectionRefusedError,
-    DownloadFailedError,
     NotConfigured,
 )
 from scrapy.http import Response
@@ -28,6 +27,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet import error as twisted_error
 
 from linkaudit.config import config_of
+from linkaudit.exceptions import HostUnreachable
 from linkaudit.network.failures import is_timeout
 
 logger = logging.getLogger(__name__)
@@ -40,11 +40,6 @@ _UNREACHABLE = (
     twisted_error.TCPTimedOutError,
     twisted_error.NoRouteError,
 )
-
-
-class HostUnreachable(DownloadFailedError):
-    """A request not sent: its host failed earlier in this run (``__cause__``).
-    A download failure like the one it repeats, so a network failure."""
 
 
 class HostFailureCacheMiddleware:

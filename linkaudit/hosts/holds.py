@@ -41,20 +41,15 @@ import time
 import weakref
 from typing import Any
 
-from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Request
 from scrapy.utils.asyncio import call_later
 from twisted.python.failure import Failure
 
 from linkaudit import internals
+from linkaudit.exceptions import HostHeld
 from linkaudit.meta import CHECK_URL, HELD_ONCE
 
 logger = logging.getLogger(__name__)
-
-
-class HostHeld(IgnoreRequest):
-    """A link check taken back from its host's download slot: the host asked
-    us to wait.  Not a verdict: the request is asked again after the wait."""
 
 
 class HostHolds:

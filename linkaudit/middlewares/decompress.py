@@ -24,6 +24,7 @@ from scrapy.downloadermiddlewares.httpcompression import HttpCompressionMiddlewa
 from scrapy.http import Response, TextResponse
 from scrapy.responsetypes import responsetypes
 
+from linkaudit import internals
 from linkaudit.config import config_of
 from linkaudit.meta import CHECK_URL, MAXSIZE, PHASE, SITEMAP, TRUNCATED
 from linkaudit.rules.inflate import CorruptBody, inflate
@@ -72,7 +73,7 @@ class CappedDecompressionMiddleware(HttpCompressionMiddleware):
         encodings = response.headers.getlist("Content-Encoding")
         if not encodings:
             return response
-        to_decode, to_keep = self._split_encodings(encodings)
+        to_decode, to_keep = internals.split_encodings(encodings)
         body = response.body
         try:
             for encoding in to_decode:

@@ -41,7 +41,9 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
+from linkaudit import internals
 from linkaudit.config import config_of
+from linkaudit.exceptions import RobotsBlocked, RobotsUnanswered
 from linkaudit.meta import MAXSIZE, TRUNCATED
 from linkaudit.network.failures import is_network_failure, is_timeout
 from linkaudit.rules.sitemap import robots_sitemaps
@@ -51,15 +53,6 @@ logger = logging.getLogger(__name__)
 
 DISALLOW_ALL = b"User-agent: *\nDisallow: /\n"
 _READ = "la_robots_read"  # bytes of a robots.txt body received so far
-
-
-class RobotsBlocked(IgnoreRequest):
-    """A request robots.txt does not let us make; the message says why."""
-
-
-class RobotsUnanswered(IgnoreRequest):
-    """A request not made: its host's robots.txt did not answer in time (the
-    URL is ``unchecked``, not ``blocked``: nothing says it is disallowed)."""
 
 
 class RobotsMiddleware(RobotsTxtMiddleware):
@@ -84,8 +77,9 @@ class RobotsMiddleware(RobotsTxtMiddleware):
     async def robot_parser(self, request: Request) -> RobotParser | None:
         # The parent's method, but a fetch failure is one line, not a traceback.
         netloc = urlparse_cached(request).netloc
-        if netloc not in self._parsers:
-            self._parsers[netloc] = Deferred()
+        parsers = internals.robots_parsers(self)
+        if netloc not in parsers:
+            parsers[netloc] = Deferred()
             robots = Request(
                 f"{urlparse_cached(request).scheme}://{netloc}/robots.txt",
                 priority=self.DOWNLOAD_PRIORITY,
@@ -124,17 +118,17 @@ class RobotsMiddleware(RobotsTxtMiddleware):
                         netloc,
                         exc_info=True,
                     )
-                self._robots_error(exc, netloc)
-            self._stats.inc_value("robotstxt/request_count")
-        parser = self._parsers[netloc]
+                internals.robots_failed(self, exc, netloc)
+            self.crawler.stats.inc_value("robotstxt/request_count")
+        parser = parsers[netloc]
         if isinstance(parser, Deferred):
             # Not the Deferred's result: turning a Deferred into a Future
             # consumes it (Twisted's asFuture), so with several requests
             # waiting for one robots.txt, Scrapy's version hands the parser to
             # the first and None ("allowed") to the others, which were then
-            # sent whatever robots.txt says.  The outcome is in _parsers.
+            # sent whatever robots.txt says.  The outcome is in the parsers.
             await maybe_deferred_to_future(parser)
-            parser = self._parsers[netloc]
+            parser = parsers[netloc]
         return parser
 
     async def _parse_robots(self, response: Response, netloc: str, request: Request) -> None:
@@ -166,7 +160,7 @@ class RobotsMiddleware(RobotsTxtMiddleware):
     def process_request_2(self, rp: RobotParser | None, request: Request) -> None:
         unanswered = self.unanswered.get(urlparse_cached(request).netloc)
         if unanswered is not None:
-            self._stats.inc_value("linkaudit/robots_unanswered")
+            self.crawler.stats.inc_value("linkaudit/robots_unanswered")
             raise RobotsUnanswered(unanswered)
         try:
             super().process_request_2(rp, request)

@@ -5,7 +5,7 @@ one new attempt every 0.3 s) and reports that every address failed only at
 the next 0.3 s tick.  A host with one address and a closed port was refused
 in microseconds but answered after 0.3 s: 100 such hosts took 5 s.  With one
 address there is nothing to race; hosts with several keep Twisted's
-algorithm.  (It reads the endpoint's private attributes: see
+algorithm.  (It reads the endpoint's private attributes through
 ``linkaudit/internals.py``, which installs it.)
 """
 
@@ -17,6 +17,8 @@ from twisted.internet import defer, endpoints
 from twisted.internet.address import IPv6Address
 from twisted.internet.interfaces import IAddress, IHostResolution, IResolutionReceiver
 from zope.interface import implementer
+
+from linkaudit import internals
 
 
 @implementer(IResolutionReceiver)
@@ -41,11 +43,12 @@ class HostnameEndpoint(endpoints.HostnameEndpoint):
     """Twisted's endpoint, connecting straight to a host's only address."""
 
     def connect(self, protocolFactory: Any) -> defer.Deferred[Any]:
-        if self._badHostname:
+        target = internals.endpoint_target(self)
+        if target.bad_hostname:
             return super().connect(protocolFactory)
         receiver = _Addresses()
-        resolver = self._getNameResolverAndMaybeWarn(self._reactor)
-        resolver.resolveHostName(receiver, self._hostText, portNumber=self._port)
+        resolver = internals.endpoint_resolver(self)
+        resolver.resolveHostName(receiver, target.host, portNumber=target.port)
 
         def start(addresses: list[IAddress]) -> defer.Deferred[Any]:
             if len(addresses) != 1:  # none (Twisted says why), or a race to run
@@ -57,7 +60,7 @@ class HostnameEndpoint(endpoints.HostnameEndpoint):
                 else endpoints.TCP4ClientEndpoint
             )
             endpoint = kind(
-                self._reactor, address.host, address.port, self._timeout, self._bindAddress
+                target.reactor, address.host, address.port, target.timeout, target.bind_address
             )
             return endpoint.connect(protocolFactory)
 

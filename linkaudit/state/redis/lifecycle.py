@@ -1,5 +1,5 @@
 """The scripts of a worker's and an audit's life: the heartbeat, leaving,
-starting and stopping the audit (the key layout: the package's docstring)."""
+starting and stopping the audit (the key layout: scripts.py)."""
 
 from __future__ import annotations
 
