@@ -87,6 +87,8 @@ def installed(wheel: Path, tmp_path_factory) -> Path:
     requirements = ["-r", str(ROOT / "requirements.txt"), str(wheel)]
     done = run_process([*pip, *requirements], env=env, timeout=STEP)
     assert done.returncode == 0, done.stdout + done.stderr
+    check = run_process([str(venv / "bin" / "python"), "-m", "pip", "check"], env=env)
+    assert check.returncode == 0, check.stdout  # the pins meet the package's own ranges
     return venv / "bin"
 
 
@@ -115,7 +117,9 @@ def test_the_installed_demo_audits_the_bundled_site(installed, demo):
         env=_offline_env(),
     )
     assert Path(where.stdout.strip()).is_relative_to(installed.parent), where.stdout
-    version = run_process([str(installed / "linkaudit"), "--version"], cwd=folder)
+    version = run_process(
+        [str(installed / "linkaudit"), "--version"], cwd=folder, env=_offline_env()
+    )
     assert version.stdout == f"linkaudit {__version__}\n", version.stderr
 
     assert out.returncode == 1, out.stderr  # the demo site has broken links, on purpose
