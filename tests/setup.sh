@@ -43,6 +43,13 @@ tests/data/fetch.sh
 # The project and its test tools, in .venv
 python3 -m venv .venv
 .venv/bin/pip install -q -r requirements-dev.txt -e .
+# The pinned runtime requirements as wheels, for tests/test_wheel.py (which
+# installs the built wheel into a fresh virtualenv, offline); downloaded
+# again only when requirements.txt changes (its copy in the wheelhouse)
+cmp -s requirements.txt tests/data/wheelhouse/requirements.txt || {
+  .venv/bin/pip download -q --only-binary=:all: -r requirements.txt -d tests/data/wheelhouse
+  cp requirements.txt tests/data/wheelhouse/requirements.txt
+}
 # ... and again on the oldest Python allowed, in .venv-oldest
 /usr/bin/python3.11 -m venv .venv-oldest
 .venv-oldest/bin/pip install -q -r requirements-dev.txt -e .

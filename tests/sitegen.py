@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.conftest import run_process, validate
-from tests.helpers import LINKAUDIT
+from tests.helpers.command import LINKAUDIT
 from tests.server import Route, TestServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))

@@ -11,7 +11,7 @@ from contextlib import ExitStack
 import pytest
 
 from tests.conftest import run_crawl
-from tests.helpers import run
+from tests.helpers.command import run
 from tests.server import TestServer
 
 AUTH = "Basic " + base64.b64encode(b"editor:pa:ss").decode()

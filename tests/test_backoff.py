@@ -15,7 +15,7 @@ import pytest
 
 from linkaudit.rules.backoff import BACKOFF, GIVE_UP, PAUSE, RECOVER, BackoffPolicy, HostBackoff
 from tests.conftest import Spawned, run_crawl, validate
-from tests.helpers import LINKAUDIT
+from tests.helpers.command import LINKAUDIT
 from tests.redisserver import RedisServer
 from tests.server import Route, TestServer
 

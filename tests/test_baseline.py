@@ -13,7 +13,8 @@ from linkaudit.items import UrlResult
 from linkaudit.output.report.build import build_report
 from linkaudit.state.memory import MemoryState
 from tests.conftest import validate
-from tests.helpers import run, site_facts
+from tests.helpers.command import run
+from tests.helpers.reports import site_facts
 
 
 def test_the_report_marks_new_and_lists_fixed():

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.conftest import ROOT
-from tests.helpers import SERVE, request
+from tests.helpers.served import SERVE, request
 
 ROUTES = {
     "GET /": "a page",

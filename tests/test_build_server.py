@@ -23,7 +23,7 @@ import pytest
 
 from linkaudit.localbuild.directory import DirectorySite, stable_ports
 from tests.conftest import ROOT, Spawned, wait_for
-from tests.helpers import SERVE, request
+from tests.helpers.served import SERVE, request
 from tests.peak import measure
 from tests.server import Route, TestServer
 from tests.sitegen import LINKAUDIT

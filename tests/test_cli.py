@@ -15,7 +15,7 @@ import pytest
 
 from linkaudit import __version__
 from tests.conftest import check_no_fault, run_process
-from tests.helpers import LINKAUDIT, run
+from tests.helpers.command import LINKAUDIT, run
 from tests.server import Route
 
 

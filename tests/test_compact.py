@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from linkaudit.items import UrlResult
 from linkaudit.rules.recheck import iso
 from linkaudit.state.compact import decode_result, encode_result
-from tests.helpers import url_results
+from tests.helpers.results import url_results
 
 
 @given(url_results)

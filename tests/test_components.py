@@ -1,50 +1,16 @@
-"""The crawl's components (README, "Layout"): the spider is Scrapy's glue,
-no component reaches into it (they share the crawler's audit,
-``linkaudit/audit.py``), and the audit's frontier is its scheduler's."""
+"""The crawl's components (README, "Layout"): the audit's frontier is its
+scheduler's.  That the spider is Scrapy's glue and no component reaches
+into it (they share the crawler's audit, ``linkaudit/audit.py``) is a
+layout rule: tests/test_layout.py holds it."""
 
 from __future__ import annotations
 
-import ast
-from pathlib import Path
-
-import scrapy
-
 from linkaudit.components.scheduler import AuditScheduler
-from linkaudit.spiders.linkaudit import LinkAuditSpider
 from tests.conftest import run_crawl
-
-PACKAGE = Path(__file__).resolve().parent.parent / "linkaudit"
 
 
 class SchedulerOfOurs(AuditScheduler):
     """A user's subclass (``SCHEDULER``): the frontier is still released."""
-
-
-def test_the_spider_is_scrapys_glue_only():
-    assert LinkAuditSpider.__bases__ == (scrapy.Spider,)
-
-
-def _spider_reads(path: Path) -> list[str]:
-    """``spider.X`` and ``X.spider`` in a module, with their lines."""
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if not isinstance(node, ast.Attribute):
-            continue
-        if node.attr == "spider" or (isinstance(node.value, ast.Name) and node.value.id == "spider"):
-            found.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} {ast.unparse(node)}")
-    return found
-
-
-def test_no_module_outside_the_spiders_reads_the_spider():
-    """Components share the crawler's audit (``audit_of(crawler)``), as
-    Scrapy's own share ``crawler.stats``; the spider object is not theirs."""
-    reads = [
-        read
-        for path in sorted(PACKAGE.rglob("*.py"))
-        if "spiders" not in path.relative_to(PACKAGE).parts
-        for read in _spider_reads(path)
-    ]
-    assert reads == []
 
 
 def test_the_scheduler_releases_the_frontier_level_by_level(tmp_path, server):

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tests.helpers import run
+from tests.helpers.command import run
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from tests.conftest import run_crawl
-from tests.helpers import run
+from tests.helpers.command import run
 from tests.server import Route
 
 CSS = "text/css; charset=utf-8"

@@ -8,7 +8,7 @@ import os
 import stat
 import subprocess
 
-from tests.helpers import LINKAUDIT, run
+from tests.helpers.command import LINKAUDIT, run
 from tests.server import Route, TestServer
 
 
@@ -130,7 +130,7 @@ def test_the_options_users_of_other_checkers_look_for(tmp_path):
     """--user-agent, --timeout, --insecure and --accept ranges do what they
     say, on the wire; --concurrency is shown with the others by
     --print-config."""
-    from tests.helpers import certificate
+    from tests.helpers.served import certificate
 
     page = '<a href="/slow">s</a> <a href="/teapot">t</a> <a href="/gone">g</a>'
     routes = {"/": Route(body=page), "/slow": Route(body="slow", delay=3), "/teapot": Route(418)}
@@ -157,7 +157,7 @@ def test_the_options_users_of_other_checkers_look_for(tmp_path):
 
 
 def test_a_bad_accept_range_is_one_line(tmp_path):
-    from tests.helpers import refused
+    from tests.helpers.command import refused
 
     refused(run(tmp_path, "http://127.0.0.1:9/", "--accept", "299-200"), "not a range")
     refused(run(tmp_path, "http://127.0.0.1:9/", "--accept", "2²0"), "not an HTTP status")
@@ -165,7 +165,7 @@ def test_a_bad_accept_range_is_one_line(tmp_path):
 
 def test_a_misspelt_option_or_setting_names_the_nearest(tmp_path):
     from tests.conftest import crawl_command, run_process
-    from tests.helpers import refused
+    from tests.helpers.command import refused
 
     line = refused(run(tmp_path, "http://127.0.0.1:9/", "--dely", "0"), "--dely")
     assert line.endswith("(did you mean --delay?)")
@@ -236,7 +236,7 @@ def test_port_sets_a_builds_address_and_its_servers(tmp_path):
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         busy = taken.getsockname()[1]
-        from tests.helpers import refused
+        from tests.helpers.command import refused
 
         refused(run(tmp_path, str(build), "--port", str(busy), "-s", "LINKAUDIT_LOCAL_READ=false"),
                 f"--port {busy}: cannot serve the build there")

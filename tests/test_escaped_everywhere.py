@@ -13,8 +13,8 @@ import subprocess
 import pytest
 
 from tests.conftest import run_crawl, run_process
-from tests.helpers import HANG_BOUND as BOUND
-from tests.helpers import LINKAUDIT, run
+from tests.helpers.command import HANG_BOUND as BOUND
+from tests.helpers.command import LINKAUDIT, run
 from tests.redisserver import RedisServer
 
 # what a terminal acts on or hides (C0 but the line break, DEL, C1, bidi)

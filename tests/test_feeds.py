@@ -8,7 +8,7 @@ import json
 
 from linkaudit.items import CONTRACT_FIELDS, OPTIONAL_FIELDS
 from tests.conftest import SCHEMA, run_crawl
-from tests.helpers import ITEM_SCHEMA, valid_item
+from tests.helpers.reports import ITEM_SCHEMA, valid_item
 from tests.server import Route
 
 FIELDS = [*CONTRACT_FIELDS, *OPTIONAL_FIELDS]

@@ -10,7 +10,7 @@ from contextlib import ExitStack
 import pytest
 
 from tests.conftest import run_crawl
-from tests.helpers import run
+from tests.helpers.command import run
 from tests.server import Route
 from tests.sitegen import audit, comparable, generated_site
 

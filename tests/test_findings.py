@@ -27,7 +27,7 @@ from cmarkgfm.cmark import Options
 
 from linkaudit.output.formats import FORMATS
 from linkaudit.output.formats.places import MAX_BYTES
-from tests.helpers import run
+from tests.helpers.command import run
 
 PYTHON_DOCS = Path("/usr/share/doc/python3.11/html")
 GITHUB_COMMENT = 65_536  # characters: GitHub refuses a longer comment

@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from tests.conftest import run_crawl
-from tests.helpers import run
+from tests.helpers.command import run
 from tests.server import Route
 
 

@@ -12,7 +12,7 @@ import pytest
 from linkaudit.rules.html.landmarks import landmarks
 from linkaudit.rules.templates import block_of, page_blocks
 from tests.conftest import validate
-from tests.helpers import run
+from tests.helpers.command import run
 
 
 def test_landmarks_and_their_lines():

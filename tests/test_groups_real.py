@@ -33,7 +33,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import validate
-from tests.helpers import run
+from tests.helpers.command import run
 
 PYTHON = Path("/usr/share/doc/python3.11/html")
 POSTGRESQL = Path("/usr/share/doc/postgresql-doc-15/html")

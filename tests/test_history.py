@@ -18,7 +18,7 @@ from linkaudit.output.formats.text import summary_text
 from linkaudit.output.report.history import broken_for
 from linkaudit.state.database import open_database
 from tests.conftest import validate
-from tests.helpers import run
+from tests.helpers.command import run
 
 COUNTS = ("urls", "pages", "requests", "ok", "redirect", "broken", "blocked", "excluded")
 COUNTS += ("unchecked",)

@@ -13,8 +13,8 @@ from contextlib import ExitStack
 import pytest
 
 from tests.conftest import ROOT, check_no_fault, run_crawl
-from tests.helpers import HANG_BOUND as BOUND
-from tests.helpers import LINKAUDIT, refused, run
+from tests.helpers.command import HANG_BOUND as BOUND
+from tests.helpers.command import LINKAUDIT, refused, run
 from tests.server import Route, TestServer
 
 SECRET = "Hunter2Secret"

@@ -17,8 +17,8 @@ from scrapy.settings import Settings
 from linkaudit.config import OPTIONS
 from linkaudit.config.file import ConfigFileError, find_config
 from tests.conftest import run_crawl, run_process
-from tests.helpers import HANG_BOUND as BOUND
-from tests.helpers import LINKAUDIT, refused, run
+from tests.helpers.command import HANG_BOUND as BOUND
+from tests.helpers.command import LINKAUDIT, refused, run
 
 # -- numbers -------------------------------------------------------------------------
 NUMERIC = [o for o in OPTIONS if o.read.__qualname__.startswith("number.")]

@@ -17,8 +17,8 @@ import pytest
 
 from linkaudit.state.audits import MAX_AUDITS
 from tests.conftest import run_process, validate
-from tests.helpers import HANG_BOUND as BOUND
-from tests.helpers import LINKAUDIT, refused, run
+from tests.helpers.command import HANG_BOUND as BOUND
+from tests.helpers.command import LINKAUDIT, refused, run
 from tests.peak import measure
 
 # -- what the user names: a regular file, or one line at once ---------------------------

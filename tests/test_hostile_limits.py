@@ -20,7 +20,7 @@ from linkaudit.config.options import BY_SETTING as OPTION
 from linkaudit.output.formats.markdown import as_markdown
 from linkaudit.rules.css import capped_css_links
 from tests.conftest import ROOT, check_no_fault, run_crawl, run_process, validate
-from tests.helpers import many_links
+from tests.helpers.served import many_links
 from tests.peak import measure
 from tests.redisserver import RedisServer
 from tests.server import Route, TestServer
@@ -84,7 +84,7 @@ def test_a_page_of_300000_links_reads_up_to_the_cap(tmp_path, server):
 _READER = """
 import resource, sys
 from linkaudit.rules.html import capped_links
-from tests.helpers import many_links
+from tests.helpers.served import many_links
 text = "".join(chunk.decode() for chunk in many_links())
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 page, dropped = capped_links(text, limit=int(sys.argv[1]))

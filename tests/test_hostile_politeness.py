@@ -10,7 +10,7 @@ import threading
 import time
 
 from tests.conftest import check_no_fault, run_crawl, validate
-from tests.helpers import run
+from tests.helpers.command import run
 from tests.server import Route, TestServer
 
 BOUND = 60  # seconds: every crawl here is bounded

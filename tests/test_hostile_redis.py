@@ -15,8 +15,8 @@ import pytest
 
 from linkaudit.rules.backoff import BackoffPolicy, HostBackoff
 from tests.conftest import run_process, validate
-from tests.helpers import HANG_BOUND as BOUND
-from tests.helpers import LINKAUDIT
+from tests.helpers.command import HANG_BOUND as BOUND
+from tests.helpers.command import LINKAUDIT
 from tests.redisserver import RedisServer
 
 PAUSE, MAX_DELAY = 1.0, 0.5  # the rules' longest wait: one pause, then the delay

@@ -13,7 +13,6 @@ import re
 import shutil
 import statistics
 import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,16 +22,17 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from linkaudit.output.formats.html.page import as_html
-from tests.browser import chromium, missing
+from linkaudit.output.formats.html import as_html
 from tests.conftest import ROOT, validate
-from tests.helpers import run
+from tests.helpers import html_report
+from tests.helpers.command import run
+from tests.helpers.html_report import EVIL, WAIT, css, load
 from tests.server import Route, TestServer
 
 OUTCOMES = ("ok", "redirect", "broken", "blocked", "excluded", "unchecked")
-WAIT = 10  # seconds: every wait for the page is bounded
 VNU_JAR = ROOT / "tests/data/vnu/node_modules/vnu-jar/build/dist/vnu.jar"
-EVIL = '"><script>window.pwned=1</script><!--<script>'
+
+browser = html_report.browser  # the module's one Chromium (a fixture)
 
 
 @dataclass
@@ -103,31 +103,7 @@ def audit(tmp_path_factory) -> Audit:
     return Audit(report, page, n, far.url)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    """One Chromium for the module."""
-    why = missing()
-    if why:
-        pytest.skip(f"no browser for the HTML report's tests: {why}")
-    with chromium() as driver:
-        yield driver
-
-
-def load(driver, page: Path) -> float:
-    """Open ``page``; seconds until the script has drawn the table."""
-    start = time.monotonic()
-    driver.get(page.as_uri())
-    WebDriverWait(driver, WAIT).until(
-        lambda d: d.execute_script("return document.documentElement.dataset.table") == "ready"
-    )
-    return time.monotonic() - start
-
-
 ROW_TEXTS = "return [...document.querySelectorAll('#url-rows tr')].map(r => r.innerText)"
-
-
-def css(driver, selector: str):
-    return driver.find_element(By.CSS_SELECTOR, selector)
 
 
 def table(driver) -> list[tuple[str, str, str, str]]:

@@ -17,13 +17,13 @@ import html5lib
 import pytest
 from selenium.webdriver.common.by import By
 
-from linkaudit.output.formats.html.page import as_html
-from tests import test_html_report
+from linkaudit.output.formats.html import as_html
 from tests.conftest import validate
-from tests.helpers import run
-from tests.test_html_report import EVIL, css, load
+from tests.helpers import html_report
+from tests.helpers.command import run
+from tests.helpers.html_report import EVIL, css, load
 
-browser = test_html_report.browser  # the module's one Chromium (a fixture)
+browser = html_report.browser  # the module's one Chromium (a fixture)
 
 SITE = "https://site.test"
 NOW = "2026-11-24T10:00:00+00:00"

@@ -16,7 +16,7 @@ from linkaudit.exceptions import HostUnreachable
 from linkaudit.network.failures import is_network_failure
 from linkaudit.rules.statuses import internal_error
 from tests.conftest import ROOT, check_no_fault, run_crawl, run_process, validate
-from tests.helpers import LINKAUDIT
+from tests.helpers.command import LINKAUDIT
 
 BUGS = {
     "/bug-request": "TypeError: injected bug in a downloader middleware",

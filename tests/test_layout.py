@@ -559,3 +559,60 @@ def test_no_module_outside_the_spiders_reads_the_spider():
 )
 def test_the_spider_reads_are_seen(source, expected):
     assert list(_spider_reads(ast.parse(source))) == expected
+
+
+# -- the test suite: no test module imports another ----------------------------------
+# What tests share is in tests/helpers/ (and conftest.py, the servers, the
+# generated sites): a test module imported by another runs its module-level
+# code and registers its fixtures twice, and is changed by its owner for its
+# own tests only.
+TESTS = Path(__file__).resolve().parent
+
+
+def _test_modules_imported(tree: ast.AST, package: tuple[str, ...]) -> Iterator[str]:
+    """The test modules (``tests/test_*.py``) a module of the suite imports,
+    by any spelling: ``import tests.test_x``, ``from tests import test_x``,
+    ``from tests.test_x import y``, ``from . import test_x``, ``package``
+    being the module's own (relative imports are read from it)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else ()
+            module = ".".join([*base, *(node.module.split(".") if node.module else ())])
+            names = [module, *(f"{module}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "tests" and len(parts) > 1 and parts[1].startswith("test_"):
+                yield f"{'.'.join(parts[:2])} line {node.lineno}"
+                break
+
+
+@pytest.mark.parametrize(
+    "source, package",
+    [
+        ("import tests.test_x", ("tests",)),
+        ("from tests import test_x", ("tests",)),
+        ("from tests.test_x import y", ("tests", "helpers")),
+        ("from . import test_x", ("tests",)),
+        ("from .test_x import y", ("tests",)),
+        ("from .. import test_x", ("tests", "helpers")),
+    ],
+)
+def test_an_import_of_a_test_module_is_seen(source, package):
+    assert list(_test_modules_imported(ast.parse(source), package)) == ["tests.test_x line 1"]
+    assert list(_test_modules_imported(ast.parse("from tests.helpers import test"), package)) == []
+
+
+def test_no_test_module_imports_another():
+    found = {}
+    for path in sorted(TESTS.rglob("*.py")):
+        where = path.relative_to(TESTS.parent)
+        if "data" in where.parts:  # test data, not the suite
+            continue
+        imported = list(_test_modules_imported(_tree(path), where.parent.parts))
+        if imported:
+            found[str(where)] = imported
+    assert not found, found

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, crawl_command, run_process
-from tests.helpers import LINKAUDIT
+from tests.helpers.command import LINKAUDIT
 from tests.server import Route
 
 

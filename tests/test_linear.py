@@ -26,14 +26,8 @@ from linkaudit.rules.html.links import _style_attribute_url
 from linkaudit.rules.sitemap import parse_sitemap, robots_sitemaps
 from linkaudit.rules.soft404 import _NOT_FOUND, fingerprint, says_not_found
 from linkaudit.rules.templates import page_blocks
-from tests.helpers import (
-    GROWTH,
-    GROWTH_BOUND,
-    least_cpu,
-    random_page,
-    slow_landmarks,
-    slow_page_blocks,
-)
+from tests.helpers.cost import GROWTH, GROWTH_BOUND, least_cpu
+from tests.helpers.landmarks import random_page, slow_landmarks, slow_page_blocks
 
 # -- the slow algorithms, kept as the reference ------------------------------------
 _HIDDEN = re.compile(r"<(script|style|template)\b.*?</\1\s*>|<!--.*?-->", re.S | re.I)

@@ -21,7 +21,7 @@ from linkaudit.rules.judge import LinkRules
 from linkaudit.rules.statuses import internal_error
 from tests.conftest import check_no_fault, run_crawl
 from tests.corpus import UNICODE_DIGIT_PORTS
-from tests.helpers import urlset
+from tests.helpers.served import urlset
 from tests.server import Route
 
 FINE = ["/a", "/b", "/c"]

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.helpers import run
+from tests.helpers.command import run
 from tests.server import TestServer
 
 

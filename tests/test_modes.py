@@ -30,7 +30,7 @@ from tests.conftest import (
     validate,
     wait_for,
 )
-from tests.helpers import LINKAUDIT
+from tests.helpers.command import LINKAUDIT
 from tests.sitegen import GeneratedSite, assert_same, audit, generated_site
 
 FAST = {"CONCURRENT_REQUESTS_PER_DOMAIN": "8"}

@@ -11,7 +11,7 @@ import pytest
 
 from linkaudit.rules.referrer import origin_of, referrer_header
 from tests.conftest import run_crawl
-from tests.helpers import certificate
+from tests.helpers.served import certificate
 from tests.rawserver import RawServer, garbage
 from tests.server import Route, TestServer
 

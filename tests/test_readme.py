@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from tests.conftest import ROOT, run_process, validate
-from tests.helpers import valid_item
+from tests.helpers.reports import valid_item
 from tests.server import Route
 
 MARK = "<!-- tests/test_readme.py runs this block against a local site -->"

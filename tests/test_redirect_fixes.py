@@ -9,7 +9,7 @@ import csv
 import json
 
 from tests.conftest import run_crawl
-from tests.helpers import run
+from tests.helpers.command import run
 from tests.server import Route
 
 

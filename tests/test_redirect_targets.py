@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import json
 
-from tests.helpers import run
+from tests.helpers.command import run
 from tests.server import Route, TestServer
 
 SECRET = "secret"

@@ -17,7 +17,7 @@ from linkaudit.output.report.build import (
 from linkaudit.rules.soft404 import pattern_of, probe_url
 from linkaudit.rules.templates import url_hash
 from linkaudit.state.memory import MemoryState
-from tests.helpers import site_facts
+from tests.helpers.reports import site_facts
 
 ENTRY = {
     "url": "http://127.0.0.1:1/a b",

@@ -32,16 +32,10 @@ from linkaudit.rules.html.lowered import lowered
 from linkaudit.rules.html.tokenizer import STYLE_TEXT
 from linkaudit.rules.templates import BlockIndex, page_blocks, url_hash
 from linkaudit.rules.urls import _SCHEME, C0_SPACE, HTTP_SCHEMES, _resolve, canonicalize, clean
-from tests.helpers import (
-    GROWTH,
-    GROWTH_BOUND,
-    least_cpu,
-    slow_landmarks,
-    slow_page_blocks,
-    unescaped,
-    upstream,
-)
-from tests.helpers import random_page as landmark_page
+from tests.helpers.cost import GROWTH, GROWTH_BOUND, least_cpu
+from tests.helpers.landmarks import random_page as landmark_page
+from tests.helpers.landmarks import slow_landmarks, slow_page_blocks
+from tests.helpers.standards import unescaped, upstream
 
 PAGES = sorted((Path(__file__).resolve().parent / "data" / "pages").glob("*.html"))
 PYTHON_DOCS = Path("/usr/share/doc/python3.11/html")

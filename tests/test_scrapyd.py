@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, check_no_fault, journal_records, validate, wait_for
-from tests.helpers import valid_item
+from tests.helpers.reports import valid_item
 from tests.server import Route
 from tests.sitegen import assert_same, audit, generated_site
 

@@ -11,7 +11,8 @@ import json
 import pytest
 
 from tests.conftest import run_crawl
-from tests.helpers import run, urlset
+from tests.helpers.command import run
+from tests.helpers.served import urlset
 from tests.server import Route
 
 XML = "application/xml"

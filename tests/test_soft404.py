@@ -19,7 +19,7 @@ from linkaudit.rules.soft404 import (
     says_not_found,
 )
 from tests.conftest import run_crawl, validate
-from tests.helpers import run
+from tests.helpers.command import run
 from tests.server import Route
 
 TEXT = " ".join(f"word{i} lorem ipsum dolor sit amet" for i in range(60))

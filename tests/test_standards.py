@@ -23,7 +23,7 @@ from linkaudit.rules.html import Tag, extract_links, start_tags
 from linkaudit.rules.html import links_in_tag as _links_in_tag
 from linkaudit.rules.urls import C0_SPACE as _C0_SPACE
 from linkaudit.rules.urls import InvalidURL, canonicalize, scheme_of
-from tests.helpers import unescaped, upstream
+from tests.helpers.standards import unescaped, upstream
 
 HTTP = ("http:", "https:")
 

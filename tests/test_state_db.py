@@ -17,7 +17,7 @@ from linkaudit.rules.recheck import History, RecheckPolicy
 from linkaudit.state.database import DatabaseError, dump_result, load_result, open_database
 from linkaudit.state.memory import MemoryState
 from linkaudit.state.sqlite import SQLiteState
-from tests.helpers import url_results
+from tests.helpers.results import url_results
 
 START = ["http://site.test/"]
 NEAR = ("http://site.test/",)

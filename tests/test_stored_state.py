@@ -17,7 +17,7 @@ from linkaudit.state.database import APPLICATION_ID, DatabaseError, open_databas
 from linkaudit.state.redis.connection import connect
 from linkaudit.state.redis.state import RedisState
 from tests.conftest import Spawned, run_crawl, wait_for
-from tests.helpers import LINKAUDIT, run
+from tests.helpers.command import LINKAUDIT, run
 from tests.redisserver import RedisServer
 from tests.server import Route
 

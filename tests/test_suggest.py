@@ -15,7 +15,8 @@ from linkaudit.output.report.build import build_report
 from linkaudit.rules.suggest import Suggester, within_one
 from linkaudit.state.memory import MemoryState
 from tests.conftest import validate
-from tests.helpers import GROWTH, GROWTH_BOUND, least_cpu, site_facts
+from tests.helpers.cost import GROWTH, GROWTH_BOUND, least_cpu
+from tests.helpers.reports import site_facts
 
 H = "http://site.test"
 PAGES = [

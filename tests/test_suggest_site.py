@@ -23,7 +23,7 @@ import json
 import random
 
 from tests.conftest import validate
-from tests.helpers import run
+from tests.helpers.command import run
 from tests.server import Route, TestServer
 
 WORDS = (

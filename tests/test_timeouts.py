@@ -16,7 +16,7 @@ import time
 from linkaudit import settings as project_settings
 from tests import rawserver
 from tests.conftest import ROOT, run_crawl, run_process, validate
-from tests.helpers import LINKAUDIT
+from tests.helpers.command import LINKAUDIT
 from tests.server import Route
 
 TIMEOUT = 2  # DOWNLOAD_TIMEOUT of these crawls

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import run_crawl
-from tests.helpers import certificate
+from tests.helpers.served import certificate
 from tests.server import TestServer
 
 

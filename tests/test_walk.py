@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from tests.conftest import Spawned, check_no_fault, wait_for
-from tests.helpers import run
+from tests.helpers.command import run
 from tests.server import TestServer
 
 PAGE_CAP = 30_000

@@ -3,7 +3,7 @@ at a glance, what to fix, and every URL in a table to filter, search, sort
 and page through.
 
 The page asks nothing of the network: its style and script are inline
-(read from ``html_assets/``, package data), and so are the table's rows, as
+(read from ``assets/``, package data), and so are the table's rows, as
 JSON.  Without JavaScript every section is already HTML and the table shows
 its first page; with it, the table is drawn from the JSON a page at a time,
 so a report of 15,000 URLs opens about as fast as one of 100."""
@@ -68,7 +68,7 @@ TOTALS = (
 
 @cache
 def _asset(name: str) -> str:
-    return (files("linkaudit.output.formats") / "html_assets" / name).read_text("utf-8")
+    return (files("linkaudit.output.formats.html") / "assets" / name).read_text("utf-8")
 
 
 def as_html(report: Report, options: object = None) -> str:

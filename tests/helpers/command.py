@@ -1,0 +1,28 @@
+"""Running the command as a user does: the ``linkaudit`` installed in the
+test environment (``pip install -e .``), bounded in time."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import run_process
+
+LINKAUDIT = str(Path(sys.executable).with_name("linkaudit"))  # installed by pip -e .
+HANG_BOUND = 30  # seconds: a run that hangs fails here, not at the suite's timeout
+
+
+def run(tmp_path: Path, *args: str, timeout: float = 90) -> subprocess.CompletedProcess:
+    """``linkaudit ARGS`` in ``tmp_path``, checked for faults of ours."""
+    return run_process([LINKAUDIT, *args], cwd=tmp_path, timeout=timeout)
+
+
+def refused(out: subprocess.CompletedProcess, words: str) -> str:
+    """The run stopped with exit code 2 and one error line holding ``words``."""
+    assert out.returncode == 2, out.stdout + out.stderr
+    errors = [line for line in out.stderr.splitlines() if "error" in line.lower()]
+    assert len(errors) == 1 and errors[0].startswith("linkaudit: error: "), out.stderr
+    assert words in errors[0], out.stderr
+    assert "Traceback" not in out.stderr
+    return errors[0]
