@@ -63,8 +63,9 @@ def _setting(text: str) -> tuple[str, str]:
     return name, value
 
 
-# The command's own options: none sets a setting (a setting's option is its
-# row in config/options.py); each section lists these first.
+# The command's own options, each section's first.  A setting's option is its
+# row in config/options.py; --report is the command's (its default is always
+# passed on, made absolute: command/choices.py), --demo's pace too.
 _OWN = (
     Flag(
         "--demo", "scope", "serve a small bundled example site on 127.0.0.1 and audit it (offline)"
@@ -72,9 +73,8 @@ _OWN = (
     Flag(
         "--port PORT",
         "scope",
-        "with a directory: its port on 127.0.0.1 (its URLs' address, "
-        "and its server's when it is served); default: the build's own, the same from run to "
-        "run",
+        "with a directory: its port on 127.0.0.1 (its URLs' address, and its server's when "
+        "it is served); default: the build's own, the same from run to run",
     ),
     Flag("--report PATH", "output", "where the JSON report is written"),
     Flag("--jsonl PATH", "output", "also export every checked URL as JSON lines (a Scrapy feed)"),
