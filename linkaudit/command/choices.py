@@ -1,16 +1,21 @@
 """What the ``linkaudit`` command's options choose: the Scrapy settings
 (``chosen``, then ``settings`` with ``-s`` on top), the spider arguments
 (``arguments``), and which option set which setting (``names``: errors
-then name what the user typed)."""
+then name what the user typed).
+
+A setting's option (its row's ``flag``, ``config/options.py``) is passed on
+as the row's spider argument, or, when the row has none, as the setting.
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from linkaudit.command.parser import spider_arguments
+from linkaudit.config.options import OPTIONS, Option
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings
@@ -25,7 +30,7 @@ def chosen(ns: argparse.Namespace) -> dict[str, Any]:
     level = "ERROR" if ns.quiet else ("WARNING", "INFO", "DEBUG")[min(ns.verbose, 2)]
     chosen: dict[str, Any] = {
         "LOG_LEVEL": level,
-        "DOWNLOAD_DELAY": ns.delay if ns.delay is not None else ("0.1" if ns.demo else "1.0"),
+        "DOWNLOAD_DELAY": "0.1" if ns.demo else "1.0",  # --delay's comes with the others
         # a status line only where a person watches
         "LINKAUDIT_PROGRESS": sys.stdout.isatty() and not ns.quiet,
         # "--delay 0 is faster" only when the delay is the default, on a live site
@@ -39,8 +44,8 @@ def chosen(ns: argparse.Namespace) -> dict[str, Any]:
         # one GET a URL: a file that is no page is stopped at its headers, unread
         chosen["LINKAUDIT_LOCAL_READ"] = True
         chosen["LINKAUDIT_HEAD_FIRST"] = False
-    given = ns.max_urls is not None or any(n == "LINKAUDIT_MAX_URLS" for n, _ in ns.settings)
-    if ns.local_dir is not None and not ns.demo and not given:
+    bounded = ns.max_urls is not None or any(n == "LINKAUDIT_MAX_URLS" for n, _ in ns.settings)
+    if ns.local_dir is not None and not ns.demo and not bounded:
         from linkaudit.localbuild.directory import url_bound
 
         # a bound the build's own size sets (--max-urls, -s, the file win):
@@ -49,19 +54,9 @@ def chosen(ns: argparse.Namespace) -> dict[str, Any]:
     if ns.local_dir is not None and ns.delay is None:
         # the build's own origin is ours: no delay, more at once (far hosts keep theirs)
         chosen["DOWNLOAD_SLOTS"] = {"127.0.0.1": {"delay": 0, "concurrency": 8}}
-    for dest, setting in (
-        ("timeout", "DOWNLOAD_TIMEOUT"),
-        ("user_agent", "USER_AGENT"),
-        ("concurrency", "CONCURRENT_REQUESTS"),
-    ):
-        if getattr(ns, dest) is not None:
-            chosen[setting] = getattr(ns, dest)
-    if ns.insecure:
-        chosen["DOWNLOAD_VERIFY_CERTIFICATES"] = False
-    if ns.max_requests is not None:
-        chosen["CLOSESPIDER_PAGECOUNT"] = ns.max_requests
-    if ns.max_time is not None:
-        chosen["CLOSESPIDER_TIMEOUT"] = ns.max_time
+    for option, value in given(ns):
+        if option.argument is None:  # the setting itself
+            chosen[option.setting] = value
     if ns.jsonl:  # checked as the report is (Scrapy would create a missing directory)
         try:
             jsonl = writable_file(ns.jsonl, regular=False)
@@ -92,20 +87,36 @@ def arguments(ns: argparse.Namespace) -> dict[str, Any]:
     """The options that are spider arguments (errors name them so)."""
     # a list: each URL whole (a comma or a space inside one is not a separator)
     arguments: dict[str, Any] = {"start": list(ns.urls), "report": os.path.abspath(ns.report)}
-    arguments.update(spider_arguments(ns))
+    if ns.local_dir is not None:  # (command/sites.py)
+        arguments["local_dir"] = ns.local_dir
+    for option, value in given(ns):
+        if option.argument is not None:  # a switch's as -a gives it: text
+            arguments[option.argument] = str(value).lower() if isinstance(value, bool) else value
     return arguments
 
 
 def names(ns: argparse.Namespace) -> dict[str, str]:
     """Settings the user set with an option (not overridden by -s): errors
     name the option."""
-    from linkaudit.config import OPTIONS
-
     overridden = {name for name, _ in ns.settings}
     return {
-        option.setting: option.flag
-        for option in OPTIONS
-        if option.flag
-        and getattr(ns, option.flag[2:].replace("-", "_"), None) is not None
-        and option.setting not in overridden
+        option.setting: option.flag.name
+        for option, _ in given(ns)
+        if option.flag is not None and option.argument is None and option.setting not in overridden
     }
+
+
+def given(ns: argparse.Namespace) -> Iterator[tuple[Option, Any]]:
+    """The settings' options given (on the command line or in the file),
+    with what each sets: a switch the opposite of its setting's default, a
+    repeatable option the list of its values (each whole, commas included),
+    another its text."""
+    for option in OPTIONS:
+        flag = option.flag
+        value = getattr(ns, flag.dest, None) if flag is not None else None
+        if flag is None or value is None or value is False or value == []:
+            continue
+        if flag.metavar is None:
+            yield option, not option.default
+        else:
+            yield option, list(value) if flag.many else value

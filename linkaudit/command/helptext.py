@@ -3,19 +3,17 @@ sections (grouped as the field's checkers group theirs: scope, checks,
 politeness, output, memory, shared audits), the usage lines with the
 subcommands, and a few examples."""
 
-# --help's sections, as the field's checkers group theirs: flag -> section
+# --help's sections, in order: key -> title.  An option's row names its key
+# (config/options.py, Flag.section; the command's own: command/parser.py).
 SECTIONS = {
-    "what is audited": "--near --root-url --port --depth --max-urls --max-requests --max-time "
-    "--exclude --include --sitemap --no-sitemap --skip-far --demo",
-    "how links are checked": "--accept --timeout --insecure --check-fragments --no-css "
-    "--soft-404 --soft-404-probes --no-suggestions --header --auth --header-host --cookie-jar",
-    "politeness": "--delay --concurrency --user-agent --contact",
-    "output": "--report --format --fail-on --html --jsonl --redirect-fixes --pagedir",
-    "memory between audits": "--db --baseline --journal",
-    "one audit on many workers (Redis)": "--redis --audit --restart",
-    "configuration": "--config --print-config",
+    "scope": "what is audited",
+    "checks": "how links are checked",
+    "politeness": "politeness",
+    "output": "output",
+    "memory": "memory between audits",
+    "shared": "one audit on many workers (Redis)",
+    "configuration": "configuration",
 }
-SECTION_OF = {flag: title for title, flags in SECTIONS.items() for flag in flags.split()}
 USAGE = """linkaudit [OPTIONS] URL [URL ...]
        linkaudit [OPTIONS] DIRECTORY --root-url URL
        linkaudit history --db PATH

@@ -1,10 +1,12 @@
 """Every setting linkaudit reads or checks, in one table: its default, how it
 is read and checked, the spider argument (``-a NAME=``) and the command
-option that set it, and what an error calls it.
+option (:class:`Flag`) that set it, and what an error calls it.
 
 ``linkaudit/settings.py`` takes its defaults from here, ``Config`` reads and
-checks every one before the crawl, the command builds its options from the
-``flag`` column.  The README's settings tables document them.
+checks every one before the crawl, the ``linkaudit`` command builds its
+options from the ``flag`` column (``command/parser.py``) and hands what they
+were given on as the spider argument, or as the setting when there is none
+(``command/choices.py``).  The README's settings tables document them.
 """
 
 from __future__ import annotations
@@ -19,12 +21,41 @@ import linkaudit.config.checks as c
 
 
 @dataclass(frozen=True)
+class Flag:
+    """The ``linkaudit`` command's option for a setting, as ``--help`` shows
+    it: ``"--depth N"`` takes a value (given as text, read by the setting's
+    reader as ``-s`` and ``-a`` are), ``"--no-css"`` alone is a switch that
+    sets the opposite of the setting's default; its ``--help`` section (a key
+    of ``command/helptext.py``'s ``SECTIONS``) and line; ``many``: repeatable,
+    each value one item of the list."""
+
+    usage: str
+    section: str
+    help: str
+    many: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.usage.partition(" ")[0]
+
+    @property
+    def metavar(self) -> str | None:
+        """None: a switch."""
+        return self.usage.partition(" ")[2] or None
+
+    @property
+    def dest(self) -> str:
+        """The attribute argparse gives its value."""
+        return self.name[2:].replace("-", "_")
+
+
+@dataclass(frozen=True)
 class Option:
     setting: str
     default: Any
     read: c.Reader
     argument: str | None = None  # spider argument, -a NAME=VALUE
-    flag: str | None = None  # the linkaudit command's option, when it sets the setting
+    flag: Flag | None = None  # the linkaudit command's option, when it sets the setting
     label: str | None = None  # what errors call it (default: the argument or the setting)
 
     @property
@@ -36,37 +67,54 @@ class Option:
 
 _int, _float = int, float
 REPORT = "linkaudit-report.json"
+# fmt: off
+# (laid out by hand, a row a setting: a formatter's one argument a line would
+# make the table several times as long)
 OPTIONS: tuple[Option, ...] = (
     # -- what is audited
     Option("LINKAUDIT_START", "", c.start_urls, argument="start", label="start"),
-    Option("LINKAUDIT_NEAR", "", c.url_prefixes, argument="near", label="near"),
-    Option("LINKAUDIT_DEPTH", None, c.number(_int, 0, optional=True), argument="depth"),
+    Option("LINKAUDIT_NEAR", "", c.url_prefixes, argument="near", label="near", flag=Flag(
+        "--near PREFIX", "scope", "what counts as in the site; default: the start URLs",
+        many=True)),
+    Option("LINKAUDIT_DEPTH", None, c.number(_int, 0, optional=True), argument="depth",
+           flag=Flag("--depth N", "scope", "link hops from the start URLs; default: no limit")),
     # the most URLs one audit records (0: no bound); found past it: counted only
-    Option("LINKAUDIT_MAX_URLS", 0, c.number(_int, 0), argument="max_urls"),
-    Option("LINKAUDIT_CONTACT", "", c.email, argument="contact"),
+    Option("LINKAUDIT_MAX_URLS", 0, c.number(_int, 0), argument="max_urls", flag=Flag(
+        "--max-urls N", "scope", "record at most this many URLs: links to further new URLs are "
+        "counted, not checked (the audit is then incomplete); default: no limit")),
+    Option("LINKAUDIT_CONTACT", "", c.email, argument="contact",
+           flag=Flag("--contact EMAIL", "politeness", "sent as the From header")),
     # -- where the results go
     Option("LINKAUDIT_REPORT", REPORT, c.report_path, argument="report", label="report"),
     # the journal's path is checked with the report's (its default is beside it)
-    Option("LINKAUDIT_JOURNAL", "", c.text, argument="journal", label="journal"),
+    Option("LINKAUDIT_JOURNAL", "", c.text, argument="journal", label="journal", flag=Flag(
+        "--journal PATH", "memory", "journal of results; default: beside the report")),
     Option("LINKAUDIT_JOURNAL_ENABLED", True, c.boolean),
-    Option("LINKAUDIT_PAGEDIR", "", c.optional_directory, argument="pagedir", label="pagedir"),
-    Option("LINKAUDIT_DB", "", c.database_path, argument="db", label="db"),
+    Option("LINKAUDIT_PAGEDIR", "", c.optional_directory, argument="pagedir", label="pagedir",
+           flag=Flag("--pagedir DIR", "output", "save every site page fetched in DIR as files "
+                     "0, 1, 2... (URL, depth, then the HTML); DIR must exist")),
+    Option("LINKAUDIT_DB", "", c.database_path, argument="db", label="db", flag=Flag(
+        "--db PATH", "memory", "audit database (SQLite): resume an interrupted audit, recheck "
+        "incrementally, compare with the previous audit; created if missing")),
     Option("LINKAUDIT_DB_COMMIT_INTERVAL", 1.0, c.number(_float, 0.01, maximum=c.DAY)),
-    Option("LINKAUDIT_HTML", "", c.optional_file, argument="html", flag="--html", label="html"),
-    Option(
-        "LINKAUDIT_REDIRECT_FIXES",
-        "",
-        c.optional_file,
-        argument="redirect_fixes",
-        flag="--redirect-fixes",
-        label="redirect_fixes",
-    ),
-    Option("LINKAUDIT_BASELINE", "", c.baseline_report, argument="baseline", label="baseline"),
+    Option("LINKAUDIT_HTML", "", c.optional_file, argument="html", label="html", flag=Flag(
+        "--html PATH", "output", "also write the report as one self-contained HTML page")),
+    Option("LINKAUDIT_REDIRECT_FIXES", "", c.optional_file, argument="redirect_fixes",
+           label="redirect_fixes", flag=Flag("--redirect-fixes PATH", "output", "also write "
+           "the redirect fix-list as CSV (page, line, replace from, with to)")),
+    Option("LINKAUDIT_BASELINE", "", c.baseline_report, argument="baseline", label="baseline",
+           flag=Flag("--baseline REPORT", "memory", "an earlier report: mark new broken links "
+                     "and list fixed ones (default with --db: the previous finished audit)")),
     Option("LINKAUDIT_STATE", "linkaudit.state.memory.MemoryState", c.state_class),
     # -- one audit over many workers (Redis)
-    Option("LINKAUDIT_REDIS", "", c.redis_url, argument="redis", flag="--redis", label="redis"),
-    Option("LINKAUDIT_AUDIT", "", c.audit_name, argument="audit", flag="--audit", label="audit"),
-    Option("LINKAUDIT_REDIS_RESTART", False, c.boolean, argument="restart", flag="--restart"),
+    Option("LINKAUDIT_REDIS", "", c.redis_url, argument="redis", label="redis", flag=Flag(
+        "--redis URL", "shared", "one audit over many workers: the Redis (redis://HOST:PORT/DB) "
+        "that holds it; start the same command on every worker")),
+    Option("LINKAUDIT_AUDIT", "", c.audit_name, argument="audit", label="audit", flag=Flag(
+        "--audit NAME", "shared", "with --redis: the audit's name (the first worker creates it)")),
+    Option("LINKAUDIT_REDIS_RESTART", False, c.boolean, argument="restart", flag=Flag(
+        "--restart", "shared", "with --redis: drop what Redis holds of the audit NAME and start "
+        "it again")),
     Option("LINKAUDIT_REDIS_LEASE", 30.0, c.number(_float, 0.5, maximum=c.DAY)),
     Option("LINKAUDIT_REDIS_POLL", 0.5, c.number(_float, 0.01, maximum=c.HOUR)),
     Option("LINKAUDIT_REDIS_EXPIRE", 86400.0, c.number(_float, 0, maximum=10 * c.YEAR)),
@@ -78,26 +126,47 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_PACE_HINT_LONG", 300.0, c.number(_float, 0, maximum=c.YEAR)),
     # -- what is checked, and how
     Option("LINKAUDIT_HEAD_FIRST", True, c.boolean),
-    Option("LINKAUDIT_ACCEPT_STATUS", [], c.statuses, argument="accept"),
+    Option("LINKAUDIT_ACCEPT_STATUS", [], c.statuses, argument="accept", flag=Flag(
+        "--accept STATUSES", "checks", "statuses counted ok, one by one or in ranges: "
+        "200-299,429")),
     Option("LINKAUDIT_HTML_TYPES", ["text/html", "application/xhtml+xml"], c.text_list),
-    Option("LINKAUDIT_EXCLUDE", [], c.patterns, argument="exclude"),
-    Option("LINKAUDIT_INCLUDE", [], c.patterns, argument="include"),
-    Option("LINKAUDIT_SKIP_FAR", False, c.boolean, argument="skip_far"),
-    Option("LINKAUDIT_CHECK_FRAGMENTS", False, c.boolean, argument="check_fragments"),
-    Option("LINKAUDIT_CSS", True, c.boolean, argument="css"),
+    Option("LINKAUDIT_EXCLUDE", [], c.patterns, argument="exclude", flag=Flag(
+        "--exclude REGEX", "scope", "URLs matching it are reported excluded, never requested",
+        many=True)),
+    Option("LINKAUDIT_INCLUDE", [], c.patterns, argument="include", flag=Flag(
+        "--include REGEX", "scope", "check only URLs matching it; it wins over --exclude",
+        many=True)),
+    Option("LINKAUDIT_SKIP_FAR", False, c.boolean, argument="skip_far", flag=Flag(
+        "--skip-far", "scope", "report links outside the site excluded, request nothing there")),
+    Option("LINKAUDIT_CHECK_FRAGMENTS", False, c.boolean, argument="check_fragments", flag=Flag(
+        "--check-fragments", "checks", "a link to page#name is broken when the page has no "
+        "such anchor")),
+    Option("LINKAUDIT_CSS", True, c.boolean, argument="css", flag=Flag(
+        "--no-css", "checks", "do not read links in CSS (style elements and attributes, "
+        "stylesheets)")),
     Option("LINKAUDIT_CSS_TYPES", ["text/css"], c.text_list),
-    Option("LINKAUDIT_SITEMAPS", [], c.url_list, argument="sitemap", label="sitemap"),
-    Option("LINKAUDIT_ROBOTS_SITEMAPS", True, c.boolean, argument="robots_sitemaps"),
+    Option("LINKAUDIT_SITEMAPS", [], c.url_list, argument="sitemap", label="sitemap", flag=Flag(
+        "--sitemap URL", "scope", "a sitemap (or sitemap index) whose URLs are audited too",
+        many=True)),
+    Option("LINKAUDIT_ROBOTS_SITEMAPS", True, c.boolean, argument="robots_sitemaps", flag=Flag(
+        "--no-sitemap", "scope", "do not read the sitemaps that the site's robots.txt names")),
     # links the site template repeats: one finding (the report's groups)
     Option("LINKAUDIT_TEMPLATES", True, c.boolean, argument="templates"),
     Option("LINKAUDIT_TEMPLATE_MIN_PAGES", 2, c.number(_int, 1)),
     # broken near links: the page most likely meant, when its score (0..1,
     # rules/suggest.py) reaches the least score and no other is as likely
-    Option("LINKAUDIT_SUGGESTIONS", True, c.boolean, argument="suggestions"),
+    Option("LINKAUDIT_SUGGESTIONS", True, c.boolean, argument="suggestions", flag=Flag(
+        "--no-suggestions", "checks", "do not suggest the page a broken link in the site most "
+        "likely meant")),
     Option("LINKAUDIT_SUGGEST_MIN_SCORE", 0.7, c.number(_float, 0, maximum=1)),
     # pages that answer 200 but are error pages: a warning, broken, or not looked for
-    Option("LINKAUDIT_SOFT_404", "warn", c.choice("warn", "error", "off"), argument="soft_404"),
-    Option("LINKAUDIT_SOFT_404_PROBES", False, c.boolean, argument="soft_404_probes"),
+    Option("LINKAUDIT_SOFT_404", "warn", c.choice("warn", "error", "off"), argument="soft_404",
+           flag=Flag("--soft-404 MODE", "checks", "pages answering 200 that are error pages "
+                     "(their title says not found, or, with --soft-404-probes, they look like a "
+                     "missing page): warn (default), error, off")),
+    Option("LINKAUDIT_SOFT_404_PROBES", False, c.boolean, argument="soft_404_probes", flag=Flag(
+        "--soft-404-probes", "checks", "find soft 404s by probing: one request per host and "
+        "directory pattern for a URL that cannot exist, compared with the pages")),
     Option("LINKAUDIT_SOFT_404_SIMILARITY", 0.9, c.number(_float, 0, maximum=1)),
     # bytes of a sitemap read, and inflated (gzip file or Content-Encoding)
     Option("LINKAUDIT_SITEMAP_MAXSIZE", 50 * 1024 * 1024, c.number(_int, 1, maximum=c.SIZE)),
@@ -110,16 +179,25 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_LOCAL_DIR", "", c.local_directory, argument="local_dir", label="local_dir"),
     # read the local build's files for its start URL's origin, no socket (linkaudit DIR sets it)
     Option("LINKAUDIT_LOCAL_READ", False, c.boolean),
-    Option("LINKAUDIT_ROOT_URL", "", c.optional_url, argument="root_url", label="root_url"),
+    Option("LINKAUDIT_ROOT_URL", "", c.optional_url, argument="root_url", label="root_url",
+           flag=Flag("--root-url URL", "scope", "with a directory: the site's own address, "
+                     "whose links are checked against the directory")),
     # -- getting in: sent to the site's own hosts only (and LINKAUDIT_HEADER_HOSTS)
-    Option("LINKAUDIT_HEADERS", [], a.headers, argument="headers"),
-    Option("LINKAUDIT_AUTH", "", a.credentials, argument="auth"),
-    Option("LINKAUDIT_HEADER_HOSTS", [], c.text_list, argument="header_hosts"),
+    Option("LINKAUDIT_HEADERS", [], a.headers, argument="headers", flag=Flag(
+        "--header 'NAME: VALUE'", "checks", "a header sent to the site's own hosts only",
+        many=True)),
+    Option("LINKAUDIT_AUTH", "", a.credentials, argument="auth", flag=Flag(
+        "--auth USER:PASSWORD", "checks", "HTTP basic credentials for the site's own hosts only")),
+    Option("LINKAUDIT_HEADER_HOSTS", [], c.text_list, argument="header_hosts", flag=Flag(
+        "--header-host HOST", "checks", "also send --header and --auth to HOST", many=True)),
     # Scrapy's headers, sent with every request: values HTTP can carry
-    Option("USER_AGENT", None, a.header_value, flag="--user-agent"),
+    Option("USER_AGENT", None, a.header_value, flag=Flag(
+        "--user-agent TEXT", "politeness", "the User-Agent header; default: linkaudit/VERSION "
+        "(+URL)")),
     Option("DEFAULT_REQUEST_HEADERS", None, a.header_table),
     Option("LINKAUDIT_NETRC", True, a.netrc_logins),
-    Option("LINKAUDIT_COOKIE_JAR", "", a.cookie_file, argument="cookie_jar", label="cookie_jar"),
+    Option("LINKAUDIT_COOKIE_JAR", "", a.cookie_file, argument="cookie_jar", label="cookie_jar",
+           flag=Flag("--cookie-jar FILE", "checks", "cookies from a Netscape cookies.txt file")),
     Option("LINKAUDIT_MAX_PATH_SEGMENTS", 32, c.number(_int, 0)),
     Option("LINKAUDIT_MAX_SEGMENT_REPEAT", 3, c.number(_int, 0)),
     Option("LINKAUDIT_EXCLUDE_USERINFO", True, c.boolean),
@@ -133,9 +211,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_RELEASE_BATCH", 2000, c.number(_int, 0)),
     # longer URLs are excluded: a sanity bound far above what browsers follow
     Option("URLLENGTH_LIMIT", 65536, c.number(_int, 1, maximum=c.SIZE)),
-    Option("DOWNLOAD_TIMEOUT", 15, c.number(_float, 0.001, maximum=c.DAY), flag="--timeout"),
+    Option("DOWNLOAD_TIMEOUT", 15, c.number(_float, 0.001, maximum=c.DAY), flag=Flag(
+        "--timeout SECONDS", "checks", "how long one request may take; default: 15")),
     # a bad certificate is a broken link (Scrapy's default is not to verify)
-    Option("DOWNLOAD_VERIFY_CERTIFICATES", True, c.boolean, flag="--insecure"),
+    Option("DOWNLOAD_VERIFY_CERTIFICATES", True, c.boolean, flag=Flag(
+        "--insecure", "checks", "accept TLS certificates that do not verify (expired, "
+        "self-signed)")),
     # -- incremental audits (the audit database)
     Option("LINKAUDIT_RECHECK_AFTER", 0, c.number(_float, 0, maximum=10 * c.YEAR)),
     Option("LINKAUDIT_RECHECK_GOOD_AFTER", 0, c.number(_float, 0, maximum=10 * c.YEAR)),
@@ -143,11 +224,17 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_REPORT_AFTER", 0, c.number(_float, 0, maximum=10 * c.YEAR)),
     # -- politeness
     # seconds between two requests to one host (at least one by default)
-    Option("DOWNLOAD_DELAY", 1.0, c.number(_float, 0, maximum=c.DAY), flag="--delay"),
-    Option("CONCURRENT_REQUESTS", 16, c.number(_int, 1), flag="--concurrency"),
+    Option("DOWNLOAD_DELAY", 1.0, c.number(_float, 0, maximum=c.DAY), flag=Flag(
+        "--delay SECONDS", "politeness", "seconds between requests to one host; default: 1.0 "
+        "(0.1 with --demo; none for the server of a build directory)")),
+    Option("CONCURRENT_REQUESTS", 16, c.number(_int, 1), flag=Flag(
+        "--concurrency N", "politeness", "requests in flight at once, all hosts together; "
+        "default: 16 (each host still gets --delay between its requests)")),
     Option("CONCURRENT_REQUESTS_PER_DOMAIN", 2, c.number(_int, 1)),
-    Option("CLOSESPIDER_PAGECOUNT", 0, c.number(_int, 0), flag="--max-requests"),
-    Option("CLOSESPIDER_TIMEOUT", 0, c.number(_float, 0, maximum=c.YEAR), flag="--max-time"),
+    Option("CLOSESPIDER_PAGECOUNT", 0, c.number(_int, 0), flag=Flag(
+        "--max-requests N", "scope", "stop after this many responses; default: no limit")),
+    Option("CLOSESPIDER_TIMEOUT", 0, c.number(_float, 0, maximum=c.YEAR), flag=Flag(
+        "--max-time SECONDS", "scope", "stop after this many seconds; default: no limit")),
     Option("ROBOTSTXT_OBEY", True, c.boolean),
     # bytes of a robots.txt read and inflated, near or far: the download stops
     # there and what was read is parsed (RFC 9309 2.5: at least 500 KiB)
@@ -182,8 +269,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("LOG_FORMATTER", None, c.component),
     Option("STATS_CLASS", None, c.component),
 )
+# fmt: on
 BY_SETTING = {option.setting: option for option in OPTIONS}
 ARGUMENTS = {option.argument: option for option in OPTIONS if option.argument}
+BY_FLAG = {option.flag.name: option for option in OPTIONS if option.flag is not None}
 
 
 def defaults() -> dict[str, Any]:
