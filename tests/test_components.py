@@ -1,4 +1,4 @@
-"""The crawl's components (README, "Layout"): the spider is Scrapy's glue,
+"""The crawl's components (docs/contributing/layout.md): the spider is Scrapy's glue,
 no component reaches into it (they share the crawler's audit,
 ``linkaudit/audit.py``), and the audit's frontier is its scheduler's."""
 

@@ -4,7 +4,7 @@ option that set it, and what an error calls it.
 
 ``linkaudit/settings.py`` takes its defaults from here, ``Config`` reads and
 checks every one before the crawl, the command builds its options from the
-``flag`` column.  The README's settings tables document them.
+``flag`` column.  docs/reference/settings.md is generated from it (docs/hooks.py).
 """
 
 from __future__ import annotations
