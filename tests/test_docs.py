@@ -86,3 +86,7 @@ def test_a_setting_without_words_fails_the_build(tmp_path, monkeypatch):
     words.write_text("\n".join(line for line in text.splitlines() if "DELAY_MARGIN =" not in line))
     with pytest.raises(PluginError, match="LINKAUDIT_DELAY_MARGIN"):
         hooks.settings_page()
+
+
+def test_the_example_report_is_valid():
+    validate(json.loads((ROOT / "docs" / "example-report.json").read_text()))
