@@ -8,7 +8,7 @@ its frames belongs to; the command's own frames above the reactor are left
 out, or every sample would be ``linkaudit/cli.py``'s (for a walk of a
 build, which has no reactor, those above the command's ``main``), and so are
 other threads' samples.  Prints one column of shares (%) per profile, as
-the README's "Where the CPU goes" table.
+the "Where the CPU goes" tables of bench/README.md.
 """
 
 from __future__ import annotations

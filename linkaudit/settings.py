@@ -4,7 +4,7 @@ Scrapyd's entry point).
 Every setting linkaudit reads or checks, and its default, is in one table,
 ``linkaudit/config/options.py``; they are set here from it.  Below are the
 components and Scrapy's own settings where a link checker needs another
-default than Scrapy's.  The README documents each setting.
+default than Scrapy's.  docs/reference/settings.md documents each setting.
 """
 
 from scrapy.settings import default_settings as _scrapy_defaults

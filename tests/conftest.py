@@ -23,7 +23,7 @@ from tests.server import TestServer
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Property-based tests (README, "Fuzzing"): the default profile, ``ci``, is
+# Property-based tests (docs/contributing/tests.md, "Fuzzing"): the default profile, ``ci``, is
 # deterministic: derandomized (each test's examples drawn from a seed that
 # is its own digest), after the saved examples of tests/data/hypothesis,
 # replayed and never written.  ``fuzz`` (``make fuzz``, HYPOTHESIS_PROFILE=fuzz

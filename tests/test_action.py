@@ -194,7 +194,7 @@ def test_a_broken_link_fails_the_step_and_is_in_the_sarif(tmp_path, site):
 
 
 def test_a_static_build_is_annotated_on_its_files(tmp_path):
-    """The README's static-site example: a build directory and the site's
+    """The docs' static-site example: a build directory and the site's
     future address; SARIF points at the built file, code scanning's way."""
     build = tmp_path / "workspace" / "site"
     (build / "guide").mkdir(parents=True)
@@ -377,10 +377,8 @@ def test_a_fork_or_a_repository_without_code_scanning_skips_the_upload(tmp_path)
             assert (upload, notices) == ("upload=true", "")
 
 
-def test_the_readme_examples_pin_keep_the_report_and_cache_the_database():
-    text = (ROOT / "README.md").read_text()
-    section = text[text.index("### CI in one line: the GitHub Action") :]
-    section = section[: section.index("\n## ")]
+def test_the_docs_examples_pin_keep_the_report_and_cache_the_database():
+    section = (ROOT / "docs" / "guide" / "github-action.md").read_text()
     uses = re.findall(r"uses: linkaudit/linkaudit@(\S+)", section)
     assert uses and set(uses) == {"SHA"}  # a commit, never a tag that does not exist
     assert "continue-on-error" not in section

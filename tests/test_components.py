@@ -1,7 +1,7 @@
-"""The crawl's components (README, "Layout"): the audit's frontier is its
-scheduler's.  That the spider is Scrapy's glue and no component reaches
-into it (they share the crawler's audit, ``linkaudit/audit.py``) is a
-layout rule: tests/test_layout.py holds it."""
+"""The crawl's components (docs/contributing/layout.md): the audit's
+frontier is its scheduler's.  That the spider is Scrapy's glue and no
+component reaches into it (they share the crawler's audit,
+``linkaudit/audit.py``) is a layout rule: tests/test_layout.py holds it."""
 
 from __future__ import annotations
 

@@ -6,13 +6,13 @@ Whatever the pages hold, the audit finishes (no traceback, no internal
 error), the report is written and valid, and every link of every page is
 accounted for: its URL (or, not being one, its value as written) is an
 entry whose referrers hold that page with that line (an ``ok`` one keeps
-only the referrers known when it was checked: README, "The report"), and no
+only the referrers known when it was checked: docs/guide/exports.md), and no
 entry claims a line of the page that holds no link.  Far links are excluded
 (``LINKAUDIT_SKIP_FAR``): no request leaves 127.0.0.1.
 
 The whole corpus is one deterministic crawl; the property-based test draws
 sites of random pages (few examples by default, where each is a crawl of a
-second or two; ``make fuzz`` draws many: README, "Fuzzing")."""
+second or two; ``make fuzz`` draws many: docs/contributing/tests.md)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ timed): no log record built that the log will not show, no stats call
 through Scrapy's deprecation wrapper, no ``inspect.stack()`` at start, no
 component in the chain that has nothing to do in this audit, and few
 garbage collections while requests are made.  Each was a measurable share
-of a small site's audit (README, "Start-up")."""
+of a small site's audit (bench/README.md, "Start-up")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The layout holds (README, "Layout"), read from the source with ``ast``:
+"""The layout holds (docs/contributing/layout.md), read from the source with ``ast``:
 
 - no import circle between linkaudit's modules, counting every import: at
   the top, under ``TYPE_CHECKING`` and inside functions (a circle hidden in

@@ -1,6 +1,6 @@
 """Scrapyd: the project deployed with scrapyd-deploy to a real Scrapyd on
 127.0.0.1, scheduled with schedule.json, watched with listjobs.json, and
-cancelled with cancel.json, exactly as the README tells a user to."""
+cancelled with cancel.json, exactly as docs/guide/scrapyd.md tells a user to."""
 
 from __future__ import annotations
 

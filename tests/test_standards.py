@@ -77,7 +77,7 @@ def _unescape(text: str) -> str:
 
 def test_uts46_conformance_data():
     """Every line whose host the URL parser hands to IDNA.  Two kinds of
-    difference are known and counted (README, "Choices"): ada does not apply
+    difference are known and counted (docs/design.md): ada does not apply
     the Bidi rule (B1-B6: such names cannot be registered, so they fail as
     "DNS lookup failed" instead of "Invalid URL"), and this data is Unicode
     15.0's while ada's tables are newer: some code points the data calls

@@ -165,7 +165,7 @@ def score(report: dict, base: str, answers) -> tuple[float, float, list[str]]:
 
 
 def _by_kind(report: dict, base: str, answers) -> dict[str, str]:
-    """kind -> "suggested right / links" (for the README's table)."""
+    """kind -> "suggested right / links" (for the figures of docs/guide/findings.md)."""
     entries = {u["url"]: u for u in report["urls"]}
     counts: dict[str, list[int]] = {}
     for path, meant, kind in answers:

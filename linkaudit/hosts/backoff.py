@@ -63,7 +63,7 @@ def failure_label(status: int) -> str | None:
 class BackoffMiddleware:
     """Settings: ``LINKAUDIT_BACKOFF`` (True), ``..._WINDOW`` (20),
     ``..._THRESHOLD`` (0.5), ``..._MAX_DELAY`` (8 s), ``..._PAUSE`` (30 s),
-    ``..._MAX_PAUSES`` (2); the README says why."""
+    ``..._MAX_PAUSES`` (2); docs/politeness.md says why."""
 
     def __init__(self, crawler: Crawler):
         config = config_of(crawler)

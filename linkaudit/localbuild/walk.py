@@ -13,7 +13,7 @@ Three ends:
   soft-404 probes, sitemaps, the build's own robots.txt, feeds, the page
   archive, a component or Scrapy setting of the user's, a request limit):
   no walk, the download handler reads the files instead
-  (``linkaudit/localbuild/handler.py``).  The README lists these.
+  (``linkaudit/localbuild/handler.py``).  docs/guide/local-build.md lists these.
 """
 
 from __future__ import annotations

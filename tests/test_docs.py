@@ -1,0 +1,96 @@
+"""The documentation site builds in strict mode (every link between pages
+and every anchor checked by MkDocs) and linkaudit finds no broken link or
+missing fragment in it, audited as a build directory like any user's; its
+settings reference is generated from ``linkaudit/config/options.py`` and
+cannot drift from it."""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import json
+import shutil
+import sys
+
+import pytest
+
+from tests.conftest import ROOT, run_process, validate
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("docs") / "site"
+    built = run_process(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)], cwd=ROOT
+    )
+    assert built.returncode == 0, built.stderr[-3000:]
+    return out
+
+
+def test_the_site_has_no_broken_link(site, tmp_path):
+    report_path = tmp_path / "docs-report.json"
+    # far links (Scrapy's site, GitHub...) are not the docs' to check offline
+    ran = run_process(
+        [
+            sys.executable,
+            "-m",
+            "linkaudit",
+            str(site),
+            "--skip-far",
+            "--check-fragments",
+            "--report",
+            str(report_path),
+            "-q",
+        ],
+        cwd=tmp_path,
+    )
+    report = json.loads(report_path.read_text())
+    validate(report)
+    broken = [(u["url"], u["error"]) for u in report["urls"] if u["outcome"] == "broken"]
+    missing = [
+        (u["url"], u["missing_fragments"]) for u in report["urls"] if u.get("missing_fragments")
+    ]
+    assert (broken, missing) == ([], []), ran.stdout
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert report["complete"] and report["summary"]["pages"] >= 20
+    # nothing of the site is fetched from elsewhere (fonts, scripts)
+    far = {u["url"] for u in report["urls"] if not u["near"]}
+    assert not [u for u in far if "fonts.g" in u or u.endswith(".js") or u.endswith(".css")]
+
+
+def test_the_settings_reference_is_every_setting(site):
+    from linkaudit.config.options import OPTIONS
+
+    page = (site / "reference" / "settings" / "index.html").read_text()
+    missing = [o.setting for o in OPTIONS if f"<code>{o.setting}</code>" not in page]
+    assert missing == []
+    # each setting's command-line option as --help shows it
+    flags = [o.flag.usage for o in OPTIONS if o.flag]
+    assert flags and [f for f in flags if f"<code>{html.escape(f, quote=False)}</code>" not in page] == []
+
+
+def _hooks():
+    spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "docs" / "hooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_setting_without_words_fails_the_build(tmp_path, monkeypatch):
+    from mkdocs.exceptions import PluginError
+
+    hooks = _hooks()
+    words = tmp_path / "settings.toml"
+    shutil.copy(hooks.WORDS, words)
+    text = words.read_text()
+    monkeypatch.setattr(hooks, "WORDS", words)
+    words.write_text(text.replace("LINKAUDIT_DELAY_MARGIN =", "LINKAUDIT_NO_SUCH_SETTING =", 1))
+    with pytest.raises(PluginError, match="LINKAUDIT_NO_SUCH_SETTING"):
+        hooks.settings_page()
+    words.write_text("\n".join(line for line in text.splitlines() if "DELAY_MARGIN =" not in line))
+    with pytest.raises(PluginError, match="LINKAUDIT_DELAY_MARGIN"):
+        hooks.settings_page()
+
+
+def test_the_example_report_is_valid():
+    validate(json.loads((ROOT / "docs" / "example-report.json").read_text()))
