@@ -27,7 +27,7 @@ COMPONENTS = [
     ("per link: state (discover, enqueue, record)",
      r"discover_many|place_link|\(linkaudit/state/"),
     ("rest of the page scan (decoding, the loop)",
-     r"scan \(linkaudit/components/discovery|place_page \(|read_job \(|decoded \("),
+     r"scan \(linkaudit/components/discovery|place_page \(|_reply \(|decoded \("),
     ("report, journal, pipelines", r"\(linkaudit/output/"),
     ("start-up (imports)", r"<module> |importlib"),
     ("walk of a build (files, static-host rules)",

@@ -27,7 +27,7 @@ from linkaudit.config import Config, ConfigError, bind_config
 from linkaudit.items import UrlResult
 from linkaudit.meta import CHECK_URL, DEPTH
 from linkaudit.rules.judge import LinkRules
-from linkaudit.rules.statuses import UNCHECKED, internal_error, media_type
+from linkaudit.rules.statuses import UNCHECKED, internal_error
 from linkaudit.state.base import NEW_RUN, AuditState, Run
 from linkaudit.state.memory import MemoryState
 
@@ -71,6 +71,8 @@ class Audit:
     # the crawler, weakly: its statistics exist only once the spider does,
     # and the crawler's entry in the registry must not keep itself alive
     crawler: Callable[[], Any] = lambda: None
+    # the walk of a build counts its own statistics (no crawler)
+    counter: Callable[[str, int], None] | None = None
 
     # the spider's callback and errback, which every check's requests name
     # (``components/requests.py``): the scheduler's requests too
@@ -105,8 +107,12 @@ class Audit:
         return run
 
     def count(self, name: str, count: int = 1) -> None:
-        """A statistic of the crawl (``crawler.stats``)."""
-        self.crawler().stats.inc_value(name, count)
+        """A statistic of the crawl (``crawler.stats``), or of the walk of a
+        build (its ``counter``)."""
+        if self.counter is not None:
+            self.counter(name, count)
+        else:
+            self.crawler().stats.inc_value(name, count)
 
     def internal_error(self, request: Any, exc_info: Any) -> UrlResult:
         """The check of ``request``'s URL was stopped by an exception of ours
@@ -130,18 +136,16 @@ class Audit:
             error=internal_error(exc_info[1]),
         )
 
-    def result(self, response: Any, outcome: str, **fields: Any) -> UrlResult:
-        """The result of the check a (Scrapy) response answered."""
-        meta = response.meta
-        url = meta[CHECK_URL]
+    def result(self, reply: Any, outcome: str, **fields: Any) -> UrlResult:
+        """The result of the check a reply answered (``components/answers.py``)."""
         return UrlResult(
-            url=url,
-            near=self.is_near(url),
+            url=reply.url,
+            near=self.is_near(reply.url),
             outcome=outcome,
-            depth=meta[DEPTH],
-            status=response.status,
-            method=response.request.method,
-            content_type=media_type(response.headers.get(b"Content-Type")),
+            depth=reply.depth,
+            status=reply.status,
+            method=reply.method,
+            content_type=reply.kind,
             **fields,
         )
 

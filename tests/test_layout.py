@@ -329,6 +329,49 @@ def _private_uses(tree: ast.AST) -> Iterator[tuple[str, str]]:
             yield node.args[1].value, f"{ast.unparse(node)} line {node.lineno}"
 
 
+# One check path: a local build's walk answers a check's requests from the
+# files; what an answer means (its status judged, the decision table read)
+# and what a page, a redirect or a far page's anchors say are the crawl's
+# components' (components/path.py, pages.py, probes.py), fed the same value
+# (components/answers.py).  The walk imports no judge or reader of its own.
+_READERS = ("linkaudit.rules.html", "linkaudit.rules.css", "linkaudit.rules.pagelinks")
+_JUDGES = {"judge_status", "decide", "unchecked_reason", "says_not_found", "parse_sitemap"}
+
+
+def _judges_and_readers(tree: ast.Module) -> set[str]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.startswith(_READERS):
+                found.add(node.module)
+            found |= {a.name for a in node.names if a.name in _JUDGES}
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith(_READERS)}
+    return found
+
+
+def test_the_walk_has_one_check_path():
+    own = {
+        str(path.relative_to(PACKAGE)): found
+        for path in sorted((PACKAGE / "localbuild").glob("*.py"))
+        if (found := _judges_and_readers(_tree(path)))
+    }
+    assert own == {}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from linkaudit.rules.html import extract_links\n",
+        "import linkaudit.rules.pagelinks\n",
+        "def f():\n    from linkaudit.rules.statuses import judge_status\n",
+        "from linkaudit.rules.decisions import decide\n",
+    ],
+)
+def test_a_reader_of_its_own_is_seen(source):
+    assert _judges_and_readers(ast.parse(source))
+
+
 def test_private_names_of_others_only_in_internals():
     ours = _ours()
     found = {}

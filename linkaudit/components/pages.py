@@ -5,31 +5,38 @@ downloaded for its anchors (--check-fragments)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
-
-from scrapy.http import Response, TextResponse
-from scrapy.signalmanager import SignalManager
+from typing import TYPE_CHECKING, Any
 
 from linkaudit.audit import Audit
+from linkaudit.components.answers import Reply
 from linkaudit.components.discovery import Discovery
 from linkaudit.components.probes import Probes
 from linkaudit.items import UrlResult, page_stats
-from linkaudit.meta import LOCATION, LOCATION_ERROR, REFERRER, TRUNCATED
 from linkaudit.rules.html import extract_links
 from linkaudit.rules.statuses import (
     BROKEN,
     OK,
     REDIRECT,
     http_date_iso,
-    media_type,
     status_text,
 )
 from linkaudit.signals import page_scanned
 
+if TYPE_CHECKING:
+    from scrapy.signalmanager import SignalManager
+
 
 class Pages:
+    """The readers of a page, a far page's anchors and a redirect, on
+    either route (``signals``: the crawl's, for the page archive; the walk
+    of a build has none)."""
+
     def __init__(
-        self, audit: Audit, discovery: Discovery, probes: Probes, signals: SignalManager
+        self,
+        audit: Audit,
+        discovery: Discovery,
+        probes: Probes,
+        signals: SignalManager | None = None,
     ):
         self.audit = audit
         self.discovery = discovery
@@ -37,27 +44,29 @@ class Pages:
         self.signals = signals
         self.maxsize = audit.config["LINKAUDIT_PAGE_MAXSIZE"]
 
-    def page(self, response: Response, url: str, depth: int) -> Iterator[Any]:
+    def page(self, reply: Reply) -> Iterator[Any]:
         """A near HTML page: scanned, its result with its links, then the
         results of the new links settled on sight."""
         audit = self.audit
-        truncated = bool(response.meta.get(TRUNCATED))
-        text = response.text if isinstance(response, TextResponse) else None
-        kind = media_type(response.headers.get(b"Content-Type"))
+        url, depth, truncated = reply.url, reply.depth, reply.truncated
+        kind = reply.kind
         stylesheet = kind in audit.css_types
         links, images, found, anchors, fragments, blocks, dropped = self.discovery.scan(
-            text, url, depth, stylesheet, truncated
+            reply.text, url, depth, stylesheet, truncated
         )
         stats = None
         if kind in audit.html_types:
-            signal = page_scanned  # a stylesheet is no page: not archived, no statistics
-            self.signals.send_catch_log(signal, response=response, url=url, depth=depth)
-            modified = http_date_iso(response.headers.get(b"Last-Modified"))
-            stats = page_stats(len(response.body), modified, len(links), images)
-        etag = response.headers.get(b"ETag")
-        soft = self.probes.soft_404_fields(response, url, depth) if stats is not None else {}
+            if self.signals is not None and reply.source is not None:
+                # a stylesheet is no page: not archived, no statistics
+                self.signals.send_catch_log(
+                    page_scanned, response=reply.source, url=url, depth=depth
+                )
+            modified = http_date_iso(reply.headers.get(b"Last-Modified"))
+            stats = page_stats(len(reply.body), modified, len(links), images)
+        etag = reply.headers.get(b"ETag")
+        soft = self.probes.soft_404_fields(reply) if stats is not None else {}
         yield audit.result(
-            response,
+            reply,
             OK,
             links=links,
             truncated=truncated or bool(dropped),
@@ -71,36 +80,33 @@ class Pages:
         )
         yield from found
 
-    def anchors(self, response: Response) -> UrlResult:
+    def anchors(self, reply: Reply) -> UrlResult:
         """A far HTML page downloaded for its anchors: ok, with them."""
         anchors: list[str] = []
-        if isinstance(response, TextResponse):
-            text = response.text
-            if response.meta.get(TRUNCATED):
-                text = text[: self.maxsize]
+        if reply.text is not None:
+            text = reply.text[: self.maxsize] if reply.truncated else reply.text
             anchors = sorted(extract_links(text, anchors=True).anchors or ())
-        return self.audit.result(response, OK, anchors=anchors)
+        return self.audit.result(reply, OK, anchors=anchors)
 
-    def redirect(self, response: Response, url: str, depth: int) -> Iterator[Any]:
-        """A 3xx: its target (``Location``, read by our redirect middleware)
-        is a link of the redirecting URL (``Discovery.redirect_target``)."""
+    def redirect(self, reply: Reply) -> Iterator[Any]:
+        """A 3xx: its target (``Location``, read by our redirect middleware,
+        or the build's own) is a link of the redirecting URL
+        (``Discovery.redirect_target``)."""
         result = self.audit.result
-        meta = response.meta
-        location = meta.get(LOCATION)
-        if location is None:
-            error = meta.get(LOCATION_ERROR) or f"{status_text(response.status)} without a Location"
-            yield result(response, BROKEN, error=error)
+        if reply.location is None:
+            error = reply.location_error or f"{status_text(reply.status)} without a Location"
+            yield result(reply, BROKEN, error=error)
             return
         error, location, found = self.discovery.redirect_target(
-            url, location, depth, meta.get(REFERRER)
+            reply.url, reply.location, reply.depth, reply.referrer
         )
         if error is not None:
-            yield result(response, BROKEN, error=error, location=location)
+            yield result(reply, BROKEN, error=error, location=location)
             return
         yield result(
-            response,
+            reply,
             REDIRECT,
-            error=status_text(response.status),
+            error=status_text(reply.status),
             location=location,
             links=[(location, None)],
         )

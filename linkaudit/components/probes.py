@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from scrapy.http import Response, TextResponse
-
 from linkaudit.audit import Audit
+from linkaudit.components.answers import Reply
 from linkaudit.rules.soft404 import fingerprint, pattern_of, probe_url, says_not_found
 
 
@@ -29,14 +28,12 @@ class Probes:
         self.max_depth = config.max_depth
         self.start_urls = "\n".join(config.start_urls)
 
-    def soft_404_fields(
-        self, response: Response, url: str, depth: int
-    ) -> dict[str, Any]:
+    def soft_404_fields(self, reply: Reply) -> dict[str, Any]:
         """A scanned HTML page's fingerprint (and its verdict when its title
         says not found); its pattern's probe queued the first time."""
-        if self.soft_404 == "off" or not isinstance(response, TextResponse):
+        text, url, depth = reply.text, reply.url, reply.depth
+        if self.soft_404 == "off" or text is None:
             return {}
-        text = response.text
         fields: dict[str, Any] = {}
         if self.soft_404_probes:  # compared with the probes' answers only
             fields["fingerprint"] = fingerprint(text)
@@ -50,8 +47,8 @@ class Probes:
                 self.state.enqueue(probe, depth + 1, None)
         return fields
 
-    def probe_result(self, response: Response, verdict: str) -> Iterator[Any]:
+    def probe_result(self, reply: Reply, verdict: str) -> Iterator[Any]:
         """A probe's answer: its status and, when it is HTML, its fingerprint."""
-        body = response.text if isinstance(response, TextResponse) else ""
+        body = reply.text or ""
         outcome = {"ok": "ok", "redirect": "redirect"}.get(verdict, "broken")
-        yield self.audit.result(response, outcome, fingerprint=fingerprint(body) if body else None)
+        yield self.audit.result(reply, outcome, fingerprint=fingerprint(body) if body else None)

@@ -11,12 +11,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from scrapy.http import Response
-
 from linkaudit.audit import Audit
+from linkaudit.components.answers import STORED, Reply
 from linkaudit.components.discovery import Discovery
 from linkaudit.items import UrlResult
-from linkaudit.meta import ANCHORS, CACHED, REFERRER
+from linkaudit.meta import ANCHORS
 from linkaudit.rules.recheck import History, iso
 from linkaudit.rules.statuses import BROKEN, REDIRECT
 from linkaudit.rules.urls import InvalidURL, canonicalize
@@ -46,12 +45,11 @@ class Replay:
         self.audit.link_faults |= walked.link_faults
         yield from walked.items
 
-    def replay(
-        self, history: History, response: Response, url: str, depth: int
-    ) -> Iterator[Any]:
+    def replay(self, history: History, reply: Reply) -> Iterator[Any]:
         """A URL not requested (checked recently: ``from_cache``) or a page
         that answered 304: its stored outcome and links, as if checked now."""
-        cached = CACHED in response.flags
+        url, depth = reply.url, reply.depth
+        cached = reply.via == STORED
         fields: dict[str, Any] = {
             "url": url,
             "near": self.audit.is_near(url),
@@ -65,8 +63,8 @@ class Replay:
             "referrer_count": 0,
         }
         if not cached:
-            etag = response.headers.get(b"ETag")
-            fields["method"] = response.request.method
+            etag = reply.headers.get(b"ETag")
+            fields["method"] = reply.method
             fields["etag"] = etag.decode("latin-1") if etag else history.etag
             self.audit.count("linkaudit/not_modified")
         else:
@@ -76,7 +74,7 @@ class Replay:
             self.state.mark(ANCHORS, list(dict.fromkeys(f[0] for f in result.fragments)))
         yield result
         # a redirect's target is requested from the redirect's own referrer
-        referrer = response.meta.get(REFERRER) if result.outcome == REDIRECT else url
+        referrer = reply.referrer if result.outcome == REDIRECT else url
         yield from self.follow_stored(result.links, referrer, depth)
 
     def maybe_ghost(

@@ -8,7 +8,8 @@ from typing import Any
 
 from scrapy.http import Request
 
-from linkaudit.meta import CHECK_URL, DEPTH, FIRST, HISTORY, PHASE, PROBE, REFERRER
+from linkaudit.meta import CHECK_URL, DEPTH, FIRST, HISTORY, PHASE, REFERRER
+from linkaudit.rules.decisions import first_phase
 from linkaudit.rules.judge import LinkRules
 from linkaudit.rules.recheck import History
 from linkaudit.rules.referrer import referrer_header
@@ -77,10 +78,8 @@ class CheckRequests:
         """HEAD first; with LINKAUDIT_HEAD_FIRST = False, a near URL is
         asked with GET at once (its body stops at the headers unless it is an
         HTML page, see components/gate.py): one request per page instead of two."""
-        head_first = self.head_first or not self.rules.is_near(pending.url)
-        phase = pending.phase or ("head" if head_first else "get")
-        if is_probe(pending.url):  # its body is what is compared: GET
-            phase = PROBE
+        near = self.rules.is_near(pending.url)
+        phase = first_phase(pending.phase, near, self.head_first, is_probe(pending.url))
         request = self.request(pending.url, pending.depth, pending.referer, phase)
         request.meta[FIRST] = True  # the recheck middleware looks up its history
         return request

@@ -23,9 +23,8 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from scrapy.http import Response
-
 from linkaudit.audit import Audit
+from linkaudit.components.answers import Reply
 from linkaudit.components.discovery import Discovery
 from linkaudit.meta import SITEMAP
 from linkaudit.rules.judge import Verdict
@@ -102,10 +101,11 @@ class Sitemaps:
         self.audit.count("linkaudit/sitemaps_skipped", len(urls) - len(admitted))
         return admitted, f"Not checked: more than {maxcount} sitemaps (LINKAUDIT_SITEMAP_MAXCOUNT)"
 
-    def read(self, response: Response, url: str, depth: int) -> Iterator[Any]:
+    def read(self, reply: Reply) -> Iterator[Any]:
         """A sitemap downloaded: its URLs are discovered, its result has them
         as links (lines of their ``<loc>``)."""
-        parsed = parse_sitemap(response.body, self.config["LINKAUDIT_SITEMAP_MAXSIZE"])
+        url, depth = reply.url, reply.depth
+        parsed = parse_sitemap(reply.body, self.config["LINKAUDIT_SITEMAP_MAXSIZE"])
         if parsed.error:
             logger.warning("Sitemap %s: %s", url, parsed.error)
         links: list[tuple[str, int | None]] = []
@@ -142,5 +142,5 @@ class Sitemaps:
         # every listing, repeats included: the report counts them against referrers
         urls = [key for key, _line in links if verdicts[key].outcome is None]
         listed = {"kind": parsed.kind, "urls": urls}
-        yield self.audit.result(response, "ok", links=links, sitemap=listed)
+        yield self.audit.result(reply, "ok", links=links, sitemap=listed)
         yield from found

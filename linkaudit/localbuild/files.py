@@ -22,31 +22,26 @@ import logging
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from linkaudit.audit import Audit, link_rules
+from linkaudit.components.answers import FILE, Reply
 from linkaudit.components.discovery import Discovery
+from linkaudit.components.pages import Pages
+from linkaudit.components.path import CheckPath
+from linkaudit.components.probes import Probes
+from linkaudit.components.replay import Replay
+from linkaudit.components.sitemaps import Sitemaps
 from linkaudit.demo.server import content_type
-from linkaudit.items import UrlResult, page_stats
+from linkaudit.items import UrlResult
 from linkaudit.localbuild.decoding import decoded
-from linkaudit.localbuild.reading import PageJob, PageRead, read_file, read_job
+from linkaudit.localbuild.reading import read_file
+from linkaudit.localbuild.static import Answer as Served
 from linkaudit.localbuild.static import answer, outside_warning, served_path
-from linkaudit.meta import ANCHORS
-from linkaudit.rules.html import extract_links
-from linkaudit.rules.judge import LinkRules
-from linkaudit.rules.statuses import (
-    BROKEN,
-    FALLBACK,
-    OK,
-    REDIRECT,
-    UNCHECKED,
-    internal_error,
-    judge_status,
-    media_type,
-    status_text,
-    unchecked_reason,
-)
+from linkaudit.rules.decisions import HEAD, first_phase
+from linkaudit.rules.soft404 import is_probe
+from linkaudit.rules.statuses import OK, UNCHECKED, internal_error, media_type
 from linkaudit.rules.urls import InvalidURL, canonicalize
 from linkaudit.state.base import AuditState, Pending
 
@@ -65,26 +60,30 @@ class BuildWalk:
         self.state = state
         self.start_urls = list(config.start_urls)
         self.max_depth = config.max_depth
-        self.rules = LinkRules(
-            config.near_prefixes, config.guards, config["URLLENGTH_LIMIT"], config.root_mapping
-        )
-        self.html_types = frozenset(t.lower() for t in config["LINKAUDIT_HTML_TYPES"])
-        self.css = config["LINKAUDIT_CSS"]
-        self.css_types = frozenset(t.lower() for t in config["LINKAUDIT_CSS_TYPES"] if self.css)
-        self.scan_types = self.html_types | self.css_types
-        self.check_fragments = config["LINKAUDIT_CHECK_FRAGMENTS"]
-        self.templates = config["LINKAUDIT_TEMPLATES"]
-        self.soft_404 = config["LINKAUDIT_SOFT_404"] != "off"
-        self.accept = config["LINKAUDIT_ACCEPT_STATUS"]
+        self.audit = audit = Audit(config, link_rules(config), state, None, None)
+        audit.counter = self._count
+        self.rules = audit.rules
+        self.scan_types = audit.scan_types
         self.maxsize = config["LINKAUDIT_PAGE_MAXSIZE"]
-        self.link_faults: set[str] = set()
+        self.head_first = config["LINKAUDIT_HEAD_FIRST"]
+        self.link_faults = audit.link_faults
         self.stats: Counter[str] = Counter()
         self.netloc = urlsplit(self.start_urls[0]).netloc
         self.base_path = served_path(self.start_urls[0])
         self.root = config["LINKAUDIT_LOCAL_DIR"]
         self.items: list[UrlResult] = []
         self.elsewhere: list[Pending] = []  # other origins: the crawl's
+        # the crawl's components, on answers read from the files
         self.discovery = Discovery(config, self.rules, state, self._count, self.link_faults)
+        probes = Probes(audit)
+        self.path = CheckPath(
+            audit,
+            Pages(audit, self.discovery, probes),
+            probes,
+            Sitemaps(audit, self.discovery),
+            Replay(audit, self.discovery),
+            _Ask,
+        )
 
     # -- what Discovery is given ----------------------------------------------------
     def is_near(self, url: str) -> bool:
@@ -136,19 +135,6 @@ class BuildWalk:
             len(self.elsewhere),
         )
 
-    def _page_job(self, path: Path | None, kind: str) -> PageJob:
-        return PageJob(
-            path,
-            content_type(path.name) if path else "text/html",
-            self.maxsize,
-            kind in self.css_types,
-            self.css,
-            self.check_fragments,
-            self.config["LINKAUDIT_PAGE_MAXLINKS"],
-            self.templates,
-            self.soft_404 and kind in self.html_types,
-        )
-
     def _result(self, url: str, depth: int, outcome: str, **fields: Any) -> UrlResult:
         return UrlResult(url=url, near=self.is_near(url), outcome=outcome, depth=depth, **fields)
 
@@ -163,116 +149,85 @@ class BuildWalk:
             return [self._result(pending.url, pending.depth, UNCHECKED, error=error)]
 
     def _check(self, pending: Pending) -> Iterator[UrlResult]:
-        """One URL of the build's origin, answered from the files: a near
-        URL is asked with GET (the command's local default), any other with
-        HEAD first, as the crawl asks them."""
-        url, depth = pending.url, pending.depth
-        near = self.is_near(url)
+        """One URL of the build's origin, answered from the files, as the
+        crawl asks it (``first_phase``) and as the decision table says
+        after each answer (``CheckPath``): a request the table asks for is
+        answered from the files again."""
+        url = pending.url
         found = answer(self.root, self.base_path, urlsplit(url).path or "/")
-        method = "GET" if near else "HEAD"
+        near = self.is_near(url)
+        phase = first_phase(None, near, self.head_first, is_probe(url))
         self._count("requests")
         if found.outside is not None:  # a symbolic link out of the build: never read
+            # (the crawl's localbuild/middleware.py says the same of the handler's answer)
             kind = media_type(content_type(os.path.basename(found.outside)))
             warning = outside_warning(found.outside)
-            yield self._result(
-                url, depth, OK, status=200, method=method, content_type=kind, warning=warning
-            )
+            method = "HEAD" if phase == HEAD else "GET"
+            fields = {"status": 200, "method": method, "content_type": kind, "warning": warning}
+            yield self._result(url, pending.depth, OK, **fields)
             return
-        status = found.status
-        body = found.file  # the file sent: the page, or the site's 404.html
-        kind = media_type(content_type(body.name)) if status == 200 and body else "text/html"
-        verdict = judge_status(status, {}, head=method == "HEAD", accept=self.accept)
-        if verdict == FALLBACK:  # a HEAD that failed is asked again with GET
-            self._count("requests")
-            method = "GET"
-            verdict = judge_status(status, {}, head=False, accept=self.accept)
-        fields = {"status": status, "method": method, "content_type": kind}
-        if verdict == REDIRECT and found.location is not None:
-            yield from self._redirected(pending, found.location, fields)
-        elif verdict == OK and near and method == "GET" and kind in self.scan_types:
-            read = read_job(self._page_job(body, kind))  # the site's 404 page if accepted
-            yield from self._page(url, depth, read, kind, fields)
-        elif verdict == OK:
-            anchors = self._anchors(url, body, kind) if status == 200 else None
-            if anchors is not None:  # answered by the GET that read them
-                fields["method"] = "GET"
-            yield self._result(url, depth, OK, anchors=anchors, **fields)
-        elif verdict == BROKEN:
-            yield self._result(url, depth, BROKEN, error=status_text(status), **fields)
-        else:
-            error = unchecked_reason(status, {})
-            yield self._result(url, depth, "unchecked", error=error, **fields)
+        for _turn in range(8):  # a check is at most a few requests (rules/decisions.py)
+            out = list(self.path.on_reply(self._reply(pending, phase, found)))
+            if len(out) == 1 and isinstance(out[0], _Ask):
+                self._count("requests")
+                phase = out[0].phase
+                continue
+            yield from out
+            return
+        raise RuntimeError(f"the check of {url} asked for more than 8 requests")
 
-    def _redirected(
-        self, pending: Pending, location: str, fields: dict[str, Any]
-    ) -> Iterator[UrlResult]:
-        """The directory's 301 to its slash: the target is a link of the URL."""
-        url, depth = pending.url, pending.depth
-        try:
-            target = canonicalize(location, url)
-        except InvalidURL as exc:  # cannot happen for our own Location, but as the crawl says it
-            error = f"Invalid redirect Location {location!r}: {exc}"
-            yield self._result(url, depth, BROKEN, error=error, **fields)
-            return
-        error, target, found = self.discovery.redirect_target(url, target, depth, pending.referer)
-        if error is not None:
-            yield self._result(url, depth, BROKEN, error=error, location=target, **fields)
-            return
-        error = status_text(fields["status"])
-        yield self._result(
-            url, depth, REDIRECT, error=error, location=target, links=[(target, None)], **fields
-        )
-        yield from found
-
-    def _page(
-        self, url: str, depth: int, read: PageRead | OSError, kind: str, fields: dict[str, Any]
-    ) -> Iterator[UrlResult]:
-        """A near page (or stylesheet), read: its result with its links,
-        then the results of its new links settled on sight."""
-        if isinstance(read, OSError):  # gone or unreadable since it was found: as the handler
-            fields = {**fields, "status": 404, "content_type": "text/html"}
-            yield self._result(url, depth, BROKEN, error=status_text(404), **fields)
-            return
-        if read.truncated:
-            self.discovery.note_truncated(url)
-        stylesheet = kind in self.css_types
-        scanned = self.discovery.place_page(read.links, url, depth, stylesheet)
-        stats, soft = None, {}
-        if kind in self.html_types:
-            stats = page_stats(read.size, None, len(scanned.links), scanned.images)
-            if read.said is not None:
-                soft = {"soft_404": True, "warning": f"soft 404: the page says {read.said!r}"}
-        yield self._result(
+    def _reply(self, pending: Pending, phase: str, found: Served) -> Reply:
+        """The answer the build's server would give to a request of the
+        check in ``phase``: its status and headers from the static-host
+        rules, the file's body when the crawl would download it (a near
+        page to scan, a page's anchors)."""
+        url = pending.url
+        status, path = found.status, found.file  # the file sent: the page, or the 404 page
+        ctype = content_type(path.name) if status == 200 and path else "text/html"
+        headers = {b"Content-Type": ctype.encode("latin-1")}
+        location = location_error = None
+        if found.location is not None:  # the directory's 301 to its slash
+            try:
+                location = canonicalize(found.location, url)
+            except InvalidURL as exc:  # never for our own Location, but as the crawl says it
+                location_error = f"Invalid redirect Location {found.location!r}: {exc}"
+        method = "HEAD" if phase == HEAD else "GET"
+        body, truncated, read = b"", False, False
+        if method == "GET" and self._downloads(url, phase, ctype):
+            try:
+                body, truncated = read_file(path, self.maxsize)
+                read = True
+            except OSError:  # gone or unreadable since it was found: as the handler
+                status, headers = 404, {b"Content-Type": b"text/html"}
+        return Reply(
             url,
-            depth,
-            OK,
-            links=scanned.links,
-            truncated=read.truncated or bool(scanned.dropped),
-            links_dropped=scanned.dropped,
-            page=stats,
-            anchors=scanned.anchors,
-            fragments=scanned.fragments,
-            blocks=scanned.blocks,
-            **soft,
-            **fields,
+            pending.depth,
+            phase,
+            method,
+            status,
+            headers,
+            body=body,
+            decode=(lambda: decoded(ctype, body)) if read else lambda: None,
+            truncated=truncated,
+            location=location,
+            location_error=location_error,
+            referrer=pending.referer,
+            via=FILE,
         )
-        yield from scanned.found
 
-    def _anchors(self, url: str, path: Path | None, kind: str | None) -> list[str] | None:
-        """A page of the origin outside the site, read for its anchors only
-        when fragments are checked and a link points at one of them (the
-        crawl's GET after the HEAD)."""
-        if not (
-            self.check_fragments
-            and kind in self.html_types
-            and not self.is_near(url)
-            and self.state.marked(ANCHORS, url)
-        ):
-            return None
-        self._count("requests")
-        try:
-            body, _truncated = read_file(path, self.maxsize)
-        except OSError:
-            return []
-        text = decoded(content_type(path.name) if path else "text/html", body)[: self.maxsize]
-        return sorted(extract_links(text, anchors=True).anchors or ())
+    def _downloads(self, url: str, phase: str, ctype: str) -> bool:
+        """Whether the crawl would download this GET's body
+        (``components/gate.py``): a near page to scan (whatever its status:
+        an accepted 404 page is scanned), or a page read for its anchors;
+        every other GET stops at the headers."""
+        near = self.is_near(url)
+        return (near and media_type(ctype) in self.scan_types) or phase == "anchors"
+
+
+class _Ask:
+    """What the walk's path yields for "one more request of the check"."""
+
+    __slots__ = ("phase",)
+
+    def __init__(self, _reply: Reply, phase: str):
+        self.phase = phase

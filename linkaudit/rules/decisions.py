@@ -54,6 +54,18 @@ SITEMAP_TYPES = frozenset(
 )
 
 
+def first_phase(owed: str | None, near: bool, head_first: bool, probe: bool) -> str:
+    """The phase of a check's first request: the one the state says it
+    owes (a resumed check), else HEAD first, except that with
+    LINKAUDIT_HEAD_FIRST = False a near URL is asked with GET at once (its
+    body stops at the headers unless it is a page to scan: one request per
+    page instead of two); a soft-404 probe is a GET (its body is what is
+    compared)."""
+    if probe:
+        return PROBE
+    return owed or (HEAD if head_first or not near else GET)
+
+
 class Answer(NamedTuple):
     """What is known of an answer when the table is read."""
 

@@ -1,0 +1,130 @@
+"""An answer's way through the components, on both routes of an audit.
+
+An answer (:class:`~linkaudit.components.answers.Reply`) is judged by its
+status (``rules/statuses.py``), then the decision table
+(``rules/decisions.py``) says what follows: one more request of the check,
+a reader (a page or a redirect: ``pages.py``, a sitemap: ``sitemaps.py``, a
+soft-404 probe: ``probes.py``), what the audit database knew
+(``replay.py``), or the URL's result.
+
+The crawl (``checks.py``) hands it Scrapy's responses made replies, and
+turns "one more request" into the check's next Scrapy request; the walk of
+a build (``localbuild/files.py``) hands it replies made from the build's
+files, and answers "one more request" from the files again.  Neither
+route judges an answer in its own words.
+
+Scrapy-free at import: the walk of a build never imports Scrapy.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from linkaudit.audit import Audit
+from linkaudit.components.answers import STORED, Reply
+from linkaudit.components.pages import Pages
+from linkaudit.components.probes import Probes
+from linkaudit.components.replay import Replay
+from linkaudit.components.sitemaps import Sitemaps
+from linkaudit.rules.decisions import (
+    PROBED,
+    READ_ANCHORS,
+    READ_SITEMAP,
+    REDIRECTED,
+    REQUEST,
+    RESULT,
+    SCAN,
+    Answer,
+    decide,
+)
+from linkaudit.rules.statuses import (
+    BROKEN,
+    FALLBACK,
+    OK,
+    judge_status,
+    status_text,
+    unchecked_reason,
+)
+
+logger = logging.getLogger(__name__)
+
+
+class CheckPath:
+    """The readers of one audit, and an answer's way through them.
+    ``ask(reply, phase)``: what the route makes of "one more request of
+    this check, in ``phase``" (the crawl: its Scrapy request)."""
+
+    def __init__(
+        self,
+        audit: Audit,
+        pages: Pages,
+        probes: Probes,
+        sitemaps: Sitemaps,
+        replay: Replay,
+        ask: Callable[[Reply, str], Any],
+    ):
+        self.audit = audit
+        self.pages = pages
+        self.probes = probes
+        self.sitemaps = sitemaps
+        self.replay = replay
+        self.ask = ask
+        self.accept = audit.config["LINKAUDIT_ACCEPT_STATUS"]
+        self.fragments = audit.config["LINKAUDIT_CHECK_FRAGMENTS"]
+
+    def judge(self, reply: Reply) -> tuple[Answer, str]:
+        """What is known of ``reply`` when the table is read, and its
+        status's verdict."""
+        audit = self.audit
+        verdict = judge_status(
+            reply.status, reply.headers, head=reply.phase == "head", accept=self.accept
+        )
+        kind = reply.kind
+        replayed = reply.history is not None and (reply.via == STORED or reply.status == 304)
+        answer = Answer(
+            reply.phase,
+            verdict,
+            near=audit.is_near(reply.url),
+            kind=kind,
+            scan=kind in audit.scan_types,
+            html=kind in audit.html_types,
+            fragments=self.fragments,
+            replayed=replayed,
+        )
+        return answer, verdict
+
+    def on_reply(self, reply: Reply) -> Iterator[Any]:
+        """The answer of one request of a check, handed on as the decision
+        table says."""
+        audit, url, status = self.audit, reply.url, reply.status
+        answer, verdict = self.judge(reply)
+        decision = decide(answer, lambda mark: audit.state.marked(mark, url))
+        action = decision.action
+        if action == REQUEST:
+            if decision.phase == FALLBACK:
+                logger.debug("HEAD %s answered %s: asking again with GET", url, status)
+            assert decision.phase is not None
+            yield self.ask(reply, decision.phase)
+        elif action == SCAN:
+            yield from self.pages.page(reply)
+        elif action == RESULT and decision.outcome == BROKEN:
+            result = audit.result(reply, BROKEN, error=status_text(status))
+            yield from self.replay.maybe_ghost(result, reply.history)
+        elif action == RESULT and decision.outcome == OK:
+            yield audit.result(reply, OK)
+        elif action == RESULT:
+            error = unchecked_reason(status, reply.headers)
+            yield audit.result(reply, "unchecked", error=error)
+        elif action == READ_ANCHORS:
+            yield self.pages.anchors(reply)
+        elif action == REDIRECTED:
+            yield from self.pages.redirect(reply)
+        elif action == READ_SITEMAP:
+            yield from self.sitemaps.read(reply)
+        elif action == PROBED:
+            yield from self.probes.probe_result(reply, verdict)
+        else:  # REPLAY
+            assert reply.history is not None
+            yield from self.replay.replay(reply.history, reply)
