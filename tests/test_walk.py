@@ -31,6 +31,7 @@ FILES = {
             '<a href="/other/place.html">root-relative</a> <a href="mailto:a@b.c">mail</a>',
             '<a href="http://[bad">invalid</a> <a href="img/">folder without index</a>',
             '<a href="https://docs.example.invalid/v2/page.html#top">own address</a>',
+            '<a href="notes.txt">plain text</a> <a href="out.html#x">link out of the build</a>',
             FOOTER,
         ]
     ),
@@ -45,6 +46,7 @@ FILES = {
     "café.html": "<p>accents</p>",
     "other/place.html": "<p>outside the site under --root-url</p>",
     "404.html": "<h1>Not here</h1>",
+    "notes.txt": "<a href='never-read.html'>not HTML: not scanned</a>",
 }
 
 
@@ -61,6 +63,10 @@ def site(tmp_path):
     (tmp_path / "site" / "latin.html").write_bytes(latin.encode("latin-1"))
     xhtml = '<?xml version="1.0" encoding="iso-8859-1"?>\n<html><a href="caf\xe9.html">x</a></html>'
     (tmp_path / "site" / "app.xhtml").write_bytes(xhtml.encode("latin-1"))
+    # a file reached through a symbolic link out of the build: ok, a
+    # warning, never read (the walk's answer and the crawl's middleware)
+    (tmp_path / "outside.html").write_text('<a href="secret.html">s</a>')
+    (tmp_path / "site" / "out.html").symlink_to(tmp_path / "outside.html")
     return tmp_path
 
 
@@ -140,6 +146,10 @@ def test_what_the_walk_finds(site):
     assert report["summary"]["pages"] == sum(1 for e in entries.values() if e.get("page"))
     assert [gap["fragment"] for gap in entries["page.html"]["missing_fragments"]] == ["nowhere"]
     assert outcome["img/"] == "broken"
+    # a near file that is no page: ok, never scanned; one out of the build: ok, a warning
+    assert outcome["notes.txt"] == "ok" and "never-read.html" not in outcome
+    assert outcome["out.html"] == "ok" and "outside.html" in entries["out.html"]["warning"]
+    assert "secret.html" not in outcome
     footer = [g for g in report["groups"] if g["target"] == origin + "gone-footer.html"]
     assert footer and footer[0]["kind"] == "template" and footer[0]["pages"] == 5  # /, index.html, page, page.html, guide/
 
