@@ -52,7 +52,9 @@ class WitnessScheduler(AuditScheduler):
 
     def witness_idle(self) -> None:
         assert self.audit is not None
-        self.note(event="idle", waiting=self.audit.state.waiting(), pending=self.has_pending_requests())
+        self.note(
+            event="idle", waiting=self.audit.state.waiting(), pending=self.has_pending_requests()
+        )
 
 
 def _site(server) -> None:
