@@ -19,7 +19,8 @@ nothing rather than failing an audit.
   pacing margin.
 - The scraper's ``_start_itemproc_nowait`` (what the engine does with an
   item ``start()`` yields): a URL of the frontier settled without a request
-  (an altered state) is handed to the pipelines from the idle handler.
+  (an altered state) is handed to the pipelines from the scheduler
+  (``next_request``, or a shared audit's poll).
 - Scrapy's HTTP/1.1 handler builds its download agent from the module
   attribute ``http11._ScrapyAgent``, replaced by a subclass that swaps the
   agent's private download timer ``_timeout_cl`` (and reads its
@@ -204,10 +205,11 @@ def split_encodings(encodings: list[bytes]) -> tuple[list[bytes], list[bytes]]:
 
 
 def send_item(crawler: Crawler, item: Any) -> None:
-    """Hand ``item`` to the item pipelines from outside a callback (a
-    spider_idle handler).  Scrapy's engine does the same with the items a
-    spider's ``start()`` yields: the scraper counts the item at once, so the
-    spider is not idle (nor closed) before the pipelines have run it."""
+    """Hand ``item`` to the item pipelines from outside a callback (the
+    scheduler's ``next_request``, a shared audit's poll).  Scrapy's engine
+    does the same with the items a spider's ``start()`` yields: the scraper
+    counts the item at once, so the spider is not idle (nor closed) before
+    the pipelines have run it."""
     scraper = crawler.engine.scraper
     nowait = getattr(scraper, "_start_itemproc_nowait", None)
     if nowait is not None:

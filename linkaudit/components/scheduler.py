@@ -3,19 +3,45 @@ frontier and its breadth-first levels.
 
 The crawl is breadth-first by levels: the links found while checking depth d
 are held in the state's frontier and released, all of depth d+1 at once,
-when the engine is idle (nothing queued, downloading or being scanned).  So
-every URL is first seen at its shortest depth, which the report promises
-and ``-a depth=N`` relies on.  A level is released at most
+when everything released before is done (nothing queued, downloading or
+being scanned).  So every URL is first seen at its shortest depth, which the
+report promises and ``-a depth=N`` relies on.  A level is released at most
 LINKAUDIT_RELEASE_BATCH URLs at a time: a level of a large site is tens of
 thousands of URLs, and Scrapy's queue would hold a Request object for each
-(the next batch of the same depth comes at the next idle, so depths stay
-exact).
+(the next batch of the same depth comes when this one is done, so depths
+stay exact).
+
+The frontier reaches Scrapy through the scheduler's own interface, as any
+scheduler's queue does: ``has_pending_requests()`` is true while the
+frontier holds URLs (the engine does not call the spider idle, nor close
+it, before the last level), and ``next_request()``, with nothing queued,
+releases the next batch when the engine is idle but for the frontier.  That
+is the engine's own test (``ExecutionEngine.spider_is_idle``: the scraper,
+the downloader, ``start()``, the scheduler's pending requests), asked with
+the frontier left out, so a level ends exactly when Scrapy would have called
+the spider idle.  The released requests enter through ``engine.crawl`` like
+any other (the ``request_scheduled`` signal, then this scheduler's queues).
 
 A shared audit (a state in Redis): claims are small (twice
-CONCURRENT_REQUESTS), so hosts spread over the workers, and this worker's
-queue is topped up every LINKAUDIT_REDIS_POLL seconds (Scrapy's idle signal
-comes only every 5 s); with nothing to claim the worker waits while the
-audit goes on elsewhere, and closes when it is over for every worker.
+CONCURRENT_REQUESTS), so hosts spread over the workers; ``next_request``
+claims when this worker is idle, as above.  Two things stay on signals and a
+timer, because the scheduler's interface cannot say them:
+
+- waiting and closing.  With nothing to claim, the worker has nothing
+  pending, yet must not close while the audit goes on elsewhere (another
+  worker may still find URLs), and it closes with the audit's own reason
+  (``redis_lost``, another worker's ``shutdown``) when it is over for every
+  worker.  ``has_pending_requests()`` can only say "keep going", never why
+  to stop; Scrapy's way to keep an idle spider open, or close it with a
+  reason, is the ``spider_idle`` signal (``DontCloseSpider``,
+  ``CloseSpider``), as scrapy-redis does.  (Redis's count of waiting URLs
+  includes the other workers' claims, so it is not this worker's pending
+  requests either.)
+- the poll.  The queue is topped up every LINKAUDIT_REDIS_POLL seconds
+  while this worker is busy, and the audit's end noticed while it is, by a
+  timer: the engine asks ``next_request`` only when a download or a scan
+  ends (or every 5 s when idle), and asking Redis then would be a round
+  trip per response.
 
 Every released URL goes through :meth:`AuditScheduler.release`, the one
 door of every state's frontier (memory, the audit database on resume, a
@@ -60,12 +86,14 @@ _OWED = frozenset({None, "get", "fallback", ANCHORS, SITEMAP})
 
 class AuditScheduler(Scheduler):
     """Scrapy's scheduler (its queues, priorities and JOBDIR as they are),
-    which also releases the audit's frontier into them."""
+    whose pending requests include the audit's frontier."""
 
     audit: Audit | None = None  # None: a crawl of another spider, Scrapy's scheduler only
     _feeder: task.LoopingCall | None = None
     requests: CheckRequests | None = None
     holds: HostHolds | None = None
+    # True while the engine is asked whether it is idle (see _level_done)
+    _asking_engine: bool = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> AuditScheduler:
@@ -83,12 +111,32 @@ class AuditScheduler(Scheduler):
                 audit.state, audit.rules, head_first, *audit.callbacks
             )
             scheduler.holds = HostHolds.of(crawler)
-            crawler.signals.connect(scheduler._on_idle, signal=signals.spider_idle)
-            crawler.signals.connect(scheduler._stop_feeding, signal=signals.spider_closed)
+            if audit.state.shared:  # see the module's docstring
+                crawler.signals.connect(scheduler._on_idle, signal=signals.spider_idle)
+                crawler.signals.connect(scheduler._stop_feeding, signal=signals.spider_closed)
         return scheduler
 
-    # -- hosts asked to wait (hosts/holds.py) ------------------------------
+    # -- Scrapy's interface --------------------------------------------------
+    def has_pending_requests(self) -> bool:
+        """Requests queued or set aside, or URLs of the frontier not released
+        yet: the crawl is not over before its last level is."""
+        return super().has_pending_requests() or self._frontier_holds()
+
     def next_request(self) -> Request | None:
+        """The next queued request; with none queued and the level over,
+        the frontier's next batch is released first."""
+        request = self._next_queued()
+        if request is None and self.audit is not None and self._level_done():
+            self._release_next()
+            request = self._next_queued()
+        return request
+
+    def __len__(self) -> int:
+        # set-aside requests are pending: the crawl is not idle while a host waits
+        return super().__len__() + (self.holds.waiting() if self.holds is not None else 0)
+
+    # -- hosts asked to wait (hosts/holds.py) --------------------------------
+    def _next_queued(self) -> Request | None:
         """The next request whose host is not asked to wait; those of a held
         host are set aside (no download place taken) until the wait is over."""
         while True:
@@ -96,17 +144,32 @@ class AuditScheduler(Scheduler):
             if request is None or self.holds is None or not self.holds.set_aside(request):
                 return request
 
-    def __len__(self) -> int:
-        # set-aside requests are pending: the crawl is not idle while a host waits
-        return super().__len__() + (self.holds.waiting() if self.holds is not None else 0)
-
     # -- the frontier --------------------------------------------------------
     def _batch(self) -> int | None:
         """URLs taken from the frontier at once."""
         assert self.audit is not None
         return self.claim_size if self.audit.state.shared else self.release_batch
 
-    def _on_idle(self) -> None:
+    def _frontier_holds(self) -> bool:
+        """This process's frontier holds URLs (a shared audit's is in
+        Redis: see the module's docstring)."""
+        audit = self.audit
+        if audit is None or self._asking_engine or audit.state.shared:
+            return False
+        return audit.state.waiting() > 0
+
+    def _level_done(self) -> bool:
+        """Everything released so far is downloaded and scanned: Scrapy's
+        own test of an idle spider (nothing queued or set aside, downloading,
+        in the scraper or the item pipelines, ``start()`` done), the frontier
+        left out of the pending requests while it is asked."""
+        self._asking_engine = True
+        try:
+            return self.crawler.engine.spider_is_idle()
+        finally:
+            self._asking_engine = False
+
+    def _release_next(self) -> None:
         """Release the next level (or batch of it) of the frontier."""
         audit = self.audit
         assert audit is not None
@@ -117,9 +180,6 @@ class AuditScheduler(Scheduler):
         if level:
             logger.debug("Releasing %d URLs at depth %d", len(level), level[0].depth)
             self._crawl(level)
-            raise DontCloseSpider
-        if state.shared:
-            self._idle_while_shared()
 
     def release(self, level: Iterable[Pending]) -> Iterator[Request | UrlResult]:
         """Each pending URL's first request, or its result when the link
@@ -156,7 +216,8 @@ class AuditScheduler(Scheduler):
 
     def _crawl(self, level: Iterable[Pending]) -> None:
         """Release ``level``: requests to the engine (which queues them
-        here), results to the item pipelines."""
+        here, after its ``request_scheduled`` signal, as any request), results
+        to the item pipelines."""
         crawler = self.crawler
         for thing in self.release(level):
             if isinstance(thing, Request):
@@ -193,8 +254,9 @@ class AuditScheduler(Scheduler):
             return
         self._crawl(audit.state.next_level(size))
 
-    def _idle_while_shared(self) -> None:
-        """Nothing to claim: wait while the audit goes on elsewhere."""
+    def _on_idle(self) -> None:
+        """Nothing to claim (``next_request`` found none): wait while the
+        audit goes on elsewhere, close when it is over."""
         assert self.audit is not None
         reason = self.audit.state.over()
         if reason is None:
