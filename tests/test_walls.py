@@ -11,7 +11,7 @@ import pytest
 
 from linkaudit.output.formats import FORMATS
 from linkaudit.rules.statuses import judge_status, unchecked_reason
-from linkaudit.rules.walls import BODY_PREFIX, WALLS, wall_named, wall_of
+from linkaudit.rules.walls import BODY_PREFIX, HEAD_PREFIX, WALLS, wall_named, wall_of
 from tests.conftest import run_crawl
 from tests.helpers.walls import WALLS as ANSWERS
 from tests.server import Route
@@ -58,6 +58,10 @@ def test_what_is_no_wall(status, headers, page):
 def test_a_page_is_read_to_its_prefix_only():
     far = b"x" * BODY_PREFIX + b'<div id="px-captcha">'
     assert wall_of(403, {}, far) is None
+    # Anubis's words are in its page's head: a 200 page is read that far only
+    challenge = b'<script id="anubis_challenge" type="application/json">'
+    assert wall_of(200, {}, b"x" * (HEAD_PREFIX - len(challenge)) + challenge) is not None
+    assert wall_of(200, {}, b"x" * HEAD_PREFIX + challenge) is None
 
 
 def test_walls_are_unchecked_named_counted_and_apart(tmp_path, server, far_server):

@@ -23,11 +23,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 # How much of a body the markers are looked for in (the download gate lets
 # this much of a far answer through: ``components/gate.py``).
 BODY_PREFIX = 32 * 1024
+# How much of a page an ``exact`` wall's words are looked for in: the head
+# of the page, where Anubis writes them (its challenge scripts), read on
+# every 200 page whatever its length.
+HEAD_PREFIX = 8 * 1024
 
 # where a marker is
 HEADER, COOKIE, BODY = "header", "cookie", "body"
@@ -54,11 +59,14 @@ class Wall:
     """A bot wall: its ``name`` in the report, the ``statuses`` its deny and
     challenge answers use (None: any status but a redirect, for a wall whose
     challenge answers 200 by default), its ``markers`` (none: the status
-    alone is the wall's own)."""
+    alone is the wall's own); ``exact``: its page's words are looked for as
+    the service writes them, case and all, in the page's first
+    :data:`HEAD_PREFIX` bytes (cheap enough for every 200 page read)."""
 
     name: str
     statuses: frozenset[int] | None
     markers: tuple[Marker, ...]
+    exact: bool = False
 
 
 CLOUDFLARE_DOCS = (
@@ -181,6 +189,7 @@ WALLS: tuple[Wall, ...] = (
             Marker(BODY, b"", b'<script id="anubis_challenge"', ANUBIS + "web/index.templ"),
             Marker(BODY, b"", b"/.within.website/x/cmd/anubis/", ANUBIS + "web/index.templ"),
         ),
+        exact=True,
     ),
     Wall(
         "go-away",  # challenges answer 418 by default, a deny 403
@@ -202,8 +211,14 @@ WALLS: tuple[Wall, ...] = (
 )
 
 WORDS = "could not verify: behind "
-# the statuses some wall uses: any other is no wall's (a quick test first)
-_STATUSES = frozenset().union(*(w.statuses or range(200, 1000) for w in WALLS))
+
+
+@cache
+def _walls_for(status: int) -> tuple[Wall, ...]:
+    """The walls that answer with ``status`` (a redirect is no wall's)."""
+    if 300 <= status < 400:
+        return ()
+    return tuple(w for w in WALLS if w.statuses is None or status in w.statuses)
 
 
 def wall_of(status: int, headers: Mapping[bytes, Any], body: bytes = b"") -> Wall | None:
@@ -211,16 +226,17 @@ def wall_of(status: int, headers: Mapping[bytes, Any], body: bytes = b"") -> Wal
     with ``get`` (Scrapy's ``Headers`` or a plain mapping); ``body``: what
     was downloaded of the answer (only its first :data:`BODY_PREFIX` bytes
     are read)."""
-    if status not in _STATUSES or 300 <= status < 400:
-        return None
     page: bytes | None = None
-    for wall in WALLS:
-        if wall.statuses is not None and status not in wall.statuses:
-            continue
+    cookies: list[bytes] | None = None
+    for wall in _walls_for(status):
         if not wall.markers:
             return wall
         for marker in wall.markers:
             if marker.where == BODY:
+                if wall.exact:
+                    if body.find(marker.words, 0, HEAD_PREFIX) >= 0:
+                        return wall
+                    continue
                 if page is None:
                     page = body[:BODY_PREFIX].lower()
                 if marker.words in page:
@@ -228,8 +244,11 @@ def wall_of(status: int, headers: Mapping[bytes, Any], body: bytes = b"") -> Wal
             elif marker.where == HEADER:
                 if any(marker.words in value.lower() for value in _values(headers, marker.name)):
                     return wall
-            elif any(name.startswith(marker.name) for name in _cookies(headers)):
-                return wall
+            else:
+                if cookies is None:
+                    cookies = list(_cookies(headers))
+                if any(name.startswith(marker.name) for name in cookies):
+                    return wall
     return None
 
 
