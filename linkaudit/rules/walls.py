@@ -104,8 +104,9 @@ WALLS: tuple[Wall, ...] = (
                 HEADER,
                 b"x-vercel-mitigated",
                 b"",
-                "second-hand: no Vercel page found; seen as x-vercel-mitigated: challenge"
-                " (429, 403) and deny in the field (shared/research/verdicts.md)",
+                "https://github.com/vercel-labs/vgpu/pull/228 (Vercel Labs: 403 with"
+                " x-vercel-mitigated: challenge and the Security Checkpoint on every path;"
+                " no page of Vercel's docs names the header)",
             ),
             Marker(
                 BODY, b"", b"<title>vercel security checkpoint</title>", WAFW00F + "vercel.py"
@@ -204,9 +205,10 @@ WALLS: tuple[Wall, ...] = (
             ),
         ),
     ),
-    # LinkedIn answers 999 to what it takes for automated (second-hand: no
-    # LinkedIn page says so; linkinator and others count it as skipped); no
-    # registered status is 999 (RFC 9110 section 15: 100-599)
+    # LinkedIn answers 999 to what it takes for automated: no LinkedIn page
+    # says so; https://github.com/JustinBeckwith/linkinator/blob/main/src/index.ts
+    # skips it ("Used by LinkedIn and other sites to block automated
+    # requests"); no registered status is 999 (RFC 9110 section 15: 100-599)
     Wall("LinkedIn", frozenset({999}), ()),
 )
 
