@@ -137,6 +137,7 @@ def _shown_apart_in_every_format(report: dict, counts: dict[str, int], far: str)
     part = html.split('id="walls-list"')[1].split("</table>")[0]
     assert f'data-url="{walled}" data-outcome="unchecked" data-wall="DataDome"' in part
     assert 'data-count="walls-list">14<' in html
+    assert '<li data-total="walls"><span class="count" data-count="walls">14</span>' in html
     unchecked = html.split('id="unchecked-list"')[1].split("</section>")[0]
     assert walled not in unchecked and "<p>None.</p>" in unchecked
     broken = html.split('id="broken"')[1].split("</section>")[0]
