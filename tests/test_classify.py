@@ -36,7 +36,8 @@ from linkaudit.rules.statuses import judge_status, media_type, status_text
         (500, {}, False, "broken"),
         (405, {}, False, "broken"),
         (429, {}, True, "unchecked"),
-        (999, {}, True, "unchecked"),
+        (999, {}, True, "fallback"),  # a wall on a HEAD: the GET decides
+        (999, {}, False, "unchecked"),
         (403, {b"cf-mitigated": [b"challenge"]}, False, "unchecked"),
     ],
 )

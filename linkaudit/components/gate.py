@@ -8,6 +8,15 @@ is HTML (its HEAD says so) and some link points at one of its fragments
 (``rules/decisions.py`` asks for that GET); the GET is capped at
 LINKAUDIT_PAGE_MAXSIZE like a near page's.  A sitemap's GET is read
 whatever its type, capped at LINKAUDIT_SITEMAP_MAXSIZE.
+
+A GET stopped at the headers may be a bot wall's answer whose page alone
+says so (``rules/walls.py``: Akamai's Access Denied, PerimeterX's captcha,
+Anubis's challenge); the headers do not tell the status, so an HTML (or
+untyped) answer to a check's GET that would stop there lets the first
+``BODY_PREFIX`` bytes (32 KiB) through instead, then stops: at most that
+much (and one network read) per answer in flight, inflated to no more
+(``la_maxsize``, read by ``middlewares/decompress.py``).  Such GETs are
+rare: a far URL is asked with GET only after its HEAD failed.
 """
 
 from __future__ import annotations
@@ -20,8 +29,9 @@ from scrapy.exceptions import NotConfigured, StopDownload
 from scrapy.http import Request
 
 from linkaudit.audit import audit_of
-from linkaudit.meta import ANCHORS, CHECK_URL, PHASE, READ, SITEMAP, TRUNCATED
+from linkaudit.meta import ANCHORS, CHECK_URL, MAXSIZE, PHASE, READ, SITEMAP, TRUNCATED
 from linkaudit.rules.statuses import media_type
+from linkaudit.rules.walls import BODY_PREFIX
 
 
 class DownloadGate:
@@ -45,15 +55,19 @@ class DownloadGate:
         self, headers: Any, body_length: int, request: Request, spider: Any
     ) -> None:
         """Stop a GET at the headers unless it is a near HTML page (or
-        stylesheet) to scan, or a far HTML page whose anchors are wanted."""
-        phase = request.meta.get(PHASE)
+        stylesheet) to scan, or a far HTML page whose anchors are wanted;
+        an HTML answer that may be a bot wall's page: its first bytes."""
+        meta = request.meta
+        phase = meta.get(PHASE)
         if phase in ("get", "fallback", ANCHORS):  # a SITEMAP GET is read whatever its type
             kind = media_type(headers.get(b"Content-Type"))
             if phase == ANCHORS:
                 if kind not in self.html_types:
                     raise StopDownload(fail=False)
-            elif not (self.rules.is_near(request.meta[CHECK_URL]) and kind in self.scan_types):
-                raise StopDownload(fail=False)
+            elif not (self.rules.is_near(meta[CHECK_URL]) and kind in self.scan_types):
+                if kind is not None and kind not in self.html_types:
+                    raise StopDownload(fail=False)
+                meta[MAXSIZE] = BODY_PREFIX  # a wall's page, maybe: its start only
 
     def bytes_received(self, data: bytes, request: Request, spider: Any) -> None:
         """Cut a page at LINKAUDIT_PAGE_MAXSIZE bytes: what was read is
@@ -63,7 +77,13 @@ class DownloadGate:
         read = meta.get(READ, 0) + len(data)
         meta[READ] = read
         phase = meta.get(PHASE)
+        if phase is None:
+            return
+        if MAXSIZE in meta:  # the start of an answer that may be a bot wall's
+            if read >= meta[MAXSIZE]:
+                raise StopDownload(fail=False)
+            return
         cap = self.sitemap_maxsize if phase == SITEMAP else self.page_maxsize
-        if read > cap and phase is not None:
+        if read > cap:
             meta[TRUNCATED] = True
             raise StopDownload(fail=False)

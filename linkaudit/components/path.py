@@ -79,7 +79,11 @@ class CheckPath:
         status's verdict."""
         audit = self.audit
         verdict = judge_status(
-            reply.status, reply.headers, head=reply.phase == "head", accept=self.accept
+            reply.status,
+            reply.headers,
+            head=reply.phase == "head",
+            accept=self.accept,
+            body=reply.body,
         )
         kind = reply.kind
         replayed = reply.history is not None and (reply.via == STORED or reply.status == 304)
@@ -115,7 +119,7 @@ class CheckPath:
         elif action == RESULT and decision.outcome == OK:
             yield audit.result(reply, OK)
         elif action == RESULT:
-            error = unchecked_reason(status, reply.headers)
+            error = unchecked_reason(status, reply.headers, reply.body)
             yield audit.result(reply, "unchecked", error=error)
         elif action == READ_ANCHORS:
             yield self.pages.anchors(reply)

@@ -11,15 +11,13 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from http import HTTPStatus
 
+from linkaudit.rules.walls import wall_of, wall_words
+
 # What the spider does with an HTTP answer.
 OK, REDIRECT, BROKEN, UNCHECKED, FALLBACK = "ok", "redirect", "broken", "unchecked", "fallback"
 
 # Statuses that mean "this URL is gone": no GET fallback after a HEAD.
 GONE = frozenset({404, 410})
-# LinkedIn and others answer 999 to anything that looks automated.
-BOT_WALL_STATUSES = frozenset({999})
-# Challenge pages: Cloudflare marks them with cf-mitigated.
-BOT_WALL_HEADERS = (b"cf-mitigated",)
 
 
 def media_type(value: bytes | str | None) -> str | None:
@@ -84,10 +82,9 @@ def status_text(status: int) -> str:
         return f"{status} HTTP status"
 
 
-def is_bot_wall(status: int, headers: Mapping[bytes, object]) -> bool:
-    if status in BOT_WALL_STATUSES:
-        return True
-    return status in (403, 429, 503) and any(h in headers for h in BOT_WALL_HEADERS)
+def is_bot_wall(status: int, headers: Mapping[bytes, object], body: bytes = b"") -> bool:
+    """Whether a bot wall answered (``rules/walls.py``: its markers)."""
+    return wall_of(status, headers, body) is not None
 
 
 def judge_status(
@@ -96,26 +93,38 @@ def judge_status(
     *,
     head: bool,
     accept: Iterable[int] = (),
+    body: bytes = b"",
 ) -> str:
     """What an HTTP status means, given whether it answered a HEAD.
 
     A HEAD that fails with anything but "gone" is asked again with GET:
-    many servers answer HEAD with 405, 403 or 500 while GET works.
+    many servers answer HEAD with 405, 403 or 500 while GET works.  A bot
+    wall (``rules/walls.py``, whatever its status: AWS WAF's challenge is a
+    202, Anubis's a 200) is unchecked, never ok nor broken; recognised on a
+    HEAD's headers, it is asked again with GET, whose answer is the verdict.
     """
-    if status in accept or 200 <= status < 300:
+    if status in accept:
+        return OK
+    if wall_of(status, headers, body) is not None:
+        return FALLBACK if head else UNCHECKED
+    if 200 <= status < 300:
         return OK
     if 300 <= status < 400:
         return REDIRECT
-    if status == 429 or is_bot_wall(status, headers):
+    if status == 429:
         return UNCHECKED
     if head and status >= 400 and status not in GONE:
         return FALLBACK
     return BROKEN
 
 
-def unchecked_reason(status: int, headers: Mapping[bytes, object]) -> str:
-    if is_bot_wall(status, headers):
-        return f"{status_text(status)}: the site refused automated checking"
+def unchecked_reason(status: int, headers: Mapping[bytes, object], body: bytes = b"") -> str:
+    """Why an answer leaves its URL unchecked: the bot wall that answered,
+    named (``could not verify: behind DataDome, ...``), or a server that
+    kept refusing."""
+    wall = wall_of(status, headers, body)
+    if wall is not None:
+        return wall_words(wall, status_text(status))
     return f"{status_text(status)}: the server kept refusing after the allowed retries"
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from linkaudit.output.formats.places import first_places, linked_from, more_text
 from linkaudit.output.report.groups import group_text
+from linkaudit.rules.walls import wall_named
 
 Report = dict[str, Any]
 
@@ -36,6 +37,19 @@ def shown(value: Any) -> str:
 
 def broken_urls(report: Report) -> list[dict[str, Any]]:
     return [u for u in report["urls"] if u["outcome"] == "broken"]
+
+
+def walled(report: Report) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The URLs a bot wall kept from being checked (``unchecked``, their
+    error naming the wall: ``rules/walls.py``), by wall, walls by name:
+    apart from the broken links in every format."""
+    by_wall: dict[str, list[dict[str, Any]]] = {}
+    for u in report["urls"]:
+        if u["outcome"] == "unchecked":
+            wall = wall_named(u.get("error"))
+            if wall is not None:
+                by_wall.setdefault(wall, []).append(u)
+    return sorted(by_wall.items())
 
 
 def where(referrer: dict[str, Any]) -> str:

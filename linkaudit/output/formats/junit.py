@@ -22,10 +22,20 @@ from linkaudit.output.formats.common import (
     shown,
 )
 from linkaudit.output.formats.places import DEFAULT, Options
+from linkaudit.rules.walls import wall_named
 
 # the suites, in the order a reader acts on them; the last three only with
 # --junit-all
-_SUITES = ("broken", "missing fragments", "unchecked", "blocked", "redirect", "excluded", "ok")
+_SUITES = (
+    "broken",
+    "missing fragments",
+    "behind bot walls",  # unchecked: a wall answered (rules/walls.py), named
+    "unchecked",
+    "blocked",
+    "redirect",
+    "excluded",
+    "ok",
+)
 _NOT_VERIFIED = ("unchecked", "blocked", "excluded")
 
 
@@ -50,6 +60,11 @@ def as_junit(report: Report, options: Options = DEFAULT) -> str:
             lines = [f"{u['url']}: {u['error']}"]
             lines += places_of(u["referrers"], u, by_target, limit=limit)
             cases["broken"].append(_case(u, u["url"], "failure", u["error"] or "broken", lines))
+        elif u["outcome"] == "unchecked" and (wall := wall_named(u["error"])) is not None:
+            lines = [f"{u['url']}: {u['error']}"]
+            lines += places_of(u["referrers"], u, {}, limit=limit)
+            message = f"could not verify: behind {wall}"
+            cases["behind bot walls"].append(_case(u, u["url"], "skipped", message, lines))
         elif u["outcome"] in _NOT_VERIFIED:
             cases[u["outcome"]].append(_case(u, u["url"], "skipped", u["error"] or u["outcome"]))
         else:

@@ -27,6 +27,7 @@ from linkaudit.output.formats.common import (
     places_of,
     plural,
     shown,
+    walled,
 )
 from linkaudit.output.formats.places import DEFAULT, Options
 from linkaudit.output.report.build import OUTCOMES
@@ -108,6 +109,13 @@ def as_markdown(report: Report, options: Options = DEFAULT) -> str:
             f"| {target} | {new}missing fragment: no such anchor on the page | {_linked(places)} |"
         )
     page.table(["", "| broken URL | error | linked from |", "| --- | --- | --- |"], rows)
+    rows = [_wall_row(wall, u, limit) for wall, urls in walled(report) for u in urls]
+    page.table(
+        ["", f"#### Behind bot walls, not verified ({len(rows)})", ""]
+        + ["not broken: the wall answered in the page's place; open them in a browser", ""]
+        + ["| URL | wall | linked from |", "| --- | --- | --- |"],
+        rows,
+    )
     fixes: dict[str, list[dict[str, Any]]] = {}
     for fix in report.get("redirect_fixes") or ():
         if fix["kind"] == "permanent":
@@ -170,6 +178,10 @@ def _head(report: Report) -> list[str]:
         lines[2] += f" URLs not checked past --max-urls: {s['urls_dropped']}."
     if s.get("links_dropped"):
         lines[2] += f" Links not read on pages over LINKAUDIT_PAGE_MAXLINKS: {s['links_dropped']}."
+    walls = s.get("walls") or {}
+    if walls:
+        named = ", ".join(f"{code(wall)} {n}" for wall, n in walls.items())
+        lines[2] += f" Behind bot walls (not verified, not broken): {named}."
     if s.get("soft_404"):
         lines[2] += f" Soft 404s (pages that answer 200 but are error pages): {s['soft_404']}."
     return lines
@@ -187,6 +199,13 @@ def _broken_row(
     since = broken_for(u, report["started_at"], stamp=code)  # --db
     error += f" ({since})" if since else ""
     return f"| {cell(code(u['url']))} | {cell(error)} | {_linked(places)} |"
+
+
+def _wall_row(wall: str, u: dict[str, Any], limit: int | None) -> str:
+    """A URL a bot wall answered for: the wall and what it answered."""
+    places = place_lines(u, {}, say=where, say_group=group_words, limit=limit, more=_more)
+    status = f" ({code(u['status'])})" if u.get("status") is not None else ""
+    return f"| {cell(code(u['url']))} | {cell(code(wall) + status)} | {_linked(places)} |"
 
 
 def _fix_row(chosen: list[dict[str, Any]], limit: int | None) -> str:

@@ -21,6 +21,7 @@ from linkaudit.output.formats.common import (
     groups_by_target,
     missing_fragments,
     shown,
+    walled,
 )
 from linkaudit.output.formats.places import distinct, linked_from
 from linkaudit.output.jsontext import json_text
@@ -60,6 +61,13 @@ def as_sarif(report: Report, options: object = None) -> str:
     for fix in report.get("redirect_fixes") or ():
         fixes.setdefault(fix["from"], []).append(fix)
     results.extend(_fix_result(chosen) for chosen in fixes.values())
+    for wall, urls in walled(report):  # not broken: a note, apart from the errors
+        for u in urls:
+            text = f"Could not verify {u['url']}, behind {wall}: {u['error']}"
+            found = _result("bot-wall", u["url"], text, u["referrers"], u.get("referrer_count"))
+            found["level"] = "note"
+            found["properties"]["wall"] = wall
+            results.append(found)
     sarif = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -80,6 +88,14 @@ def as_sarif(report: Report, options: object = None) -> str:
                                 "id": "redirected-link",
                                 "shortDescription": {
                                     "text": "A link to a URL that redirects: link the end instead"
+                                },
+                                "helpUri": PROJECT_URL,
+                            },
+                            {
+                                "id": "bot-wall",
+                                "shortDescription": {
+                                    "text": "A link a bot wall kept from being checked: not"
+                                    " broken, not verified either"
                                 },
                                 "helpUri": PROJECT_URL,
                             },

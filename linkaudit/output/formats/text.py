@@ -14,6 +14,7 @@ from linkaudit.output.formats.common import (
     places_of,
     plural,
     shown,
+    walled,
 )
 from linkaudit.output.formats.places import DEFAULT, Options
 from linkaudit.output.report.build import OUTCOMES, is_internal_error
@@ -57,6 +58,7 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
                 since = f"  ({since})" if since else ""
                 lines.append(f"  {u['url']}  [{u['error']}]{_suggested(u)}{since}")
                 lines.extend(place_lines(u, by_target, "    ", limit=limit))
+    lines.extend(_wall_lines(report, limit))
     gaps = missing_fragments(report)
     if gaps:
         lines.append(f"Missing fragments ({len(gaps)}):")
@@ -119,6 +121,9 @@ def headline(report: dict[str, Any]) -> str:
         parts.append(plural(update, "link") + " to update")
     if s.get("internal_errors"):
         parts.append(plural(s["internal_errors"], "internal error") + " (exit 4)")
+    walls = sum((s.get("walls") or {}).values())
+    if walls:
+        parts.append(plural(walls, "URL") + " behind bot walls (not verified, not broken)")
     unchanged = s.get("not_modified", 0)
     pages = plural(s["pages"] + unchanged, "page")
     if unchanged:
@@ -147,6 +152,25 @@ def _note_lines(report: dict[str, Any]) -> list[str]:
     for heading, entries in kinds.items():
         lines.append(f"{heading} ({len(entries)}):")
         lines.extend(f"  {u['url']}  [{u['warning']}]" for u in entries)
+    return lines
+
+
+def _wall_lines(report: dict[str, Any], limit: int | None) -> list[str]:
+    """The URLs a bot wall kept from being checked, under each wall: not
+    broken, not verified either."""
+    found = walled(report)
+    if not found:
+        return []
+    total = sum(len(urls) for _wall, urls in found)
+    lines = [
+        f"Behind bot walls, not verified ({total}): the wall answered in the page's place;"
+        " open them in a browser"
+    ]
+    for wall, urls in found:
+        lines.append(f"  {wall} ({len(urls)}):")
+        for u in urls:
+            lines.append(f"    {u['url']}  [{u['error']}]")
+            lines.extend(place_lines(u, {}, "      ", limit=limit))
     return lines
 
 

@@ -18,6 +18,7 @@ from linkaudit.rules.baseline import fragment_key
 from linkaudit.rules.recheck import RecheckPolicy
 from linkaudit.rules.statuses import INTERNAL_ERROR
 from linkaudit.rules.urls import is_near
+from linkaudit.rules.walls import wall_named
 from linkaudit.state.base import AuditState, Entry
 
 __all__ = [
@@ -69,6 +70,7 @@ def report_entries(
     summary.update({o: 0 for o in OUTCOMES})
     summary.update(backoffs=facts.backoffs, pauses=facts.pauses)
     internal = 0
+    walls: dict[str, int] = {}  # unchecked behind a bot wall, by wall (rules/walls.py)
     broken_now = set()
     sections = Sections(facts, near)
     entries = sections.read(state)
@@ -107,8 +109,11 @@ def report_entries(
             summary["not_modified"] = summary.get("not_modified", 0) + 1
         summary["urls"] += 1
         summary[item["outcome"]] += 1
-        if item["outcome"] == "unchecked" and is_internal_error(item):
-            internal += 1
+        if item["outcome"] == "unchecked":
+            internal += is_internal_error(item)
+            wall = wall_named(item["error"])
+            if wall is not None:
+                walls[wall] = walls.get(wall, 0) + 1
         if item["outcome"] == "broken":
             if entry.url in suggested:
                 item["suggestion"] = suggested[entry.url]
@@ -120,6 +125,8 @@ def report_entries(
         yield item
     if internal:  # URLs whose check a bug of ours stopped (all unchecked)
         summary["internal_errors"] = internal
+    if walls:  # URLs a bot wall kept us from (all unchecked), by wall
+        summary["walls"] = dict(sorted(walls.items()))
     dropped = state.urls_dropped()  # new URLs past LINKAUDIT_MAX_URLS: never checked
     if dropped:
         summary["urls_dropped"] = dropped

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from linkaudit.output.formats.common import Report
+from linkaudit.output.formats.common import Report, walled
 from linkaudit.output.formats.html.parts import (
     LIST_LIMIT,
     badge,
@@ -100,13 +100,15 @@ def sitemap_section(report: Report) -> str:
 
 
 def unchecked_section(report: Report) -> str:
-    """Blocked and unchecked URLs with why: what the audit did not see."""
-    body = ""
+    """Blocked and unchecked URLs with why: what the audit did not see; the
+    URLs behind a bot wall apart, under their wall."""
+    body = _walls_section(report)
+    behind = {id(u) for _wall, urls in walled(report) for u in urls}
     for outcome, title, intro in (
         ("blocked", "Blocked", "Not requested: robots.txt (or a rule) keeps linkaudit out."),
         ("unchecked", "Unchecked", "Found, never checked: a limit or the audit's end came first."),
     ):
-        chosen = [u for u in report["urls"] if u["outcome"] == outcome]
+        chosen = [u for u in report["urls"] if u["outcome"] == outcome and id(u) not in behind]
         rows = "".join(
             f'<tr data-url="{esc(u["url"])}" data-outcome="{outcome}"><td>{link(u["url"])}</td>'
             f"<td>{esc(u['error'])}</td><td>{_first_place(u)}</td></tr>"
@@ -121,6 +123,35 @@ def unchecked_section(report: Report) -> str:
             )
         body += section(f"{outcome}-list", title, len(chosen), text, 3)
     return section("unchecked", "Not checked", None, body)
+
+
+def _walls_section(report: Report) -> str:
+    """The URLs a bot wall answered for, under each wall: not broken, not
+    verified either."""
+    found = walled(report)
+    if not found:
+        return ""
+    rows = "".join(
+        f'<tr data-url="{esc(u["url"])}" data-outcome="unchecked" data-wall="{esc(wall)}">'
+        f"<td>{link(u['url'])}</td><td>{esc(wall)}</td><td>{esc(u['error'])}</td>"
+        f"<td>{_first_place(u)}</td></tr>"
+        for wall, urls in found
+        for u in urls[:LIST_LIMIT]
+    )
+    total = sum(len(urls) for _wall, urls in found)
+    text = (
+        "<p>Not broken: a bot wall answered in the page's place, so the page was not seen."
+        " Open them in a browser.</p>"
+        f'<ul class="callouts">{"".join(_wall_item(w, len(u)) for w, u in found)}</ul>'
+        '<div class="wide"><table><thead><tr><th scope="col">URL</th><th scope="col">Wall</th>'
+        '<th scope="col">Why</th><th scope="col">Linked from</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table></div>"
+    )
+    return section("walls-list", "Behind bot walls, not verified", total, text, 3)
+
+
+def _wall_item(wall: str, n: int) -> str:
+    return f'<li data-wall="{esc(wall)}">{esc(wall)}: {count("walled", n)}</li>'
 
 
 def _first_place(entry: dict[str, Any]) -> str:

@@ -158,6 +158,12 @@ def _summary(report: Report) -> str:
         for key, words_ in TOTALS
         if key in s
     )
+    walls = s.get("walls") or {}
+    if walls:  # unchecked behind bot walls: apart, under "Not checked"
+        totals += (
+            f'<li data-total="walls">{count("walls", sum(walls.values()))} '
+            '<a href="#walls-list">behind bot walls</a>, not verified, not broken</li>'
+        )
     body = (
         f'<dl class="facts">{dl}</dl>'
         f'<div class="bar" role="img" aria-label="{words}">{segments}</div>'

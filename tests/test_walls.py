@@ -1,0 +1,144 @@
+"""Bot walls, named: each wall's answer (headers and page as its vendor
+sends them) is ``unchecked`` naming the wall, counted per wall, shown apart
+from the broken links in every format; a plain 403 stays broken."""
+
+from __future__ import annotations
+
+import json
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from linkaudit.output.formats import FORMATS
+from linkaudit.rules.statuses import judge_status, unchecked_reason
+from linkaudit.rules.walls import BODY_PREFIX, HEAD_PREFIX, WALLS, wall_named, wall_of
+from tests.conftest import run_crawl
+from tests.helpers.walls import WALLS as ANSWERS
+from tests.server import Route
+
+
+def _headers(headers: dict[str, str]) -> dict[bytes, bytes]:
+    return {k.lower().encode(): v.encode() for k, v in headers.items()}
+
+
+@pytest.mark.parametrize("path", sorted(ANSWERS))
+def test_each_walls_answer_is_recognised_and_named(path):
+    name, status, headers, page = ANSWERS[path]
+    wall = wall_of(status, _headers(headers), page.encode())
+    assert wall is not None and wall.name == name
+    reason = unchecked_reason(status, _headers(headers), page.encode())
+    assert reason.startswith(f"could not verify: behind {name}, ") and wall_named(reason) == name
+    assert judge_status(status, _headers(headers), head=False, body=page.encode()) == "unchecked"
+    # a HEAD's headers may say it too: then the GET decides
+    if wall_of(status, _headers(headers)) is not None:
+        assert judge_status(status, _headers(headers), head=True) == "fallback"
+
+
+def test_every_wall_is_played_and_every_marker_cited():
+    assert {w.name for w in WALLS} == {name for name, *_ in ANSWERS.values()}
+    for wall in WALLS:
+        assert all(m.source for m in wall.markers), wall.name
+
+
+@pytest.mark.parametrize(
+    "status, headers, page",
+    [
+        (403, {}, "<h1>Forbidden</h1>"),  # the site's own refusal: a verdict
+        (404, {"cf-ray": "8ea1c2d3e4f5a6b7-FRA", "Server": "cloudflare"}, ""),  # behind, not walled
+        (200, {"X-DataDome": "protected", "X-Iinfo": "1-2-3 NNNN"}, "<p>a page</p>"),
+        (200, {}, '<a href="https://github.com/TecharoHQ/anubis">Anubis</a> is a wall'),
+        (302, {"Set-Cookie": "techaro.lol-anubis-cookie-verification-1a2b=; Max-Age=0"}, ""),
+        (200, {}, "<title>Access Denied</title> errors&#46;edgesuite&#46;net"),  # 200: no wall's
+    ],
+)
+def test_what_is_no_wall(status, headers, page):
+    assert wall_of(status, _headers(headers), page.encode()) is None
+
+
+def test_a_page_is_read_to_its_prefix_only():
+    far = b"x" * BODY_PREFIX + b'<div id="px-captcha">'
+    assert wall_of(403, {}, far) is None
+    # Anubis's words are in its page's head: a 200 page is read that far only
+    challenge = b'<script id="anubis_challenge" type="application/json">'
+    assert wall_of(200, {}, b"x" * (HEAD_PREFIX - len(challenge)) + challenge) is not None
+    assert wall_of(200, {}, b"x" * HEAD_PREFIX + challenge) is None
+
+
+def test_walls_are_unchecked_named_counted_and_apart(tmp_path, server, far_server):
+    links = [f'<a href="{far_server.url}{path}">{path}</a>' for path in sorted(ANSWERS)]
+    links += ['<a href="/cloudflare">near wall</a>', '<a href="/forbidden">forbidden</a>']
+    server.add("/", "\n".join(links))
+    for path, (_name, status, headers, page) in ANSWERS.items():
+        far_server.add(path, Route(status, page, headers=headers))
+    near = ANSWERS["/cloudflare"]
+    server.add("/cloudflare", Route(near[1], near[3], headers=near[2]))
+    server.add("/forbidden", Route(403, "<h1>Forbidden</h1>"))
+    # a wall's 429 is not asked again after a Retry-After wait here: this
+    # test is about what the answer means (hosts/retryafter.py's tests are
+    # about waiting)
+    crawl = run_crawl(
+        tmp_path, "-a", f"start={server.url}/", settings={"LINKAUDIT_RETRY_AFTER_TIMES": "0"}
+    )
+    report = crawl.report
+    assert report is not None
+    counts: dict[str, int] = {}
+    for path, (name, status, _headers, _page) in ANSWERS.items():
+        entry = crawl.url(far_server.url + path)
+        assert (entry["outcome"], entry["status"], entry["method"]) == ("unchecked", status, "GET")
+        assert entry["error"].startswith(f"could not verify: behind {name}, "), entry
+        # the verdict is the GET's: the HEAD first, then one GET
+        assert far_server.methods(path) == ["HEAD", "GET"], path
+        counts[name] = counts.get(name, 0) + 1
+    # the page alone said it: its first bytes were read, not its 20 MiB
+    assert far_server.hits("/perimeterx", "GET")[0].body_bytes < 10 * 1024 * 1024
+    near_wall = crawl.url(f"{server.url}/cloudflare")
+    assert near_wall["outcome"] == "unchecked" and "behind Cloudflare" in near_wall["error"]
+    counts["Cloudflare"] += 1
+    forbidden = crawl.url(f"{server.url}/forbidden")
+    assert (forbidden["outcome"], forbidden["method"]) == ("broken", "GET")
+    assert server.methods("/forbidden") == ["HEAD", "GET"]
+    summary = report["summary"]
+    assert summary["walls"] == dict(sorted(counts.items()))
+    assert summary["broken"] == 1 and summary["unchecked"] == sum(counts.values())
+    _shown_apart_in_every_format(report, counts, far_server.url)
+
+
+def _shown_apart_in_every_format(report: dict, counts: dict[str, int], far: str) -> None:
+    walled = far + "/datadome"
+    text = FORMATS["text"](report)
+    head, _, rest = text.partition("Behind bot walls, not verified (")
+    assert "14 URLs behind bot walls (not verified, not broken)" in head
+    broken_part = head.split("Broken links (1):")[1]
+    assert walled not in broken_part
+    for name, n in counts.items():
+        assert f"  {name} ({n}):" in rest
+    assert f"    {walled}  [could not verify: behind DataDome, " in rest
+    markdown = FORMATS["markdown"](report)
+    table = markdown.split("#### Behind bot walls, not verified (14)")[1]
+    assert f"| `{walled}` | `DataDome` (`403`) |" in table
+    assert walled not in markdown.split("#### Behind bot walls")[0]
+    assert "Behind bot walls (not verified, not broken): `AWS WAF` 2, `Akamai` 2," in markdown
+    junit = ET.fromstring(FORMATS["junit"](report))
+    suites = {s.get("name"): s for s in junit.iter("testsuite")}
+    walls = suites["behind bot walls"]
+    assert walls.get("tests") == "14" and walls.get("skipped") == "14"
+    assert walls.get("failures") == "0" and suites["broken"].get("tests") == "1"
+    case = next(c for c in walls.iter("testcase") if c.get("name") == walled)
+    assert case.find("skipped").get("message") == "could not verify: behind DataDome"
+    sarif = json.loads(FORMATS["sarif"](report))
+    results = sarif["runs"][0]["results"]
+    notes = [r for r in results if r["ruleId"] == "bot-wall"]
+    assert len(notes) == 14 and {r["level"] for r in notes} == {"note"}
+    assert sorted(r["properties"]["wall"] for r in notes) == sorted(
+        name for name, n in counts.items() for _ in range(n)
+    )
+    assert [r["ruleId"] for r in results if r["level"] == "error"] == ["broken-link"]
+    html = FORMATS["html"](report)
+    part = html.split('id="walls-list"')[1].split("</table>")[0]
+    assert f'data-url="{walled}" data-outcome="unchecked" data-wall="DataDome"' in part
+    assert 'data-count="walls-list">14<' in html
+    assert '<li data-total="walls"><span class="count" data-count="walls">14</span>' in html
+    unchecked = html.split('id="unchecked-list"')[1].split("</section>")[0]
+    assert walled not in unchecked and "<p>None.</p>" in unchecked
+    broken = html.split('id="broken"')[1].split("</section>")[0]
+    assert walled not in broken
