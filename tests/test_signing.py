@@ -388,8 +388,10 @@ def test_every_worker_of_a_shared_audit_signs(tmp_path, published):
     far_pages = {f"/f{i}": (200, {}, b"far") for i in range(10)}
     with (
         RedisServer(tmp_path / "redis") as redis,
-        WalledSite({**robots, **far_pages}, wall) as far,
-        WalledSite({**robots, **pages}, wall) as near,
+        # another host (each is one worker's at a time), slow enough for the
+        # second worker to join before the first is done
+        WalledSite({**robots, **far_pages}, wall, pause=0.2, host="127.0.0.2") as far,
+        WalledSite({**robots, **pages}, wall, pause=0.2) as near,
     ):
         links = [f"/p{i}" for i in range(30)] + [f"{far.url}/f{i}" for i in range(10)]
         near.routes["/"] = (200, {}, "".join(f'<a href="{u}">x</a>' for u in links).encode())
@@ -405,6 +407,8 @@ def test_every_worker_of_a_shared_audit_signs(tmp_path, published):
                 "walled",
                 "--report",
                 str(tmp_path / f"w{i}.json"),
+                "--user-agent",  # which worker sent a request
+                f"linkaudit-worker-{i}",
             ]
             workers.append(Spawned(cmd))
         codes = [w.wait(timeout=90) for w in workers]
@@ -415,3 +419,5 @@ def test_every_worker_of_a_shared_audit_signs(tmp_path, published):
         assert report["summary"]["ok"] == report["summary"]["urls"] == 41, report["summary"]
         seen = near.seen + far.seen
         assert all(s.verdict == "verified" for s in seen), [s.verdict for s in seen]
+        senders = {s.headers["user-agent"] for s in seen}
+        assert senders == {"linkaudit-worker-0", "linkaudit-worker-1"}, senders

@@ -25,6 +25,7 @@ import hashlib
 import json
 import ssl
 import threading
+import time
 import urllib.request
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -127,9 +128,16 @@ class WalledSite:
     requests the wall lets through; 403 to the rest.  A status may be a
     function of (how many times the path was asked before, the method)."""
 
-    def __init__(self, routes: dict[str, tuple[int, dict[str, str], bytes]], wall: Wall):
+    def __init__(
+        self,
+        routes: dict[str, tuple[int, dict[str, str], bytes]],
+        wall: Wall,
+        pause: float = 0,
+        host: str = "127.0.0.1",  # another loopback address is another host
+    ):
         self.routes = routes
         self.wall = wall
+        self.pause = pause  # seconds before each answer (a slow site)
         self.seen: list[Seen] = []
         self.counts: dict[str, int] = {}
         site = self
@@ -154,6 +162,7 @@ class WalledSite:
                     status = status(n, self.command)
                 if verdict != "verified":
                     status, extra, body = 403, {}, b"<h1>Forbidden: unverified bot</h1>"
+                time.sleep(site.pause)
                 self.send_response(status)
                 self.send_header("Content-Type", extra.pop("Content-Type", "text/html"))
                 for name, value in extra.items():
@@ -165,9 +174,9 @@ class WalledSite:
 
             do_GET = do_HEAD = _answer
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = ThreadingHTTPServer((host, 0), Handler)
         self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.url = f"http://{host}:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     def __enter__(self) -> WalledSite:
