@@ -32,6 +32,7 @@ from cryptography.hazmat.primitives.asymmetric.rsa import generate_private_key
 from linkaudit.rules.signatures import (
     Component,
     Signer,
+    authority,
     sf_string,
     signature_base,
     signed_headers,
@@ -135,6 +136,16 @@ def test_web_bot_auth_draft_ed25519_vector():
         ';keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";alg="ed25519";nonce="bg==";'
         'tag="web-bot-auth"'
     )
+
+
+def test_authority_is_the_host_in_lower_case_and_a_port_not_the_default():
+    """RFC 9421 2.2.3 (RFC 9110 4.2.3): as the Host header names it."""
+    assert authority("https", "Example.COM", 443) == "example.com"
+    assert authority("http", "example.com", 80) == "example.com"
+    assert authority("http", "example.com", 443) == "example.com:443"
+    assert authority("https", "127.0.0.1", 8443) == "127.0.0.1:8443"
+    assert authority("http", "::1", 8080) == "[::1]:8080"
+    assert authority("https", "::1", None) == "[::1]"
 
 
 # -- keygen --------------------------------------------------------------------------
@@ -349,6 +360,8 @@ def test_signing_needs_an_https_origin_as_its_agent(tmp_path, server):
     key_file, _, _ = _keygen(tmp_path)
     out = run(tmp_path, f"{server.url}/", "--sign-key", str(key_file))
     refused(out, "sign_key: needs --signature-agent URL")
+    out = run(tmp_path, f"{server.url}/", "--signature-agent", "https://bot.example")
+    refused(out, "signature_agent: needs --sign-key PATH")  # nothing would be signed
     for agent in ("http://bot.example", "https://bot.example/keys", "https://bot.example/?a"):
         out = run(
             tmp_path, f"{server.url}/", "--sign-key", str(key_file), "--signature-agent", agent

@@ -19,7 +19,7 @@ from linkaudit.config.inputs import open_regular
 from linkaudit.config.urls import optional_url
 from linkaudit.rules.signatures import Signer, thumbprint
 
-AGENT_SETTING = "LINKAUDIT_SIGNATURE_AGENT"
+AGENT_SETTING, KEY_SETTING = "LINKAUDIT_SIGNATURE_AGENT", "LINKAUDIT_SIGN_KEY"
 _MAX_KEY_BYTES = 64 * 1024  # a PEM Ed25519 key is 119 bytes: more is another file
 _NOT_A_KEY = (
     "is not an unencrypted Ed25519 private key in PEM (make one with: linkaudit keygen DIR)"
@@ -33,6 +33,8 @@ def signature_agent(settings: Any, name: str) -> str | None:
     url = optional_url(settings, name)
     if url is None:
         return None
+    if not str(settings.get(KEY_SETTING) or "").strip():  # nothing would be signed
+        raise ValueError("needs --sign-key PATH (LINKAUDIT_SIGN_KEY): the key that signs")
     parts = urlsplit(url)
     if parts.scheme != "https" or parts.path != "/" or parts.query or parts.fragment:
         raise ValueError(
