@@ -115,6 +115,10 @@ def _main(argv: list[str]) -> int:
         from linkaudit.command.show import show_main
 
         return show_main(argv[1:])
+    if argv[:1] == ["keygen"]:
+        from linkaudit.command.keygen import keygen_main
+
+        return keygen_main(argv[1:])
     if argv[:1] == ["history"]:
         from linkaudit.command.history import history_main
 

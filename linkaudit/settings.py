@@ -54,6 +54,9 @@ DOWNLOADER_MIDDLEWARES = {
     # --cookie-jar: Scrapy's cookies middleware, loaded from a cookies.txt
     # file (Scrapy's own is not in DOWNLOADER_MIDDLEWARES_BASE below)
     "linkaudit.middlewares.cookies.CookieFileMiddleware": 700,
+    # --sign-key: Web Bot Auth signatures, on the request as it is sent (late:
+    # after the cookies; before the statistics count its bytes)
+    "linkaudit.middlewares.signing.SigningMiddleware": 800,
     # Counts without serialising each request to measure its bytes
     "scrapy.downloadermiddlewares.stats.DownloaderStats": None,
     "linkaudit.middlewares.stats.DownloaderStats": 850,

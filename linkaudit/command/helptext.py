@@ -18,7 +18,8 @@ USAGE = """linkaudit [OPTIONS] URL [URL ...]
        linkaudit [OPTIONS] DIRECTORY --root-url URL
        linkaudit history --db PATH
        linkaudit show REPORT.json --format FORMAT
-       linkaudit report --redis URL --audit NAME"""
+       linkaudit report --redis URL --audit NAME
+       linkaudit keygen DIR"""
 EXAMPLES = """examples:
   linkaudit https://example.com/
       audit a live site, one request a second per host
@@ -33,6 +34,7 @@ subcommands:
   history   the audits an audit database kept (linkaudit history --help)
   show      a saved JSON report in another format (linkaudit show --help)
   report    the report of a shared audit on Redis (linkaudit report --help)
+  keygen    a key to sign requests with, and its key directory (linkaudit keygen --help)
 
 Exit codes: 0 nothing broken, 1 something broken, 2 usage or configuration
 error, 3 incomplete audit with nothing broken found, 4 internal error (a bug

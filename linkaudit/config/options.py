@@ -19,6 +19,7 @@ from typing import Any
 
 import linkaudit.config.access as a
 import linkaudit.config.checks as c
+import linkaudit.config.signing as s
 
 
 @dataclass(frozen=True)
@@ -199,6 +200,15 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_NETRC", True, a.netrc_logins),
     Option("LINKAUDIT_COOKIE_JAR", "", a.cookie_file, argument="cookie_jar", label="cookie_jar",
            flag=Flag("--cookie-jar FILE", "checks", "cookies from a Netscape cookies.txt file")),
+    # -- proving who we are: Web Bot Auth (rules/signatures.py, middlewares/signing.py)
+    Option("LINKAUDIT_SIGN_KEY", "", s.sign_key, argument="sign_key", label="sign_key", flag=Flag(
+        "--sign-key PATH", "politeness", "sign every request with this Ed25519 key (Web Bot "
+        "Auth), for sites that let a verified linkaudit through; make one: linkaudit keygen")),
+    Option("LINKAUDIT_SIGNATURE_AGENT", "", s.signature_agent, argument="signature_agent",
+           label="signature_agent", flag=Flag("--signature-agent URL", "politeness", "with "
+           "--sign-key: the https origin that publishes the key directory")),
+    # seconds a signature stays valid after the request is sent (its wait added)
+    Option("LINKAUDIT_SIGN_LIFETIME", 60.0, c.number(_float, 1, maximum=c.DAY)),
     Option("LINKAUDIT_MAX_PATH_SEGMENTS", 32, c.number(_int, 0)),
     Option("LINKAUDIT_MAX_SEGMENT_REPEAT", 3, c.number(_int, 0)),
     Option("LINKAUDIT_EXCLUDE_USERINFO", True, c.boolean),
