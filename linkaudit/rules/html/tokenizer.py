@@ -142,6 +142,20 @@ def _script_end(text: str, pos: int) -> int:
     return len(text)
 
 
+def _text_content(
+    text: str, pos: int, tag: str, line: int, line_pos: int, style_text: bool
+) -> tuple[int, int, int, tuple[str, dict[str, str], int, str] | None]:
+    """Past the text content of ``tag``, which starts at ``pos``: (where it
+    ends, the line count and its position, the ``STYLE_TEXT`` pseudo-tag of
+    an HTML ``<style>`` when ``style_text`` asks for it, else None).  One
+    place for both of ``start_tags``' loops."""
+    end = _text_end(text, pos, tag)
+    if not (style_text and tag == "style"):
+        return end, line, line_pos, None
+    line += text.count("\n", line_pos, pos)
+    return end, line, pos, (STYLE_TEXT, {"text": text[pos:end]}, line, "html")
+
+
 class Tag(NamedTuple):
     """A start tag, as the tokenizer emits it (``start_tags`` yields plain
     tuples of these fields: the hot loop builds no objects)."""
@@ -224,12 +238,11 @@ def start_tags(
                     if not self_closing:
                         stack.append((name, namespace))
                 elif name in TEXT_CONTENT:
-                    end = _text_end(text, pos, name)
-                    if style_text and name == "style":
-                        line += text.count("\n", line_pos, pos)
-                        line_pos = pos
-                        yield (STYLE_TEXT, {"text": text[pos:end]}, line, "html")
-                    pos = end
+                    pos, line, line_pos, style = _text_content(
+                        text, pos, name, line, line_pos, style_text
+                    )
+                    if style is not None:
+                        yield style
                 continue
             else:  # every construct, one at a time
                 while (m := _BARE_TOKEN.match(text, pos)) is not None:
@@ -259,11 +272,10 @@ def start_tags(
                 if stack and name not in VOID:
                     stack.append((name, "html"))
                 if name in TEXT_CONTENT:
-                    end = _text_end(text, pos, name)
-                    if style_text and name == "style":
-                        line += text.count("\n", line_pos, pos)
-                        line_pos = pos
-                        yield (STYLE_TEXT, {"text": text[pos:end]}, line, "html")
-                    pos = end
+                    pos, line, line_pos, style = _text_content(
+                        text, pos, name, line, line_pos, style_text
+                    )
+                    if style is not None:
+                        yield style
     except _EndOfDocument:
         return
