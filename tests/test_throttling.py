@@ -201,16 +201,17 @@ def test_a_url_that_fails_even_alone_gets_its_verdict(tmp_path):
 # -- the rules alone ---------------------------------------------------------
 
 
-def test_rules_a_throttle_drops_to_one_connection_and_climbs_back_below_it():
+def test_rules_a_throttle_drops_to_one_connection_and_climbs_back_to_half():
     host = HostBackoff(BackoffPolicy(window=4))
-    assert host.throttle(4) is True and host.lanes == 1 and host.ceiling == 3
+    assert host.throttle(6) is True and host.lanes == 1 and host.ceiling == 3
     assert host.delay >= 0.25  # unhurried, even with no delay of its own
     assert host.throttle(1) is False and host.throttles == 1  # the same spell
     lanes = [host.calm_answer() for _ in range(12)]
     assert [n for n in lanes if n is not None] == [2, 3]  # a window of calm each
-    assert host.lanes == 3  # never the 4 it throttled at
+    assert host.lanes == 3  # half the 6 it throttled at, no more
     host.throttle(3)
-    assert host.lanes == 1 and host.ceiling == 2
+    assert host.lanes == 1 and host.ceiling == 1
+    assert [host.calm_answer() for _ in range(8)] == [None] * 8
 
 
 def test_rules_a_verdict_only_once_asked_alone_or_the_tries_spent():

@@ -27,8 +27,8 @@ fails again when asked alone, while the host answers others, or on its
 URL's third try (or once ``Retry-After`` was waited on), gets its verdict
 (``rules/backoff.py``: ``throttle_verdict``).
 After a window of calm answers in a row the host gets one more connection,
-never as many as when it throttled.  Every request asked again is counted
-(``linkaudit/backoff/retries``, in ``summary.retries``).
+never more than half as many as when it throttled.  Every request asked
+again is counted (``linkaudit/backoff/retries``, in ``summary.retries``).
 
 On a shared audit (Redis) the host's level, pause and give-up are kept in
 the state, as its lease is, so that the worker taking over a host goes on

@@ -18,9 +18,9 @@ before it are the reason it was paused, not news about the host now.
 Throttling is read at once, not over a window: a host that closes a
 connection without an answer, or answers 429, 430 or 503, is asked one
 connection at a time (``lanes`` 1, at least ``FLOOR`` apart) from that
-answer on, and never again as many at a time as when it throttled
-(``ceiling``); after ``window`` calm answers in a row it is allowed one
-more connection, up to that ceiling.  A request it throttled is asked
+answer on, and never again more than half as many at a time as when it
+throttled (``ceiling``); after ``window`` calm answers in a row it is
+allowed one more connection, up to that ceiling.  A request it throttled is asked
 again (:func:`throttle_verdict` says when not): only a URL that still fails
 when asked alone gets a verdict.
 """
@@ -105,7 +105,7 @@ class HostBackoff:
     def throttle(self, concurrency: int) -> bool:
         """The host throttled a request sent while it was allowed
         ``concurrency`` connections at a time: one at a time from now on,
-        and never ``concurrency`` again.  True when that is news (it was
+        and never more than half ``concurrency`` again.  True when that is news (it was
         allowed more than one)."""
         self.calm = 0
         was = self.lanes if self.lanes is not None else concurrency
@@ -113,7 +113,7 @@ class HostBackoff:
             self.lanes = 1
             return False
         self.lanes = 1
-        self.ceiling = max(1, min(self.ceiling or was, was - 1))
+        self.ceiling = max(1, min(self.ceiling or was, was // 2))
         self.throttles += 1
         return True
 
