@@ -14,7 +14,8 @@ nothing rather than failing an audit.
   drain notices an early close (Scrapy has no signal for it).
 - The downloader's per-host slots (``downloader.slots``, each with a
   ``queue`` of (request, deferred) and a ``delay``): the drain empties the
-  queues, robots.txt ``Crawl-delay`` raises the delay; the delay new slots
+  queues, robots.txt ``Crawl-delay`` raises the delay, a throttling host's
+  ``concurrency`` is lowered (:func:`set_slot_concurrency`); the delay new slots
   start with (``downloader._delay``, which AutoThrottle sets too) gets the
   pacing margin.
 - The scraper's ``_start_itemproc_nowait`` (what the engine does with an
@@ -117,6 +118,18 @@ def download_slot(crawler: Crawler, request: Request) -> Any | None:
     its ``delay`` is the seconds between two requests to that host."""
     downloader = crawler.engine.downloader
     return downloader.slots.get(downloader.get_slot_key(request))
+
+
+def set_slot_concurrency(slot: Any, concurrency: int) -> None:
+    """Requests on the wire at a time to a slot's host (a throttling host:
+    ``hosts/backoff.py``).  Scrapy reads ``slot.concurrency`` each time it
+    sends the slot's next request (``free_transfer_slots``), so lowering it
+    holds back the next ones and leaves those on the wire alone; a slot
+    Scrapy drops when idle comes back with ``CONCURRENT_REQUESTS_PER_DOMAIN``,
+    and the back-off lowers it again at the host's next request.  Without
+    the attribute this does nothing (the host keeps its pace)."""
+    if hasattr(slot, "concurrency"):
+        slot.concurrency = max(1, int(concurrency))
 
 
 def set_default_delay(crawler: Crawler, delay: float) -> None:

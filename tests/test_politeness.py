@@ -110,7 +110,8 @@ def test_retry_after_as_an_http_date_and_on_503(tmp_path, server):
     retry_at = {"Retry-After": lambda: formatdate(time.time() + 2, usegmt=True)}
     server.add("/dated", Route(sequence=[(429, retry_at), (200, {})], body="ok"))
     server.add("/maint", Route(sequence=[(503, {"Retry-After": "1"}), (200, {})], body="ok"))
-    server.add("/down", Route(503, "down"))  # no Retry-After: a broken link, not a wait
+    # no Retry-After: asked again once alone (a throttling host's 503), then broken
+    server.add("/down", Route(503, "down"))
     crawl = run_crawl(tmp_path, "-a", f"start={server.url}/")
     dated = crawl.url(f"{server.url}/dated")
     assert (dated["outcome"], dated["status"]) == ("ok", 200)
@@ -122,7 +123,7 @@ def test_retry_after_as_an_http_date_and_on_503(tmp_path, server):
     assert len(heads) == 2 and heads[1].at - heads[0].at >= 0.95
     down = crawl.url(f"{server.url}/down")
     assert (down["outcome"], down["error"]) == ("broken", "503 Service Unavailable")
-    assert server.methods("/down") == ["HEAD", "GET"]
+    assert server.methods("/down") == ["HEAD", "HEAD", "GET"]
 
 
 def test_huge_or_binary_robots_txt(tmp_path, server, far_server):

@@ -9,7 +9,9 @@ one place.  The pure rules these apply are in ``linkaudit/rules/``
 - ``retryafter``: a ``Retry-After`` answer holds the host (``holds``: the
   scheduler sends nothing to a held host until its time);
 - ``backoff``: a host that struggles (429, 503, timeouts) is slowed down,
-  then paused, and its URLs asked again;
+  then paused, and its URLs asked again; a host that throttles (a
+  connection closed without an answer, 429, 430, 503) is asked one
+  connection at a time at once, and the request asked again;
 - ``failures``: a host that cannot be reached is not asked again for each
   of its URLs.
 """

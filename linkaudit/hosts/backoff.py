@@ -19,6 +19,17 @@ a burst are asked again too, a lone 500 is judged as before.  Once
 the host is given up, its URLs end ``unchecked`` with the reason
 (:class:`HostFailing`), never ``broken``: the audit is then incomplete.
 
+A host that throttles (a connection closed without an answer, a 429, 430
+or 503) is read at once, not over a window: it is asked one connection at
+a time from then on (its slot's concurrency, at least 0.25 s apart), and
+the request is asked again, behind what is queued; only a request that
+fails again when asked alone, while the host answers others, or on its
+URL's third try (or once ``Retry-After`` was waited on), gets its verdict
+(``rules/backoff.py``: ``throttle_verdict``).
+After a window of calm answers in a row the host gets one more connection,
+never more than half as many as when it throttled.  Every request asked
+again is counted (``linkaudit/backoff/retries``, in ``summary.retries``).
+
 On a shared audit (Redis) the host's level, pause and give-up are kept in
 the state, as its lease is, so that the worker taking over a host goes on
 from there.  Stats: ``linkaudit/backoff/backoffs`` and ``.../pauses``
@@ -43,21 +54,35 @@ from linkaudit import internals
 from linkaudit.audit import audit_of
 from linkaudit.config import config_of
 from linkaudit.exceptions import HostFailing
-from linkaudit.meta import BACKOFF_TRIES, CHECK_URL
-from linkaudit.network.failures import is_network_failure, is_timeout
-from linkaudit.rules.backoff import BACKOFF, GIVE_UP, PAUSE, RECOVER, BackoffPolicy, HostBackoff
+from linkaudit.meta import BACKOFF_TRIES, CHECK_URL, RETRY_AFTER_TRIES
+from linkaudit.network.failures import is_network_failure, is_timeout, is_unanswered
+from linkaudit.rules.backoff import (
+    BACKOFF,
+    GIVE_UP,
+    PAUSE,
+    RECOVER,
+    THROTTLE_STATUSES,
+    THROTTLE_TRIES,
+    BackoffPolicy,
+    HostBackoff,
+    throttle_verdict,
+)
 
 logger = logging.getLogger(__name__)
 
 BACKOFFS, PAUSES = "linkaudit/backoff/backoffs", "linkaudit/backoff/pauses"
-# a URL is asked at most this many times in all: the host's own give-up comes
-# first with any sane settings, this only bounds a URL the rules keep retrying
+RETRIES, THROTTLES = "linkaudit/backoff/retries", "linkaudit/backoff/throttles"
+ALONE = "la_alone"  # request.meta: sent while its host was asked one connection at a time
+UNANSWERED = "closed connections"  # the label of a connection closed without an answer
+# a URL is asked again at most this many times in all (its HEAD's and its
+# GET's retries together): the host's own give-up comes first with any sane
+# settings, this only bounds a URL the rules keep retrying
 MAX_TRIES = 12
 
 
 def failure_label(status: int) -> str | None:
     """An HTTP status as a host's trouble (None: not the host's trouble)."""
-    return str(status) if status == 429 or 500 <= status <= 599 else None
+    return str(status) if status in THROTTLE_STATUSES or 500 <= status <= 599 else None
 
 
 class BackoffMiddleware:
@@ -78,10 +103,16 @@ class BackoffMiddleware:
             max_pauses=config["LINKAUDIT_BACKOFF_MAX_PAUSES"],
         )
         self.timeout = config["DOWNLOAD_TIMEOUT"]
+        self.concurrency = config["CONCURRENT_REQUESTS_PER_DOMAIN"]
         self.stats = crawler.stats
         self.hosts: dict[str, HostBackoff] = {}  # by the downloader's slot key
+        # a URL -> its requests asked again (URLs asked again only): the bounds are a URL's
+        self.retried: dict[str, int] = {}
+        # a URL a throttling host failed -> the host's fine answers by then
+        self.fine_at: dict[str, int] = {}
         self.stats.set_value(BACKOFFS, 0)
         self.stats.set_value(PAUSES, 0)
+        self.stats.set_value(RETRIES, 0)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> BackoffMiddleware:
@@ -113,10 +144,13 @@ class BackoffMiddleware:
         key, host = self._host(request)
         if host.given_up is not None:
             raise HostFailing(host.given_up)
+        request.meta[ALONE] = host.lanes == 1
         slot = internals.download_slot(self.crawler, request)
         if slot is None:
             return
-        if host.level and slot.delay < host.delay:
+        if host.lanes is not None and slot.concurrency > host.lanes:
+            internals.set_slot_concurrency(slot, host.lanes)  # a new slot
+        if (host.level or host.lanes) and slot.delay < host.delay:
             slot.delay = host.delay  # a new slot, or another worker's back-off
         remaining = host.paused_until - time.time()
         if remaining > 0 and slot.delay < remaining:
@@ -133,6 +167,9 @@ class BackoffMiddleware:
         host = self._note(request, label, sent_at)
         if label is None:
             return response
+        if response.status in THROTTLE_STATUSES and not host.struggling(time.time()):
+            retry = self._throttled(request, host, label)
+            return response if retry is None else retry
         if not host.struggling(time.time()):
             await self._news(request, host)
         retry = self._again(request, host, label)
@@ -143,11 +180,19 @@ class BackoffMiddleware:
     ) -> Request | None:
         if CHECK_URL not in request.meta or isinstance(exception, IgnoreRequest):
             return None
-        # timeouts only, as the issue's "429, 503, 5xx or timeouts": a refused
-        # connection or a failed lookup is an unreachable host (hostfailures.py
-        # fails its other requests at once), a reset or a garbled answer one
-        # connection's fault
-        if not is_network_failure(exception) or not is_timeout(exception):
+        # timeouts, and connections closed without an answer (a throttling
+        # host's): a refused connection or a failed lookup is an unreachable
+        # host (hosts/failures.py fails its other requests at once), an
+        # answer cut short or garbled that connection's fault
+        if not is_network_failure(exception):
+            return None
+        if is_unanswered(exception):
+            # no answer at all: the request was sent now, or nearly
+            host = self._note(request, UNANSWERED, time.time())
+            if host.struggling(time.time()):
+                return self._again(request, host, UNANSWERED)
+            return self._throttled(request, host, UNANSWERED)
+        if not is_timeout(exception):
             return None
         label = "timeouts"
         sent_at = time.time() - self.timeout
@@ -166,7 +211,42 @@ class BackoffMiddleware:
         decision = host.observe(label, now, sent_at)
         if decision is not None:
             self._apply(key, request, host, decision)
+        if label is not None:
+            host.calm = 0
+        elif host.calm_answer() is not None and slot is not None:
+            internals.set_slot_concurrency(slot, host.lanes or self.concurrency)
+            logger.info("%s: %d connections at a time again", key, host.lanes)
         return host
+
+    def _throttled(self, request: Request, host: HostBackoff, label: str) -> Request | None:
+        """A request the host throttled (``label``, its failure), the host
+        not struggling: the host asked one connection at a time, and the
+        request again unless it gets its verdict now (None)."""
+        key = self.crawler.engine.downloader.get_slot_key(request)
+        slot = internals.download_slot(self.crawler, request)
+        if host.throttle(slot.concurrency if slot is not None else self.concurrency):
+            self.stats.inc_value(THROTTLES)
+            logger.warning(
+                "%s throttles (%s): asked one connection at a time, %.2f s apart, "
+                "at most %d from now on",
+                key,
+                label,
+                host.delay,
+                host.ceiling,
+            )
+        if slot is not None:
+            internals.set_slot_concurrency(slot, 1)
+            slot.delay = max(slot.delay, host.delay)
+        meta = request.meta
+        url = meta[CHECK_URL]
+        fine_since = url in self.fine_at and host.fine > self.fine_at[url]
+        # Retry-After waited on it already: asked again unhurried, and enough
+        tries = THROTTLE_TRIES if meta.get(RETRY_AFTER_TRIES) else self.retried.get(url, 0)
+        if throttle_verdict(tries, bool(meta.get(ALONE)), fine_since):
+            return None
+        self.fine_at[url] = host.fine
+        logger.info("%s %s throttled (%s): asked again alone", request.method, request.url, label)
+        return self._retry(request)
 
     async def _news(self, request: Request, host: HostBackoff) -> None:
         """Hold a failing answer of a host that is not struggling until the
@@ -193,14 +273,22 @@ class BackoffMiddleware:
         given up); None: the failure is the verdict."""
         if host.given_up is not None:
             raise HostFailing(host.given_up)
-        tries = request.meta.get(BACKOFF_TRIES, 0)
+        tries = self.retried.get(request.meta[CHECK_URL], 0)
         if tries >= MAX_TRIES or not host.struggling(time.time()):
             return None
         logger.debug("%s %s answered %s: asked again later", request.method, request.url, label)
+        return self._retry(request)
+
+    def _retry(self, request: Request) -> Request:
+        """``request`` once more, counted, and counted against its URL (its
+        HEAD's and its GET's retries together)."""
+        url = request.meta[CHECK_URL]
+        self.retried[url] = self.retried.get(url, 0) + 1
         retry = request.replace(dont_filter=True)
-        retry.meta[BACKOFF_TRIES] = tries + 1
+        retry.meta[BACKOFF_TRIES] = request.meta.get(BACKOFF_TRIES, 0) + 1
         # behind what is queued: by then the host may have recovered
         retry.priority = request.priority - 1
+        self.stats.inc_value(RETRIES)
         return retry
 
     def _apply(self, key: str, request: Request, host: HostBackoff, decision: str) -> None:

@@ -65,6 +65,23 @@ def is_timeout(exc: BaseException) -> bool:
     return isinstance(exc, DownloadTimeoutError | twisted_error.TimeoutError | TimeoutError)
 
 
+def is_unanswered(exc: BaseException) -> bool:
+    """The server closed or reset the connection before any answer began
+    (nginx's ``limit_conn`` with 444, a connection limit, "status 0" in
+    other checkers): what a throttling host does, not a verdict by itself.
+    Not a refused connection (nothing was sent: an unreachable host), not
+    a timeout, not an answer cut short (it began)."""
+    causes = _causes(exc)
+    if any(isinstance(c, ResponseDataLossError | ParseError) or is_timeout(c) for c in causes):
+        return False
+    if any(isinstance(c, ResponseNeverReceived | RequestTransmissionFailed) for c in causes):
+        return True
+    if any(isinstance(c, ResponseFailed | twisted_error.ConnectError) for c in causes):
+        return False
+    closed = twisted_error.ConnectionLost | twisted_error.ConnectionDone | ConnectionResetError
+    return any(isinstance(c, closed) for c in causes)
+
+
 def _causes(exc: BaseException) -> list[BaseException]:
     """``exc`` and what it wraps: ``__cause__`` chains and Twisted's
     ``reasons`` lists (ResponseFailed, ResponseNeverReceived)."""

@@ -110,6 +110,9 @@ class ReportPipeline:
         backoffs = stats.get_value("linkaudit/backoff/backoffs", 0)
         pauses = stats.get_value("linkaudit/backoff/pauses", 0)
         backoffs, pauses = state.backoff_totals() or (backoffs, pauses)
+        # requests asked again: a struggling or throttling host's, a timeout's, a Retry-After's
+        retried = ("backoff/retries", "timeouts_retried", "retry_after")
+        retries = sum(stats.get_value(f"linkaudit/{name}", 0) for name in retried)
         facts = report_facts(
             self.config,
             started_at=started_at,
@@ -120,6 +123,7 @@ class ReportPipeline:
             baseline_source=audit.baseline_source,
             backoffs=backoffs,
             pauses=pauses,
+            retries=retries,
             files=audit.files,
         )
         write_final_report(

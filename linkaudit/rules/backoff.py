@@ -14,6 +14,15 @@ At or under the threshold, the delay comes back down one step at a time.
 
 After a pause only the answers since the pause are looked at: the ones
 before it are the reason it was paused, not news about the host now.
+
+Throttling is read at once, not over a window: a host that closes a
+connection without an answer, or answers 429, 430 or 503, is asked one
+connection at a time (``lanes`` 1, at least ``FLOOR`` apart) from that
+answer on, and never again more than half as many at a time as when it
+throttled (``ceiling``); after ``window`` calm answers in a row it is
+allowed one more connection, up to that ceiling.  A request it throttled is asked
+again (:func:`throttle_verdict` says when not): only a URL that still fails
+when asked alone gets a verdict.
 """
 
 from __future__ import annotations
@@ -24,6 +33,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 BACKOFF, PAUSE, GIVE_UP, RECOVER = "backoff", "pause", "give up", "recover"
+# the answers a throttling host gives: too many requests (429), Shopify's
+# 430, unavailable (503); a connection closed without an answer is the fourth
+THROTTLE_STATUSES = frozenset({429, 430, 503})
+# a URL a throttling (not struggling) host failed is asked again at most
+# this many times (its HEAD's and its GET's retries together)
+THROTTLE_TRIES = 2
 # the lowest delay a back-off doubles: a host asked without a delay (tests,
 # DOWNLOAD_DELAY 0) is slowed down too
 FLOOR = 0.25
@@ -74,12 +89,47 @@ class HostBackoff:
     since_pause: int | None = None  # answers since the last pause (None: none)
     changed_at: float = 0.0  # when the pace last changed (caller's clock)
     seen: int = 0  # answers noted in all
+    fine: int = 0  # answers that were not the host's trouble, in all
+    lanes: int | None = None  # connections at a time while throttled (None: as configured)
+    ceiling: int | None = None  # the most lanes it gets back (below where it throttled)
+    calm: int = 0  # fine answers in a row since it last throttled
+    throttles: int = 0  # times it throttled from more than one connection
     backoffs: int = 0  # back-offs and pauses in all (the report's summary)
     paused: int = 0
 
     @property
     def delay(self) -> float:
-        return self.policy.delay(self.base, self.level)
+        delay = self.policy.delay(self.base, self.level)
+        return max(delay, FLOOR) if self.lanes is not None else delay
+
+    def throttle(self, concurrency: int) -> bool:
+        """The host throttled a request sent while it was allowed
+        ``concurrency`` connections at a time: one at a time from now on,
+        and never more than half ``concurrency`` again.  True when that is news (it was
+        allowed more than one)."""
+        self.calm = 0
+        was = self.lanes if self.lanes is not None else concurrency
+        if was <= 1:
+            self.lanes = 1
+            return False
+        self.lanes = 1
+        self.ceiling = max(1, min(self.ceiling or was, was // 2))
+        self.throttles += 1
+        return True
+
+    def calm_answer(self) -> int | None:
+        """Note a fine answer while throttled: the lanes it gets after it
+        when that changes (one more after ``window`` calm answers in a row,
+        up to the ceiling), else None."""
+        self.fine += 1
+        if self.lanes is None:
+            return None
+        self.calm += 1
+        if self.calm < self.policy.window or self.lanes >= (self.ceiling or 1):
+            return None
+        self.calm = 0
+        self.lanes += 1
+        return self.lanes
 
     @property
     def at_cap(self) -> bool:
@@ -185,6 +235,16 @@ class HostBackoff:
         self.given_up = given_up[:_MAX_REASON] if isinstance(given_up, str) and given_up else None
         self.backoffs = _whole(record.get("backoffs"), MAX_COUNT)
         self.paused = _whole(record.get("paused"), MAX_COUNT)
+
+
+def throttle_verdict(tries: int, alone: bool, fine_since: bool) -> bool:
+    """Whether a request a throttling host failed gets its verdict now
+    rather than being asked again: its URL was asked again ``tries`` times
+    already (its HEAD's and its GET's retries together); ``alone``: it was
+    sent while the host was asked one connection at a time; ``fine_since``:
+    the host answered other requests fine since the URL last failed (the
+    failure is the URL's, not the host's)."""
+    return tries >= THROTTLE_TRIES or (tries >= 1 and alone and fine_since)
 
 
 def _whole(value: Any, most: int) -> int:

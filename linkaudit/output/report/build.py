@@ -68,7 +68,7 @@ def report_entries(
     policy, now, files = facts.policy, facts.now, facts.files
     summary = {"urls": 0, "pages": facts.pages, "requests": facts.requests}
     summary.update({o: 0 for o in OUTCOMES})
-    summary.update(backoffs=facts.backoffs, pauses=facts.pauses)
+    summary.update(backoffs=facts.backoffs, pauses=facts.pauses, retries=facts.retries)
     internal = 0
     walls: dict[str, int] = {}  # unchecked behind a bot wall, by wall (rules/walls.py)
     broken_now = set()

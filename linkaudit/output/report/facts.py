@@ -63,6 +63,9 @@ class ReportFacts:
     # a struggling host slowed down and paused (hosts/backoff.py)
     backoffs: int = 0
     pauses: int = 0
+    # requests asked again: a timeout's, a Retry-After's, a throttling or
+    # struggling host's (each bounded: docs/politeness.md)
+    retries: int = 0
 
 
 def report_facts(
@@ -76,6 +79,7 @@ def report_facts(
     baseline_source: str | None = None,
     backoffs: int = 0,
     pauses: int = 0,
+    retries: int = 0,
     files: Callable[[str], str | None] | None = None,
 ) -> ReportFacts:
     """The facts of a report written now, by the audit ``config`` describes,
@@ -98,6 +102,7 @@ def report_facts(
         baseline_source=baseline_source,
         backoffs=backoffs,
         pauses=pauses,
+        retries=retries,
         files=files,
         fragments=config["LINKAUDIT_CHECK_FRAGMENTS"],
         soft_404=(
