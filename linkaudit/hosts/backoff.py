@@ -67,6 +67,7 @@ from linkaudit.rules.backoff import (
     HostBackoff,
     throttle_verdict,
 )
+from linkaudit.rules.statuses import is_bot_wall
 
 logger = logging.getLogger(__name__)
 
@@ -161,6 +162,8 @@ class BackoffMiddleware:
     ) -> Request | Response:
         if CHECK_URL not in request.meta:
             return response
+        if is_bot_wall(response.status, response.headers, response.body):
+            return response  # a wall's refusal (rules/walls.py): no trouble of the host's
         label = failure_label(response.status)
         # Scrapy's download_latency: from sending the request to its answer
         sent_at = time.time() - request.meta.get("download_latency", 0.0)

@@ -24,7 +24,7 @@ from scrapy.http import Request, Response
 from linkaudit.config import config_of
 from linkaudit.hosts.holds import HostHolds
 from linkaudit.meta import CHECK_URL, HELD_ONCE, RETRY_AFTER_TRIES
-from linkaudit.rules.statuses import delay_seconds, http_date
+from linkaudit.rules.statuses import delay_seconds, http_date, is_bot_wall
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +68,8 @@ class RetryAfterMiddleware:
     ) -> Request | Response:
         if response.status not in self.codes:
             return response
+        if is_bot_wall(response.status, response.headers, response.body):
+            return response  # a wall's 429 (rules/walls.py): waiting does not open it
         tries = request.meta.get(RETRY_AFTER_TRIES, 0)
         wait = retry_after_seconds(response.headers.get(b"Retry-After"))
         if wait is None:
