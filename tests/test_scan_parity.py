@@ -27,7 +27,13 @@ import pytest
 from linkaudit.rules.css import css_links, style_attribute_links
 from linkaudit.rules.html import Tag, capped_links, links_in_tag, start_tags
 from linkaudit.rules.html.landmarks import landmarks
-from linkaudit.rules.html.links import CappedExtracted, Extracted, RawLink, _style_attribute_url
+from linkaudit.rules.html.links import (
+    CappedExtracted,
+    Extracted,
+    RawLink,
+    _style_attribute_url,
+    form_method,
+)
 from linkaudit.rules.html.lowered import lowered
 from linkaudit.rules.html.tokenizer import STYLE_TEXT
 from linkaudit.rules.templates import BlockIndex, page_blocks, url_hash
@@ -54,6 +60,7 @@ def reference(
     base = None
     images = 0
     names: set[str] | None = set() if anchors else None
+    method = "get"  # of the last <form>: its submit buttons' method
     for name, attrs, line, namespace in start_tags(text, every=True, style_text=css):
         if name == STYLE_TEXT:
             links.extend(RawLink(v, n, "style") for v, n, _ in css_links(attrs["text"], line))
@@ -67,7 +74,10 @@ def reference(
             if base is None and "href" in attrs:
                 base = attrs["href"]
             continue
-        values = [v for v in links_in_tag(Tag(name, attrs, line, namespace)) if v.strip(C0_SPACE)]
+        if name == "form" and namespace == "html":
+            method = form_method(attrs.get("method"))
+        tag = Tag(name, attrs, line, namespace)
+        values = [v for v in links_in_tag(tag, method) if v.strip(C0_SPACE)]
         links.extend(RawLink(v, line, name) for v in values)
         images += name == "img" and namespace == "html" and bool(values)
         if styles and "style" in attrs:

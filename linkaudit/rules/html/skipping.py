@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from linkaudit.rules.html.elements import INTERESTING
+from linkaudit.rules.html.elements import INTERESTING, LINKED_BY
 from linkaudit.rules.repeats import possessive
 
 NAME = r"[^\t\n\f\r />]*+"  # a tag name after its first letter
@@ -17,6 +17,8 @@ NAME = r"[^\t\n\f\r />]*+"  # a tag name after its first letter
 def _trie(names: set[str]) -> str:
     """A regular expression for ``names``, case-insensitive, factored by
     first letters (a long alternation is tried name by name)."""
+    if not names or names == {""}:
+        return ""  # no tail (an empty group is tried each time: it costs)
     if "" in names:
         rest = _trie({n for n in names if n})
         return f"(?:{rest})?" if rest else ""
@@ -87,7 +89,8 @@ def _attrs_naming_none(words: tuple[str, ...]) -> str:
 # (and, when some attributes matter on any element (``style``, ``id``), that
 # has none of them), an ``<a>`` with no ``href`` (nor one of those
 # attributes, nor a ``name`` when ``id`` matters: half the tags of a
-# Doxygen page are such anchors), a comment, a bogus comment, or a "<"
+# Doxygen page are such anchors) and alike the other elements of
+# ``LINKED_BY`` without their link attribute, a comment, a bogus comment, or a "<"
 # that starts nothing.  Written as text, then (tag, text) repeated: each
 # turn of a group costs the regex engine, the commonest tags are tried
 # first, and a name whose first letter starts no interesting name is
@@ -105,13 +108,23 @@ def skip_pattern(attributes: tuple[str, ...] = ()) -> re.Pattern[str]:
         rf"(?:[{others}]|(?!" + _trie(INTERESTING) + r"[\t\n\f\r />])[A-Za-z])"
         + NAME + without + ATTRS_RUNS
     )
-    unlinked = ("href", *attributes, *(("name",) if "id" in attributes else ()))
-    anchor = r"[aA](?=[\t\n\f\r />])" + _attrs_naming_none(unlinked)
+    # <a> without href before the boring tags (the commonest of all), a
+    # <td> without background, a <form> or <button> without (form)action...
+    # after them (rarer than a <span>: each alternative tried costs)
+    anchor, *rarer = (
+        _trie(set(names))
+        + r"(?=[\t\n\f\r />])"
+        + _attrs_naming_none(
+            (word, *attributes, *(("name",) if "id" in attributes and "a" in names else ()))
+        )
+        for word, names in LINKED_BY.items()
+    )
     return re.compile(
         r"[^<]*+"
         + possessive(
             r"<(?:/(?:[A-Za-z]" + NAME + ATTRS_RUNS + r"|>|[^A-Za-z>][^>]*+>|\Z)"
-            r"|" + anchor + r"|" + boring + r"|!--(?:>|->|(?s:.*?)--!?>)|(?!!--)[!?][^>]*+>"
+            r"|" + anchor + r"|" + boring + "".join("|" + tag for tag in rarer)
+            + r"|!--(?:>|->|(?s:.*?)--!?>)|(?!!--)[!?][^>]*+>"
             r"|(?![A-Za-z!/?]))[^<]*+"
         )
         # and the start tag it stopped at, if any: its name and its attributes
