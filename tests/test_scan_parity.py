@@ -126,6 +126,14 @@ OTHERS = [
     '<p style="background: url(/s4)" id=p1>', "<div id=d1 class=x>", "<svg><a href=/v1></a><a xlink:href=/v2>",
     "</svg>", "<math href=/mm1>", "</math>", "<p title='<a href=/c5>'>", "&amp;", "<", ">", "'", '"', "=",
     '<p =" x>', "<p a=1 =' x>", '</p =" x>', '<div =" style="background: url(/s5)" id=d2>', "<p a=b=' x>",
+    # elements that hold a link only with one attribute (LINKED_BY)
+    "<td background=/g1>", "<TD class=x>", '<td title="background">', "<table BACKGROUND='/g2'>",
+    "<tr/background=/g3>", "<th =\" background=/x>", "<td style='background:url(/s6)' id=t1>", "<td",
+    "<body background=/g4 id=b1>", "<tbody><thead><tfoot><tt>", "<td background=/g5 =' x>",
+    "<form action=/f1>", "<form method=post action=/f2>", "<form id=f3 name=n>", "<FORM ACTION='/f4'",
+    "<button formaction=/f5>", "<button>", "<button type=reset formaction=/x>", "<formx action=/x>",
+    "<input type=submit formaction=/f6>", "<button formmethod=post formaction=/f7>",
+    '<link rel=preload as=image imagesrcset="/p1 1x, /p2 2x">', '<link rel=preload imagesrcset="/x">',
 ]  # fmt: skip
 
 

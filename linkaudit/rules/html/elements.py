@@ -42,7 +42,7 @@ RULED = frozenset({"link", "input", "form", "button"})
 LINKED_BY: dict[str, tuple[str, ...]] = {
     "href": ("a",),
     "background": tuple(n for n, attrs in LINK_ATTRIBUTES.items() if attrs == _BACKGROUND),
-    "action": ("form", "button"),  # formaction too
+    "action": ("button",),  # formaction (every <form> is read: its method)
 }
 # SVG elements that point somewhere (SVG 2 href, else xlink:href)
 SVG_LINKS = frozenset({"a", "image", "use", "feimage", "script"})

@@ -109,7 +109,7 @@ def skip_pattern(attributes: tuple[str, ...] = ()) -> re.Pattern[str]:
         + NAME + without + ATTRS_RUNS
     )
     # <a> without href before the boring tags (the commonest of all), a
-    # <td> without background, a <form> or <button> without (form)action...
+    # <td> without background, a <button> without formaction...
     # after them (rarer than a <span>: each alternative tried costs)
     anchor, *rarer = (
         _trie(set(names))
