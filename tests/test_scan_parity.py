@@ -127,7 +127,7 @@ OTHERS = [
     "</svg>", "<math href=/mm1>", "</math>", "<p title='<a href=/c5>'>", "&amp;", "<", ">", "'", '"', "=",
     '<p =" x>', "<p a=1 =' x>", '</p =" x>', '<div =" style="background: url(/s5)" id=d2>', "<p a=b=' x>",
     # elements that hold a link only with one attribute (LINKED_BY)
-    "<td background=/g1>", "<TD class=x>", '<td title="background">', "<table BACKGROUND='/g2'>",
+    "<td background=/g1>", "<td bac\u212aground=/g6>", "<TD class=x>", '<td title="background">', "<table BACKGROUND='/g2'>",
     "<tr/background=/g3>", "<th =\" background=/x>", "<td style='background:url(/s6)' id=t1>", "<td",
     "<body background=/g4 id=b1>", "<tbody><thead><tfoot><tt>", "<td background=/g5 =' x>",
     "<form action=/f1>", "<form method=post action=/f2>", "<form id=f3 name=n>", "<FORM ACTION='/f4'",

@@ -43,10 +43,17 @@ def _trie(names: set[str]) -> str:
 _SPACE = r"[\t\n\f\r ]"
 
 
-def attrs_runs(run: Callable[[str], str] = lambda excluded: f"[^{excluded}]*+") -> str:
+def _plain(excluded: str) -> str:
+    return f"[^{excluded}]*+"
+
+
+def attrs_runs(
+    run: Callable[[str], str] = _plain, names_run: Callable[[str], str] | None = None
+) -> str:
     """ATTRS_RUNS with ``run(excluded)`` for a run of characters other than
-    ``excluded`` (names and spaces; a quoted value; an unquoted value)."""
-    names = run(">=/")  # names and spaces: the next "=" opens a value
+    ``excluded`` (names and spaces; a quoted value; an unquoted value), and
+    ``names_run`` (else ``run``) for the runs of names and spaces."""
+    names = (names_run or run)(">=/")  # names and spaces: the next "=" opens a value
     unquoted = run(_SPACE[1:-1] + ">")
     value = rf"""(?:"{run('"')}"|'{run("'")}'|(?!["']){unquoted})"""
     values = possessive(rf"={_SPACE}*+{value}{_SPACE}*+=?+{names}")
@@ -65,23 +72,31 @@ _ATTRIBUTE = r"[^\t\n\f\r />][^\t\n\f\r />=]*+" + possessive(
 )
 
 
+# what str.lower makes an ASCII letter besides its two cases (the tokenizer
+# lower-cases names with it): the Kelvin sign
+_LOWERS_TO = {"k": "\u212a"}
+
+
 def _ascii_any_case(word: str) -> str:
-    return "".join(f"[{c}{c.upper()}]" if c.isalpha() else re.escape(c) for c in word)
+    return "".join(
+        f"[{c}{c.upper()}{_LOWERS_TO.get(c, '')}]" if c.isalpha() else re.escape(c) for c in word
+    )
 
 
 def _attrs_naming_none(words: tuple[str, ...]) -> str:
-    """ATTRS_RUNS over attribute text in which none of ``words`` stands,
-    in any ASCII case, anywhere (in a value too): it fails on a tag that
-    may have such an attribute.  ``str.lower`` makes an attribute name one
-    of them only from those ASCII letters, so no such tag goes unread."""
+    """ATTRS_RUNS over attribute text in whose names none of ``words``
+    stands, in any case ``str.lower`` reads as it (the tokenizer's): it
+    fails on a tag that may have such an attribute, so no such tag goes
+    unread.  Names stand only in the runs between values (the values,
+    where a word is common, are runs of their own: one quick jump each)."""
     firsts = sorted({w[0] for w in words})
-    stops = "".join(c + c.upper() for c in firsts)
+    stops = "".join(c + c.upper() + _LOWERS_TO.get(c, "") for c in firsts)
     named = "(?:" + "|".join(map(_ascii_any_case, words)) + ")"
 
     def free(excluded: str) -> str:  # a run of characters that starts no word
         return possessive(rf"[^{excluded}{stops}]++|(?!{named})[{stops}]")
 
-    return attrs_runs(free)
+    return attrs_runs(_plain, free)
 
 
 # Text and everything that cannot be a link, in one match (HTML content):
