@@ -379,22 +379,26 @@ def test_lowered_page_is_str_lower_wherever_that_is_ascii():
 
 
 # -- growth ----------------------------------------------------------------------------------
-def _anchors(n: int) -> Callable[[], object]:
-    """``n`` anchors without ``href`` whose attribute text is full of what
-    starts the word (``h``, ``hre``), then one unterminated: the regex that
-    skips them must stay linear."""
+def _anchors(n: int, tag: str = "a", word: str = "href") -> Callable[[], object]:
+    """``n`` tags without the attribute ``word`` (``<a>`` without ``href``)
+    whose attribute names and values are full of what starts the word
+    (``h``, ``hre``), then one unterminated: the regex that skips them must
+    stay linear."""
+    w, stem = word[0], word[:-1]
     page = "".join(
-        f'<a name="n{i}" title="{"h" * 20}hre{"hr" * 10}" class=x>x</a>\n' for i in range(n)
+        f'<{tag} name="n{i}" title="{w * 20}{stem}{w * 10}" {w * 5}{stem}=x class=x>x</{tag}>\n'
+        for i in range(n)
     )
-    page += "<a " + "h" * n + "re"
+    page += f"<{tag} " + w * n + stem
     return lambda: capped_links(page, css=True)
 
 
-def test_skipping_anchors_grows_linearly():
-    small, large = _anchors(1000), _anchors(1000 * GROWTH)
+@pytest.mark.parametrize("tag, word", [("a", "href"), ("td", "background"), ("button", "formaction")])
+def test_skipping_tags_without_their_link_attribute_grows_linearly(tag, word):
+    small, large = _anchors(1000, tag, word), _anchors(1000 * GROWTH, tag, word)
     large()  # warm up
     ratio = least_cpu(large) / max(least_cpu(small), 1e-4)
-    assert ratio < GROWTH_BOUND, f"{GROWTH}x the anchors cost {ratio:.1f}x the CPU"
+    assert ratio < GROWTH_BOUND, f"{GROWTH}x the {tag} tags cost {ratio:.1f}x the CPU"
 
 
 def test_fast_scan_as_tag_by_tag_on_html5lib_tokenizer_tests():
