@@ -25,6 +25,7 @@ from html5lib.treebuilders import etree as etree_builder
 
 from linkaudit.rules.html import Tag, extract_links
 from linkaudit.rules.html import links_in_tag as _links_in_tag
+from linkaudit.rules.html.links import form_method as _form_method
 from linkaudit.rules.urls import C0_SPACE as _C0_SPACE
 
 NAMESPACES = {
@@ -86,6 +87,7 @@ def html5lib_links(text: str) -> tuple[set[tuple[str, int | None]], str | None]:
         document = html5lib.HTMLParser(tree=_TreeBuilder).parse(text)
     links: set[tuple[str, int | None]] = set()
     base = None
+    methods = _form_methods(document)
     for element in document.iter():
         if not isinstance(element.tag, str) or not element.tag.startswith("{"):
             continue
@@ -107,10 +109,28 @@ def html5lib_links(text: str) -> tuple[set[tuple[str, int | None]], str | None]:
         # no line: an element the tree builder made from another token
         # (<image> is reprocessed as <img>): matched by value alone
         line = int(element.attrib[LINE]) if LINE in element.attrib else None
-        for value in _links_in_tag(Tag(name, attrs, line, namespace)):
+        method = methods.get(element, "get")
+        for value in _links_in_tag(Tag(name, attrs, line, namespace), method):
             if value.strip(_C0_SPACE):
                 links.add((value, line))
     return links, base
+
+
+def _form_methods(document: ElementTree.Element) -> dict[ElementTree.Element, str]:
+    """The method of the form each element of the tree sits in: a submit
+    button's ``formaction`` is navigated to only by a form sent with GET."""
+    methods: dict[ElementTree.Element, str] = {}
+
+    def walk(element: ElementTree.Element, method: str) -> None:
+        for child in element:
+            if isinstance(child.tag, str) and child.tag == "{http://www.w3.org/1999/xhtml}form":
+                walk(child, _form_method(child.get("method")))
+            else:
+                methods[child] = method
+                walk(child, method)
+
+    walk(document, "get")
+    return methods
 
 
 def compare(text: str) -> tuple[set, set, tuple[str | None, str | None]]:

@@ -291,3 +291,85 @@ def test_fuzz_every_link_of_a_page_canonicalises_idempotently(html):
         except InvalidURL:
             continue
         assert canonicalize(url) == url, (link.value, url)
+
+
+@pytest.mark.parametrize(
+    "html, links",
+    [
+        # <link rel=preload as=image imagesrcset>: every candidate (the
+        # browser preloads one, by the viewport), by "parse a srcset
+        # attribute"; imagesizes holds sizes, never a URL
+        (
+            '<link rel=preload as=image href=/h.png imagesrcset="/a.png 480w, /b.png 800w,'
+            ' /c%20d.png 1600w" imagesizes="(max-width: 600px) 480px, 800px">',
+            ["/h.png", "/a.png", "/b.png", "/c%20d.png"],
+        ),
+        ('<LINK REL="Preload Foo" AS=IMAGE IMAGESRCSET="/a.png 1x,/b.png 2x">', ["/a.png", "/b.png"]),
+        ('<link rel=preload as=image imagesrcset="/a.png 1000px, /b.png">', ["/b.png"]),
+        ('<link rel=preload as=image imagesrcset="/a.png" imagesizes="50vw">', ["/a.png"]),
+        # elsewhere a browser ignores it
+        ('<link rel=preload as=font imagesrcset="/x.png" href=/f.woff2>', ["/f.woff2"]),
+        ('<link rel=stylesheet imagesrcset="/x.png" href=/s.css>', ["/s.css"]),
+        ('<link rel=preconnect as=image imagesrcset="/x.png" href=https://cdn/>', []),
+        ('<img imagesrcset="/x.png"><source imagesrcset="/x.png">', []),
+        # background: obsolete, still a background image to browsers
+        ("<body background=/b.png>", ["/b.png"]),
+        (
+            "<table background=/t.png><thead background=/th.png><tr background=/r.png>"
+            "<th background=/h.png><td background=/d.png><tbody background=/tb.png>"
+            "<tfoot background=/tf.png>",
+            ["/t.png", "/th.png", "/r.png", "/h.png", "/d.png", "/tb.png", "/tf.png"],
+        ),
+        ("<TD BackGround='/d.png'><td class=background><td>", ["/d.png"]),
+        ("<div background=/x.png><p background=/x.png><svg><td background=/x></svg>", []),
+        # <form action>: navigated to when sent with GET (the default; an
+        # unknown method is GET), not with POST or dialog
+        ("<form action=/s>", ["/s"]),
+        ("<form action=/s method=GET><form action=/t method=bogus>", ["/s", "/t"]),
+        ("<form action=/x method=post><form action=/y method=DIALOG>", []),
+        # formaction: a submit button's, by its formmethod, else its form's
+        ("<form action=/s><button formaction=/b>", ["/s", "/b"]),
+        ("<form action=/x method=post><button formaction=/p>", []),
+        ("<form method=post><button formaction=/b formmethod=get>", ["/b"]),
+        ("<form><button formaction=/p formmethod=post><button formaction=/b type=submit>", ["/b"]),
+        ("<form><button type=button formaction=/x><button type=reset formaction=/y>", []),
+        ("<form><button type=bogus formaction=/b>", ["/b"]),
+        (
+            "<form><input type=submit formaction=/s><input type=image src=/i.png formaction=/i>"
+            "<input type=text formaction=/x><input formaction=/y>",
+            ["/s", "/i.png", "/i"],
+        ),
+        ("<form method=post></form><form><button formaction=/b>", ["/b"]),
+        # what the Standard has no browser fetch or navigate to
+        (
+            '<a ping="/p1 /p2" href=/a><blockquote cite=/c><q cite=/c></q><ins cite=/c>'
+            "<del cite=/c><div itemscope itemid=/i itemtype=https://schema.org/X>"
+            "<img longdesc=/l src=/i.png><html manifest=/m.appcache>",
+            ["/a", "/i.png"],
+        ),
+    ],
+)
+def test_links_a_browser_fetches_or_navigates_to(html, links):
+    assert [link.value for link in extract_links(html).links] == links
+
+
+@pytest.mark.parametrize("css", [False, True])
+@pytest.mark.parametrize("anchors", [False, True])
+def test_new_link_attributes_in_every_mode_with_their_tags_and_lines(css, anchors):
+    html = (
+        '<link rel=preload as=image imagesrcset="/a.png 1x, /b.png 2x">\n'
+        '<body id=top background="/bg.png" style="color: red">\n'
+        '<td background=/d.png style="background: url(/s.png)">\n'
+        "<form id=f action=/s><button name=b formaction=/b>"
+    )
+    found = extract_links(html, css=css, anchors=anchors)
+    assert [(link.value, link.line, link.tag) for link in found.links] == [
+        ("/a.png", 1, "link"),
+        ("/b.png", 1, "link"),
+        ("/bg.png", 2, "body"),
+        ("/d.png", 3, "td"),
+        *([("/s.png", 3, "style")] if css else []),
+        ("/s", 4, "form"),
+        ("/b", 4, "button"),
+    ]
+    assert found.anchors == ({"top", "f"} if anchors else None)

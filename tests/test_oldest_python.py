@@ -107,7 +107,7 @@ def test_a_scan_that_finds_nothing_is_refused_in_one_line(oldest, tmp_path):
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1, out.stderr
     assert lines[0].startswith("linkaudit: error: the page scan fails its self-check on Python 3.11")
-    assert "0 of the 7 links" in lines[0]
+    assert "0 of the 8 links" in lines[0]
 
 
 def test_scrapy_crawl_refuses_a_scan_that_finds_nothing_too(oldest, tmp_path):

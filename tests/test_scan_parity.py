@@ -27,7 +27,13 @@ import pytest
 from linkaudit.rules.css import css_links, style_attribute_links
 from linkaudit.rules.html import Tag, capped_links, links_in_tag, start_tags
 from linkaudit.rules.html.landmarks import landmarks
-from linkaudit.rules.html.links import CappedExtracted, Extracted, RawLink, _style_attribute_url
+from linkaudit.rules.html.links import (
+    CappedExtracted,
+    Extracted,
+    RawLink,
+    _style_attribute_url,
+    form_method,
+)
 from linkaudit.rules.html.lowered import lowered
 from linkaudit.rules.html.tokenizer import STYLE_TEXT
 from linkaudit.rules.templates import BlockIndex, page_blocks, url_hash
@@ -54,6 +60,7 @@ def reference(
     base = None
     images = 0
     names: set[str] | None = set() if anchors else None
+    method = "get"  # of the last <form>: its submit buttons' method
     for name, attrs, line, namespace in start_tags(text, every=True, style_text=css):
         if name == STYLE_TEXT:
             links.extend(RawLink(v, n, "style") for v, n, _ in css_links(attrs["text"], line))
@@ -67,7 +74,10 @@ def reference(
             if base is None and "href" in attrs:
                 base = attrs["href"]
             continue
-        values = [v for v in links_in_tag(Tag(name, attrs, line, namespace)) if v.strip(C0_SPACE)]
+        if name == "form" and namespace == "html":
+            method = form_method(attrs.get("method"))
+        tag = Tag(name, attrs, line, namespace)
+        values = [v for v in links_in_tag(tag, method) if v.strip(C0_SPACE)]
         links.extend(RawLink(v, line, name) for v in values)
         images += name == "img" and namespace == "html" and bool(values)
         if styles and "style" in attrs:
@@ -116,6 +126,14 @@ OTHERS = [
     '<p style="background: url(/s4)" id=p1>', "<div id=d1 class=x>", "<svg><a href=/v1></a><a xlink:href=/v2>",
     "</svg>", "<math href=/mm1>", "</math>", "<p title='<a href=/c5>'>", "&amp;", "<", ">", "'", '"', "=",
     '<p =" x>', "<p a=1 =' x>", '</p =" x>', '<div =" style="background: url(/s5)" id=d2>', "<p a=b=' x>",
+    # elements that hold a link only with one attribute (LINKED_BY)
+    "<td background=/g1>", "<td bac\u212aground=/g6>", "<TD class=x>", '<td title="background">', "<table BACKGROUND='/g2'>",
+    "<tr/background=/g3>", "<th =\" background=/x>", "<td style='background:url(/s6)' id=t1>", "<td",
+    "<body background=/g4 id=b1>", "<tbody><thead><tfoot><tt>", "<td background=/g5 =' x>",
+    "<form action=/f1>", "<form method=post action=/f2>", "<form id=f3 name=n>", "<FORM ACTION='/f4'",
+    "<button formaction=/f5>", "<button>", "<button type=reset formaction=/x>", "<formx action=/x>",
+    "<input type=submit formaction=/f6>", "<button formmethod=post formaction=/f7>",
+    '<link rel=preload as=image imagesrcset="/p1 1x, /p2 2x">', '<link rel=preload imagesrcset="/x">',
 ]  # fmt: skip
 
 
@@ -361,22 +379,26 @@ def test_lowered_page_is_str_lower_wherever_that_is_ascii():
 
 
 # -- growth ----------------------------------------------------------------------------------
-def _anchors(n: int) -> Callable[[], object]:
-    """``n`` anchors without ``href`` whose attribute text is full of what
-    starts the word (``h``, ``hre``), then one unterminated: the regex that
-    skips them must stay linear."""
+def _anchors(n: int, tag: str = "a", word: str = "href") -> Callable[[], object]:
+    """``n`` tags without the attribute ``word`` (``<a>`` without ``href``)
+    whose attribute names and values are full of what starts the word
+    (``h``, ``hre``), then one unterminated: the regex that skips them must
+    stay linear."""
+    w, stem = word[0], word[:-1]
     page = "".join(
-        f'<a name="n{i}" title="{"h" * 20}hre{"hr" * 10}" class=x>x</a>\n' for i in range(n)
+        f'<{tag} name="n{i}" title="{w * 20}{stem}{w * 10}" {w * 5}{stem}=x class=x>x</{tag}>\n'
+        for i in range(n)
     )
-    page += "<a " + "h" * n + "re"
+    page += f"<{tag} " + w * n + stem
     return lambda: capped_links(page, css=True)
 
 
-def test_skipping_anchors_grows_linearly():
-    small, large = _anchors(1000), _anchors(1000 * GROWTH)
+@pytest.mark.parametrize("tag, word", [("a", "href"), ("td", "background"), ("button", "formaction")])
+def test_skipping_tags_without_their_link_attribute_grows_linearly(tag, word):
+    small, large = _anchors(1000, tag, word), _anchors(1000 * GROWTH, tag, word)
     large()  # warm up
     ratio = least_cpu(large) / max(least_cpu(small), 1e-4)
-    assert ratio < GROWTH_BOUND, f"{GROWTH}x the anchors cost {ratio:.1f}x the CPU"
+    assert ratio < GROWTH_BOUND, f"{GROWTH}x the {tag} tags cost {ratio:.1f}x the CPU"
 
 
 def test_fast_scan_as_tag_by_tag_on_html5lib_tokenizer_tests():

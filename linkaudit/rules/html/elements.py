@@ -3,22 +3,46 @@ links, and which elements change how the tokenizer reads what follows."""
 
 from __future__ import annotations
 
-# Which attributes of which HTML elements are links.
+# Which attributes of which HTML elements are links: every URL attribute
+# the HTML Standard has a browser fetch or navigate to (docs/urls.md lists
+# them against the Standard, and those not read, with why).
+_BACKGROUND = ("background",)  # obsolete, still fetched (Rendering, 15.3)
 LINK_ATTRIBUTES: dict[str, tuple[str, ...]] = {
     "a": ("href",),
     "area": ("href",),
     "audio": ("src",),
+    "body": _BACKGROUND,
+    "button": ("formaction",),  # a submit button, its form sent with GET
     "embed": ("src",),
+    "form": ("action",),  # sent with GET
     "frame": ("src",),
     "iframe": ("src",),
     "img": ("src", "srcset"),
-    "input": ("src",),  # type=image only
-    "link": ("href",),
+    "input": ("src", "formaction"),  # type=image; type=submit or image, GET
+    "link": ("href", "imagesrcset"),  # imagesrcset: rel=preload as=image
     "object": ("data",),
     "script": ("src",),
     "source": ("src", "srcset"),
+    "table": _BACKGROUND,
+    "tbody": _BACKGROUND,
+    "td": _BACKGROUND,
+    "tfoot": _BACKGROUND,
+    "th": _BACKGROUND,
+    "thead": _BACKGROUND,
+    "tr": _BACKGROUND,
     "track": ("src",),
     "video": ("src", "poster"),
+}
+# Elements whose links follow more than their tables' attribute (rel, type,
+# the form's method): links_in_tag reads them
+RULED = frozenset({"link", "input", "form", "button"})
+# Elements that hold a link only with an attribute whose name holds one of
+# these words: without one, the skipping expression jumps over them (half
+# the tags of a Doxygen page are <a> without href; tables are common)
+LINKED_BY: dict[str, tuple[str, ...]] = {
+    "href": ("a",),
+    "background": tuple(n for n, attrs in LINK_ATTRIBUTES.items() if attrs == _BACKGROUND),
+    "action": ("button",),  # formaction (every <form> is read: its method)
 }
 # SVG elements that point somewhere (SVG 2 href, else xlink:href)
 SVG_LINKS = frozenset({"a", "image", "use", "feimage", "script"})
@@ -46,9 +70,7 @@ VOID = frozenset(
     "area base br col embed hr img image input keygen link meta param source track wbr".split()
 )
 
-INTERESTING = (
-    set(LINK_ATTRIBUTES) | TEXT_CONTENT | {"base", "meta", "svg", "math", "image", "font"}
-)  # Start tags the tokenizer hands on (every other tag is skipped unread)
+# Start tags the tokenizer hands on (every other tag is skipped unread)
 INTERESTING = frozenset(
     set(LINK_ATTRIBUTES) | TEXT_CONTENT | {"base", "meta", "svg", "math", "image", "font"}
 )

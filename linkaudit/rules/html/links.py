@@ -7,7 +7,7 @@ import sys
 from typing import NamedTuple
 
 from linkaudit.rules.css import capped_css_links, style_attribute_links
-from linkaudit.rules.html.elements import LINK_ATTRIBUTES, LINK_RELS_SKIPPED, SVG_LINKS
+from linkaudit.rules.html.elements import LINK_ATTRIBUTES, LINK_RELS_SKIPPED, RULED, SVG_LINKS
 from linkaudit.rules.html.lowered import lowered as lower
 from linkaudit.rules.html.microsyntax import parse_meta_refresh, parse_srcset
 from linkaudit.rules.html.tokenizer import STYLE_TEXT, Tag, start_tags
@@ -40,8 +40,12 @@ class CappedExtracted(NamedTuple):
     dropped: int
 
 
-def links_in_tag(tag: Tag) -> list[str]:
-    """The link values a start tag holds, by the element tables."""
+def links_in_tag(tag: Tag, form_method: str = "get") -> list[str]:
+    """The link values a start tag holds, by the element tables.
+
+    ``form_method``: the method of the form a submit button sits in (of
+    the last ``<form>`` start tag before it, :func:`form_method`): its
+    ``formaction`` is navigated to only by a form sent with GET."""
     name, attrs, namespace = tag.name, tag.attrs, tag.namespace
     if namespace == "svg":
         if name in SVG_LINKS:
@@ -55,10 +59,8 @@ def links_in_tag(tag: Tag) -> list[str]:
         if attrs.get("http-equiv", "").lower() == "refresh":
             return [parse_meta_refresh(attrs.get("content", ""))]
         return []
-    if name == "link" and LINK_RELS_SKIPPED.intersection(attrs.get("rel", "").lower().split()):
-        return []
-    if name == "input" and attrs.get("type", "").lower() != "image":
-        return []
+    if name in RULED:
+        return _ruled_links(name, attrs, form_method)
     values = []
     for attr in LINK_ATTRIBUTES.get(name, ()):
         value = attrs.get(attr)
@@ -71,11 +73,50 @@ def links_in_tag(tag: Tag) -> list[str]:
     return values
 
 
+def form_method(value: str | None, default: str = "get") -> str:
+    """A form's ``method`` (or a button's ``formmethod``): ``get``, ``post``
+    or ``dialog`` (ASCII case-insensitive; another value is GET); absent,
+    ``default``."""
+    if value is None:
+        return default
+    value = value.lower()
+    return value if value in ("post", "dialog") else "get"
+
+
+def _ruled_links(name: str, attrs: dict[str, str], method: str) -> list[str]:
+    """The links of ``<link>`` (``href`` unless it names an origin;
+    ``imagesrcset`` when ``rel=preload as=image``: the candidate a browser
+    preloads), ``<form action>`` (sent with GET) and a submit button's
+    ``formaction`` (its form sent with GET), ``<input type=image src>``."""
+    if name == "link":
+        rels = attrs.get("rel", "").lower().split()
+        if LINK_RELS_SKIPPED.intersection(rels):
+            return []
+        values = [attrs["href"]] if "href" in attrs else []
+        if "imagesrcset" in attrs and "preload" in rels and attrs.get("as", "").lower() == "image":
+            values.extend(parse_srcset(attrs["imagesrcset"]))
+        return values
+    if name == "form":
+        action = attrs.get("action")
+        return [action] if action is not None and form_method(attrs.get("method")) == "get" else []
+    kind = attrs.get("type", "").lower()
+    values = []
+    if name == "input":
+        if kind == "image" and "src" in attrs:
+            values.append(attrs["src"])
+        submits = kind in ("submit", "image")
+    else:  # <button>: submit unless it says reset or button
+        submits = kind not in ("reset", "button")
+    if submits and "formaction" in attrs and form_method(attrs.get("formmethod"), method) == "get":
+        values.append(attrs["formaction"])
+    return values
+
+
 # HTML elements whose one link attribute needs no further rule
 _SIMPLE = {
     name: attrs[0]
     for name, attrs in LINK_ATTRIBUTES.items()
-    if len(attrs) == 1 and name not in ("link", "input")
+    if len(attrs) == 1 and name not in RULED
 }
 
 
@@ -144,6 +185,7 @@ def capped_links(
     links: list[RawLink] = []
     base: str | None = None
     images = dropped = 0
+    method = "get"  # of the last <form>
     append = links.append
     simple_attribute = _SIMPLE.get
     new = tuple.__new__  # RawLink(...) runs a Python-level __new__: twice the cost per link
@@ -165,7 +207,9 @@ def capped_links(
             if name == STYLE_TEXT:
                 dropped += _style_links(links, attrs["text"], line, limit)
                 continue
-        images += _tag_links(links, name, attrs, line, namespace)
+        if name == "form" and namespace == "html":  # its buttons' method
+            method = form_method(attrs.get("method"))
+        images += _tag_links(links, name, attrs, line, namespace, method)
         if len(links) > limit:
             dropped += _cut(links, limit)
     return CappedExtracted(Extracted(links, base, images), dropped)
@@ -180,12 +224,12 @@ def _cut(links: list[RawLink], limit: int) -> int:
 
 
 def _tag_links(
-    links: list[RawLink], name: str, attrs: dict[str, str], line: int, namespace: str
+    links: list[RawLink], name: str, attrs: dict[str, str], line: int, namespace: str, method: str
 ) -> int:
     """Add the links of a tag the element tables decide on; 1 when it is an
     ``<img>`` that points somewhere (the page statistics' images)."""
     found = len(links)
-    for value in links_in_tag(Tag(name, attrs, line, namespace)):
+    for value in links_in_tag(Tag(name, attrs, line, namespace), method):
         if value.strip(C0_SPACE):
             links.append(RawLink(value, line, name))
     return int(name == "img" and namespace == "html" and len(links) > found)
@@ -211,6 +255,7 @@ def _extract_more(
     names: set[str] | None = set() if anchors else None
     base: str | None = None
     images = 0
+    method = "get"  # of the last <form>
     wanted = (("style",) if styles else ()) + (("id",) if anchors else ())
     simple_attribute = _SIMPLE.get
     for name, attrs, line, namespace in start_tags(text, attributes=wanted, style_text=css):
@@ -239,7 +284,9 @@ def _extract_more(
             if base is None and "href" in attrs:
                 base = attrs["href"]
             continue
-        images += _tag_links(links, name, attrs, line, namespace)
+        if name == "form" and namespace == "html":  # its buttons' method
+            method = form_method(attrs.get("method"))
+        images += _tag_links(links, name, attrs, line, namespace, method)
         if styles and "style" in attrs:
             links.extend(
                 RawLink(v, n, "style") for v, n, _ in style_attribute_links(attrs["style"], line)

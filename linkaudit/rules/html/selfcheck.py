@@ -18,7 +18,8 @@ from linkaudit.rules.html.links import extract_links
 # Every kind of markup the scan's patterns jump over or stop at: attributes
 # quoted and not, an "=" where a name may start, a ">" in a value, a "/" in
 # an unquoted value, a comment holding a link, an <a> without href, CSS in
-# <style> and in a style attribute, srcset, SVG.
+# <style> and in a style attribute, srcset, SVG, a <td> without and with
+# background.
 KNOWN_PAGE = """<!DOCTYPE html>
 <html lang=en><head><meta charset="utf-8"><title>t</title>
 <link rel="stylesheet" href="/s.css">
@@ -30,7 +31,7 @@ KNOWN_PAGE = """<!DOCTYPE html>
 <a name="top">top</a> <a class=c href=/a?q=1&amp;r=2>a</a>
 <img alt="" src="/i.png" srcset="/i1.png 1x, /i2.png 2x">
 <span style="background:url(/s.png)">s</span><br/>
-<svg><a xlink:href="/svg"/></svg>
+<svg><a xlink:href="/svg"/></svg><table><tr class=r><td>c</td><td background="/bg.png">
 <a href="/last">last</a>
 </div></body></html>
 """
@@ -41,6 +42,7 @@ _MARKUP = [
     ("/i1.png", 10, "img"),
     ("/i2.png", 10, "img"),
     ("/svg", 12, "a"),
+    ("/bg.png", 12, "td"),
     ("/last", 13, "a"),
 ]
 _CSS = [("/i.css", 4, "style"), ("/b.png", 4, "style"), ("/s.png", 11, "style")]
