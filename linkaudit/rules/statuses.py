@@ -14,8 +14,6 @@ from http import HTTPStatus
 # What the spider does with an HTTP answer.
 OK, REDIRECT, BROKEN, UNCHECKED, FALLBACK = "ok", "redirect", "broken", "unchecked", "fallback"
 
-# Statuses that mean "this URL is gone": no GET fallback after a HEAD.
-GONE = frozenset({404, 410})
 # LinkedIn and others answer 999 to anything that looks automated.
 BOT_WALL_STATUSES = frozenset({999})
 # Challenge pages: Cloudflare marks them with cf-mitigated.
@@ -99,17 +97,22 @@ def judge_status(
 ) -> str:
     """What an HTTP status means, given whether it answered a HEAD.
 
-    A HEAD that fails with anything but "gone" is asked again with GET:
-    many servers answer HEAD with 405, 403 or 500 while GET works.
+    HEAD is a hint, GET is the verdict: a HEAD answered with anything but
+    2xx is asked again with a GET of the same URL (``FALLBACK``) before a
+    verdict, 404 and 410 included (servers answer HEAD with 404, 405, 403
+    or 500 while GET works), and so is a HEAD that redirects (a server may
+    redirect a HEAD to an error page while its GET answers 200: the GET's
+    redirect is the one recorded).  429 and a bot wall are unchecked as
+    they come (the back-off asks a 429 again).
     """
     if status in accept or 200 <= status < 300:
         return OK
-    if 300 <= status < 400:
-        return REDIRECT
     if status == 429 or is_bot_wall(status, headers):
         return UNCHECKED
-    if head and status >= 400 and status not in GONE:
+    if head:
         return FALLBACK
+    if 300 <= status < 400:
+        return REDIRECT
     return BROKEN
 
 
