@@ -84,6 +84,7 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
             lines.append(f"  {u['url']}  [{u['warning']}]")
             lines.extend(place_lines(u, {}, "    ", limit=limit))
     lines.extend(_sitemap_lines(report.get("sitemap")))
+    lines.extend(get_only_lines(report))
     lines.extend(_limit_lines(report))
     lines.extend(_note_lines(report))
     # Each line holds values from pages and servers among our own words,
@@ -147,6 +148,19 @@ def _note_lines(report: dict[str, Any]) -> list[str]:
     for heading, entries in kinds.items():
         lines.append(f"{heading} ({len(entries)}):")
         lines.extend(f"  {u['url']}  [{u['warning']}]" for u in entries)
+    return lines
+
+
+def get_only_lines(report: dict[str, Any]) -> list[str]:
+    """The hosts checked with GET only: their GET answers contradicted
+    their HEAD answers (``summary.get_only_hosts``)."""
+    hosts = report["summary"].get("get_only_hosts") or ()
+    if not hosts:
+        return []
+    lines = [f"Hosts checked with GET only, their HEAD answers contradicted ({len(hosts)}):"]
+    for h in hosts:
+        shown_by = f"{h['reason']} for {h['url']}" if "reason" in h and "url" in h else ""
+        lines.append(f"  {h['host']}  [{shown_by}]" if shown_by else f"  {h['host']}")
     return lines
 
 
