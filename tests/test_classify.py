@@ -26,9 +26,11 @@ from linkaudit.rules.statuses import judge_status, media_type, status_text
     [
         (200, {}, True, "ok"),
         (204, {}, False, "ok"),
-        (301, {}, True, "redirect"),
-        (404, {}, True, "broken"),
-        (410, {}, True, "broken"),
+        (301, {}, True, "fallback"),  # HEAD is a hint: its redirect is confirmed by GET
+        (301, {}, False, "redirect"),
+        (404, {}, True, "fallback"),  # a GET's answer is the verdict, 404 and 410 too
+        (410, {}, True, "fallback"),
+        (404, {}, False, "broken"),
         (405, {}, True, "fallback"),
         (501, {}, True, "fallback"),
         (403, {}, True, "fallback"),

@@ -21,7 +21,10 @@ from linkaudit.rules.decisions import (
     SITEMAP,
     Answer,
     Decision,
+    contradicts,
     decide,
+    first_phase,
+    host_of,
 )
 
 HTML, PNG, XML = "text/html", "image/png", "application/xml"
@@ -71,6 +74,9 @@ ROWS = [
     (answer(HEAD, near=False, fragments=True), (), Decision(RESULT, outcome="ok")),
     (answer(HEAD, near=False, fragments=False), (ANCHORS,), Decision(RESULT, outcome="ok")),
     (answer(ANCHORS, near=False, kind=PNG), (ANCHORS,), Decision(RESULT, outcome="ok")),
+    # a far page asked with GET at once (a host checked with GET only)
+    (answer(GET, near=False, fragments=True), (ANCHORS,), Decision(REQUEST, ANCHORS)),
+    (answer(GET, near=False, fragments=True), (), Decision(RESULT, outcome="ok")),
 ]
 
 
@@ -96,3 +102,45 @@ def test_each_row_of_the_table(given: Answer, marked: tuple[str, ...], expected:
 def test_the_state_is_asked_only_where_a_row_needs_it(given: Answer):
     """A shared audit's marks are in Redis: a round trip per question."""
     decide(given, never)
+
+
+@pytest.mark.parametrize(
+    ("owed", "near", "head_first", "probe", "get_only", "phase"),
+    [
+        (None, True, True, False, False, HEAD),
+        (None, False, True, False, False, HEAD),
+        (None, True, False, False, False, GET),  # fast mode: a near URL
+        (None, False, False, False, False, HEAD),
+        (None, False, True, False, True, GET),  # a host whose HEAD is no hint
+        (None, True, True, False, True, GET),
+        ("fallback", True, True, False, True, "fallback"),  # a check resumed
+        (None, True, True, True, True, PROBE),
+    ],
+)
+def test_first_phase(owed, near, head_first, probe, get_only, phase):
+    assert first_phase(owed, near, head_first, probe, get_only) == phase
+
+
+@pytest.mark.parametrize(
+    ("head", "get", "contradiction"),
+    [
+        (404, 200, True),
+        (410, 200, True),
+        (403, 200, True),
+        (405, 204, True),
+        (302, 200, True),  # a HEAD sent to an error page, a GET that answers
+        (404, 301, True),
+        (404, 404, False),
+        (500, 503, False),
+        (301, 301, False),
+        (301, 404, False),  # both failed, one way or another
+        (200, 200, False),
+    ],
+)
+def test_a_get_contradicts_its_head(head, get, contradiction):
+    assert contradicts(head, get) is contradiction
+
+
+def test_a_host_is_its_name_and_port():
+    assert host_of("https://Example.org/a") == "example.org"
+    assert host_of("http://u:p@127.0.0.1:8080/x") == "127.0.0.1:8080"

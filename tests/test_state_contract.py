@@ -416,6 +416,30 @@ def test_a_host_s_backoff_reaches_the_worker_that_takes_it_over(backend):
         assert other.backoff_totals() is None  # the process's own stats are the audit's
     assert other.backoff("elsewhere.test") is None
 
+def test_a_host_checked_with_get_only_is_known_to_every_worker_and_remembered(backend):
+    """rules/decisions.py: a host whose GET answers contradicted its HEAD
+    answers: known for the rest of the audit (every worker of a shared
+    audit), and to the next audit of a state that ``remembers``."""
+    state = backend.open()
+    assert not state.get_only("site.test") and state.get_only_hosts() == {}
+    record = {"url": "http://site.test/a", "head": 404, "get": 200, "reason": "HEAD 404, GET 200"}
+    state.note_get_only("site.test", record)
+    assert state.get_only("site.test") and not state.get_only("other.test")
+    assert state.get_only_hosts() == {"site.test": record}
+    backend.sync(state)
+    if state.shared:  # another worker checks the host with GET only too
+        other = backend.open()
+        assert other.get_only("site.test") and other.get_only_hosts() == {"site.test": record}
+    state.finish_run("finished", [])
+    backend.sync(state)
+    state.close()
+    backend.opened.remove(state)
+    later = backend.open()  # the next audit of the same storage
+    remembered = later.remembers or later.shared  # the database, or the same Redis audit
+    assert later.get_only("site.test") is remembered
+    assert later.get_only_hosts() == ({"site.test": record} if remembered else {})
+
+
 # -- the audit's counts and its report ------------------------------------------------
 def test_totals_and_progress_are_the_whole_audit_s(backend):
     state = backend.open()

@@ -37,7 +37,9 @@ from linkaudit.rules.decisions import (
     RESULT,
     SCAN,
     Answer,
+    contradicts,
     decide,
+    host_of,
 )
 from linkaudit.rules.statuses import (
     BROKEN,
@@ -73,6 +75,10 @@ class CheckPath:
         self.ask = ask
         self.accept = audit.config["LINKAUDIT_ACCEPT_STATUS"]
         self.fragments = audit.config["LINKAUDIT_CHECK_FRAGMENTS"]
+        # URL -> the status of the HEAD its GET (``fallback``) confirms: the
+        # two compared when the GET answers (an entry a GET that got no
+        # answer leaves is one int per such URL)
+        self.heads: dict[str, int] = {}
 
     def judge(self, reply: Reply) -> tuple[Answer, str]:
         """What is known of ``reply`` when the table is read, and its
@@ -99,6 +105,33 @@ class CheckPath:
         )
         return answer, verdict
 
+    def compare(self, reply: Reply) -> None:
+        """The GET that confirms a HEAD answered: a host whose GET answers
+        contradict its HEAD answers is noted in the state, once (its later
+        URLs are asked with one GET, ``rules/decisions.py: first_phase``)."""
+        head = self.heads.pop(reply.url, None)
+        if head is None or not contradicts(head, reply.status):
+            return
+        state, host = self.audit.state, host_of(reply.url)
+        if state.get_only(host):
+            return
+        logger.info(
+            "%s: HEAD %s answered %s, its GET %s: the host's URLs are checked with GET only",
+            host,
+            reply.url,
+            head,
+            reply.status,
+        )
+        state.note_get_only(
+            host,
+            {
+                "url": reply.url,
+                "head": head,
+                "get": reply.status,
+                "reason": f"HEAD answered {status_text(head)}, GET {status_text(reply.status)}",
+            },
+        )
+
     def on_reply(self, reply: Reply) -> Iterator[Any]:
         """The answer of one request of a check, handed on as the decision
         table says."""
@@ -106,9 +139,12 @@ class CheckPath:
         answer, verdict = self.judge(reply)
         decision = decide(answer, lambda mark: audit.state.marked(mark, url))
         action = decision.action
+        if reply.phase == FALLBACK:
+            self.compare(reply)
         if action == REQUEST:
             if decision.phase == FALLBACK:
                 logger.debug("HEAD %s answered %s: asking again with GET", url, status)
+                self.heads[url] = status
             assert decision.phase is not None
             yield self.ask(reply, decision.phase)
         elif action == SCAN:

@@ -9,7 +9,7 @@ from typing import Any
 from scrapy.http import Request
 
 from linkaudit.meta import CHECK_URL, DEPTH, FIRST, HISTORY, PHASE, REFERRER
-from linkaudit.rules.decisions import first_phase
+from linkaudit.rules.decisions import first_phase, host_of
 from linkaudit.rules.judge import LinkRules
 from linkaudit.rules.recheck import History
 from linkaudit.rules.referrer import referrer_header
@@ -77,10 +77,14 @@ class CheckRequests:
     def first(self, pending: Pending) -> Request:
         """HEAD first; with LINKAUDIT_HEAD_FIRST = False, a near URL is
         asked with GET at once (its body stops at the headers unless it is an
-        HTML page, see components/gate.py): one request per page instead of two."""
-        near = self.rules.is_near(pending.url)
-        phase = first_phase(pending.phase, near, self.head_first, is_probe(pending.url))
-        request = self.request(pending.url, pending.depth, pending.referer, phase)
+        HTML page, see components/gate.py): one request per page instead of
+        two; so is any URL of a host whose GET answers contradicted its HEAD
+        answers (the state's ``get_only``)."""
+        url = pending.url
+        near = self.rules.is_near(url)
+        get_only = self.state.get_only(host_of(url))
+        phase = first_phase(pending.phase, near, self.head_first, is_probe(url), get_only)
+        request = self.request(url, pending.depth, pending.referer, phase)
         request.meta[FIRST] = True  # the recheck middleware looks up its history
         return request
 

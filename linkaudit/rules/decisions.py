@@ -1,11 +1,13 @@
 """What happens after an answer: the decision table of a check.
 
 A URL's check is a few requests, each asked in a *phase*: ``head`` first
-(``get`` at once for a near page in fast mode), then maybe ``get`` (a near
-page to scan), ``fallback`` (a GET after a HEAD the server does not
-answer properly), ``anchors`` (a far HTML page downloaded for its ids,
---check-fragments), ``sitemap`` (a sitemap downloaded to read) or ``probe``
-(a soft-404 probe's GET).  An answer, its phase, whether the URL is near
+(``get`` at once for a near page in fast mode, and for any URL of a host
+whose HEAD answers proved no hint), then maybe ``get`` (a near page to
+scan), ``fallback`` (the GET of the same URL after a HEAD answered with
+anything but 2xx: HEAD is a hint, a GET's answer is the verdict),
+``anchors`` (a far HTML page downloaded for its ids, --check-fragments),
+``sitemap`` (a sitemap downloaded to read) or ``probe`` (a soft-404
+probe's GET).  An answer, its phase, whether the URL is near
 and what it was served as decide the next step: one more request (in which
 phase), read the body (scan a page, read a sitemap or a far page's
 anchors), or the result (ok, a redirect, broken, unchecked).
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import NamedTuple
+from urllib.parse import urlsplit
 
 from linkaudit.rules.statuses import BROKEN, FALLBACK, OK, REDIRECT
 
@@ -54,16 +57,45 @@ SITEMAP_TYPES = frozenset(
 )
 
 
-def first_phase(owed: str | None, near: bool, head_first: bool, probe: bool) -> str:
+def first_phase(
+    owed: str | None, near: bool, head_first: bool, probe: bool, get_only: bool = False
+) -> str:
     """The phase of a check's first request: the one the state says it
-    owes (a resumed check), else HEAD first, except that with
-    LINKAUDIT_HEAD_FIRST = False a near URL is asked with GET at once (its
-    body stops at the headers unless it is a page to scan: one request per
-    page instead of two); a soft-404 probe is a GET (its body is what is
-    compared)."""
+    owes (a resumed check), else HEAD first, except that a near URL is
+    asked with GET at once with LINKAUDIT_HEAD_FIRST = False, and any URL
+    of a host whose GET answers contradicted its HEAD answers
+    (``get_only``, see :func:`contradicts`): one GET, its body stopped at
+    the headers unless it is a page to scan.  A soft-404 probe is a GET
+    (its body is what is compared)."""
     if probe:
         return PROBE
-    return owed or (HEAD if head_first or not near else GET)
+    if owed:
+        return owed
+    return GET if get_only or (near and not head_first) else HEAD
+
+
+def contradicts(head_status: int, get_status: int) -> bool:
+    """A HEAD's answer and the GET's of the same URL disagree, success
+    against failure: the HEAD failed (not 2xx or 3xx) or redirected while
+    the GET answered 2xx, or the HEAD failed while the GET redirected.  Such
+    a host's HEAD answers are no hint: its later URLs are asked with GET."""
+
+    def success(status: int) -> bool:
+        return 200 <= status < 300
+
+    def moved(status: int) -> bool:
+        return 300 <= status < 400
+
+    if success(get_status):
+        return not success(head_status)
+    return moved(get_status) and not (success(head_status) or moved(head_status))
+
+
+def host_of(url: str) -> str:
+    """The host a URL is asked of, with its port when it has one
+    (``example.org``, ``127.0.0.1:8080``): what a host's remembered
+    behaviour is kept under."""
+    return urlsplit(url).netloc.rpartition("@")[2].lower()
 
 
 class Answer(NamedTuple):
@@ -108,7 +140,7 @@ def decide(answer: Answer, marked: Callable[[str], bool]) -> Decision:
         return Decision(READ_SITEMAP)
     if scanned:
         return Decision(REQUEST, GET) if phase == HEAD else Decision(SCAN)
-    if phase == HEAD and answer.fragments and answer.html and not answer.near:
+    if phase in (HEAD, GET) and answer.fragments and answer.html and not answer.near:
         if marked(ANCHORS):
             return Decision(REQUEST, ANCHORS)
     if phase == ANCHORS and answer.html:

@@ -16,9 +16,6 @@ from linkaudit.rules.walls import wall_of, wall_words
 # What the spider does with an HTTP answer.
 OK, REDIRECT, BROKEN, UNCHECKED, FALLBACK = "ok", "redirect", "broken", "unchecked", "fallback"
 
-# Statuses that mean "this URL is gone": no GET fallback after a HEAD.
-GONE = frozenset({404, 410})
-
 
 def media_type(value: bytes | str | None) -> str | None:
     """``text/html; charset=utf-8`` -> ``text/html``; None when absent."""
@@ -97,11 +94,16 @@ def judge_status(
 ) -> str:
     """What an HTTP status means, given whether it answered a HEAD.
 
-    A HEAD that fails with anything but "gone" is asked again with GET:
-    many servers answer HEAD with 405, 403 or 500 while GET works.  A bot
-    wall (``rules/walls.py``, whatever its status: AWS WAF's challenge is a
-    202, Anubis's a 200) is unchecked, never ok nor broken; recognised on a
-    HEAD's headers, it is asked again with GET, whose answer is the verdict.
+    HEAD is a hint, GET is the verdict: a HEAD answered with anything but
+    2xx is asked again with a GET of the same URL (``FALLBACK``) before a
+    verdict, 404 and 410 included (servers answer HEAD with 404, 405, 403
+    or 500 while GET works), and so is a HEAD that redirects (a server may
+    redirect a HEAD to an error page while its GET answers 200: the GET's
+    redirect is the one recorded).  A bot wall (``rules/walls.py``, whatever
+    its status: AWS WAF's challenge is a 202, Anubis's a 200) is unchecked,
+    never ok nor broken; recognised on a HEAD's headers, it is asked again
+    with GET, whose answer is the verdict.  429 is unchecked as it comes
+    (the back-off asks it again).
     """
     if status in accept:
         return OK
@@ -109,12 +111,12 @@ def judge_status(
         return FALLBACK if head else UNCHECKED
     if 200 <= status < 300:
         return OK
-    if 300 <= status < 400:
-        return REDIRECT
     if status == 429:
         return UNCHECKED
-    if head and status >= 400 and status not in GONE:
+    if head:
         return FALLBACK
+    if 300 <= status < 400:
+        return REDIRECT
     return BROKEN
 
 

@@ -281,6 +281,23 @@ class AuditState(ABC):
         process's own count is the audit's."""
         return None
 
+    # -- hosts whose HEAD answers are no hint (rules/decisions.py) ------------
+    @abstractmethod
+    def get_only(self, host: str) -> bool:
+        """``host``'s GET answers contradicted its HEAD answers (noted in
+        this audit, by another worker of a shared audit, or by an earlier
+        audit in a state that ``remembers``): its URLs are asked with GET."""
+
+    @abstractmethod
+    def note_get_only(self, host: str, record: dict[str, Any]) -> None:
+        """Note ``host`` as :meth:`get_only`, with what showed it (the
+        report's ``summary.get_only_hosts``: the URL, its HEAD's and its
+        GET's statuses, the reason in words)."""
+
+    @abstractmethod
+    def get_only_hosts(self) -> dict[str, dict[str, Any]]:
+        """Every host noted :meth:`get_only`, with its record."""
+
     # -- the audit's counts and its report ------------------------------------
     def totals(self, own: Totals) -> Totals:
         """The report's counts of the whole audit, given this process's

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from linkaudit.items import UrlResult
 from linkaudit.state.base import AuditState, Entry, Pending
@@ -28,6 +29,7 @@ class MemoryState(AuditState):
         self._dropped = 0  # new URLs past max_urls
         self._marks: dict[str, set[str]] = {}  # kind -> URLs
         self._hops: dict[str, int] = {}  # redirect targets -> chain length
+        self._get_only: dict[str, dict[str, Any]] = {}  # host -> what showed it
 
     @classmethod
     def from_crawler(cls, crawler: object) -> MemoryState:
@@ -105,6 +107,15 @@ class MemoryState(AuditState):
 
     def set_hops(self, url: str, hops: int) -> None:
         self._hops[url] = hops
+
+    def get_only(self, host: str) -> bool:
+        return host in self._get_only
+
+    def note_get_only(self, host: str, record: dict[str, Any]) -> None:
+        self._get_only[host] = record
+
+    def get_only_hosts(self) -> dict[str, dict[str, Any]]:
+        return dict(self._get_only)
 
     def entries(self) -> Iterator[Entry]:
         for url, depth in self._depth.items():

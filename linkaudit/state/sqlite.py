@@ -60,6 +60,15 @@ def _http_date(text: str | None) -> str | None:
     return format_datetime(datetime.fromisoformat(text), usegmt=True) if text else None
 
 
+def _json_object(text: str) -> dict[str, Any] | None:
+    """A JSON object kept in the file; None when it is not one (an altered file)."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
 class SQLiteState(MemoryState):
     """The audit's state in memory, written through to an SQLite file."""
 
@@ -77,6 +86,13 @@ class SQLiteState(MemoryState):
         self._checked: dict[str, tuple[Any, ...]] = {}
         self._links: list[tuple[str, list[tuple[str, int | None]]]] = []
         self._loop: task.LoopingCall | None = None
+        # hosts whose HEAD answers proved no hint, in any audit of this file
+        for key, value in self.conn.execute(
+            "SELECT key, value FROM meta WHERE key LIKE 'get_only:%'"
+        ):
+            record = _json_object(value)
+            if record is not None:
+                self._get_only[key.removeprefix("get_only:")] = record
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> SQLiteState:
@@ -229,6 +245,13 @@ class SQLiteState(MemoryState):
                 self._links.append((url, list(result.links)))
         count, refs = self.referrers(url)  # before an ok result drops them
         return super()._remember(result, failing), count, refs
+
+    def note_get_only(self, host: str, record: dict[str, Any]) -> None:
+        """Kept at once, for this audit's resumption and the next audits."""
+        super().note_get_only(host, record)
+        self.conn.execute(
+            "INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"get_only:{host}", json.dumps(record))
+        )
 
     def commit(self) -> None:
         """Write what is buffered, in one transaction."""

@@ -86,6 +86,7 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
             lines.append(f"  {u['url']}  [{u['warning']}]")
             lines.extend(place_lines(u, {}, "    ", limit=limit))
     lines.extend(_sitemap_lines(report.get("sitemap")))
+    lines.extend(get_only_lines(report))
     lines.extend(_limit_lines(report))
     lines.extend(_note_lines(report))
     # Each line holds values from pages and servers among our own words,
@@ -171,6 +172,19 @@ def _wall_lines(report: dict[str, Any], limit: int | None) -> list[str]:
         for u in urls:
             lines.append(f"    {u['url']}  [{u['error']}]")
             lines.extend(place_lines(u, {}, "      ", limit=limit))
+    return lines
+
+
+def get_only_lines(report: dict[str, Any]) -> list[str]:
+    """The hosts checked with GET only: their GET answers contradicted
+    their HEAD answers (``summary.get_only_hosts``)."""
+    hosts = report["summary"].get("get_only_hosts") or ()
+    if not hosts:
+        return []
+    lines = [f"Hosts checked with GET only, their HEAD answers contradicted ({len(hosts)}):"]
+    for h in hosts:
+        shown_by = f"{h['reason']} for {h['url']}" if "reason" in h and "url" in h else ""
+        lines.append(f"  {h['host']}  [{shown_by}]" if shown_by else f"  {h['host']}")
     return lines
 
 

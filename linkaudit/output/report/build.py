@@ -13,6 +13,7 @@ from typing import Any
 from linkaudit.output.jsontext import json_text
 from linkaudit.output.reading import needed_in_summary, read_report
 from linkaudit.output.report.facts import ReportFacts, now_iso
+from linkaudit.output.report.getonly import get_only_hosts
 from linkaudit.output.report.sections import Sections, shown
 from linkaudit.rules.baseline import fragment_key
 from linkaudit.rules.recheck import RecheckPolicy
@@ -130,6 +131,9 @@ def report_entries(
     dropped = state.urls_dropped()  # new URLs past LINKAUDIT_MAX_URLS: never checked
     if dropped:
         summary["urls_dropped"] = dropped
+    get_only = get_only_hosts(state)  # hosts whose HEAD answers proved no hint
+    if get_only:
+        summary["get_only_hosts"] = get_only
     changes: dict[str, Any] = {}
     if baseline is not None:
         changes = {"baseline": facts.baseline_source, "fixed": sorted(baseline - broken_now)}

@@ -1,15 +1,21 @@
 """Marks and redirect hops in the shared state, so that every worker
 reads what another noted (a part of RedisState): ``m:<kind>``, a set of
 URLs per kind; ``hops``, a hash URL -> how many redirects led to it;
-``bo``, a hash host -> its back-off (JSON), as its lease is shared."""
+``bo``, a hash host -> its back-off (JSON), as its lease is shared;
+``getonly``, a hash host -> what showed that its HEAD answers are no hint
+(JSON), read again at most every ``GET_ONLY_READ`` seconds (it is asked
+before each URL's first request: a round trip each would double them)."""
 
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from linkaudit.rules.backoff import MAX_COUNT
 from linkaudit.state.redis.calls import Calls
+
+GET_ONLY_READ = 2.0  # seconds a worker's copy of ``getonly`` is trusted for a host not in it
 
 
 class Marks(Calls):
@@ -36,6 +42,29 @@ class Marks(Calls):
 
     def save_backoff(self, host: str, record: dict[str, Any]) -> None:
         self._do(lambda: self.client.hset(self.key("bo"), host, json.dumps(record)), None)
+
+    # this worker's copy of ``getonly``, and when it was read (monotonic)
+    _get_only: dict[str, dict[str, Any]] | None = None
+    _get_only_read = 0.0
+
+    def get_only(self, host: str) -> bool:
+        known = self._get_only
+        if known is None or (
+            host not in known and time.monotonic() - self._get_only_read > GET_ONLY_READ
+        ):
+            known = self._get_only = self.get_only_hosts()
+            self._get_only_read = time.monotonic()
+        return host in known
+
+    def note_get_only(self, host: str, record: dict[str, Any]) -> None:
+        self._do(lambda: self.client.hset(self.key("getonly"), host, json.dumps(record)), None)
+        if self._get_only is not None:
+            self._get_only[host] = record
+
+    def get_only_hosts(self) -> dict[str, dict[str, Any]]:
+        records = self._do(lambda: self.client.hgetall(self.key("getonly")), {})
+        hosts = {host: _record(raw) for host, raw in records.items()}
+        return {host: record for host, record in hosts.items() if record is not None}
 
     def backoff_totals(self) -> tuple[int, int] | None:
         records = self._do(lambda: self.client.hvals(self.key("bo")), [])

@@ -177,7 +177,24 @@ def _summary(report: Report) -> str:
             f" {count('new', new)} new broken, {count('still', len(broken) - new)} still"
             f" broken, {count('fixed', len(report.get('fixed') or ()))} fixed.</p>"
         )
-    return section("summary", "At a glance", None, body)
+    return section("summary", "At a glance", None, body + _get_only(s.get("get_only_hosts")))
+
+
+def _get_only(hosts: list[dict[str, Any]] | None) -> str:
+    """The hosts checked with GET only, and what showed that their HEAD
+    answers are no hint (``summary.get_only_hosts``)."""
+    if not hosts:
+        return ""
+    items = "".join(
+        f'<li data-host="{esc(h["host"])}"><code>{esc(h["host"])}</code>'
+        + (f": {esc(h['reason'])} for {link(h['url'])}" if "reason" in h and "url" in h else "")
+        + "</li>"
+        for h in hosts
+    )
+    return (
+        f'<div id="get-only"><p>Checked with GET only ({count("get_only", len(hosts))} hosts):'
+        f" their GET answers contradicted their HEAD answers.</p><ul>{items}</ul></div>"
+    )
 
 
 def _rank(entry: dict[str, Any]) -> tuple[int, str]:
