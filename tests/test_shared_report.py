@@ -108,3 +108,24 @@ def test_linkaudit_report_rebuilds_it_from_redis(env, tmp_path):
     for report in (written, again):
         report.pop("finished_at")
     assert again == written
+
+
+def test_retries_are_every_worker_s(env, tmp_path):
+    """summary.retries of a shared audit counts every worker's retries (each
+    adds its own to Redis when it leaves), in the report a worker writes and
+    in ``linkaudit report``: not only the writer's."""
+    site, redis, _plain, _ = env
+    site.clear_logs()  # the generated site's one 429 answers 429 again
+    workers = finish(start_workers(site, redis.url, "retried", tmp_path, 2))
+    written = the_report(workers)
+    throttled = sum(1 for h in site.near.log + site.far.log if h.status == 429)
+    assert throttled >= 1
+    assert written["summary"]["retries"] >= throttled, written["summary"]
+    rebuilt = tmp_path / "rebuilt.json"
+    from tests.conftest import run_process
+    from tests.sitegen import LINKAUDIT
+
+    cmd = [LINKAUDIT, "report", "--redis", redis.url, "--audit", "retried", "--report", str(rebuilt)]
+    out = run_process(cmd)
+    assert out.returncode == 1, out.stderr
+    assert json.loads(rebuilt.read_text())["summary"]["retries"] == written["summary"]["retries"]

@@ -460,6 +460,22 @@ def test_totals_and_progress_are_the_whole_audit_s(backend):
     assert state.progress(mine) == ProgressCounts(checked=2, waiting=0, broken=1)
 
 
+def test_retries_are_every_worker_s(backend):
+    """summary.retries: alone, a process's own count is the audit's; in a
+    shared audit every worker adds its own when it leaves, and the report
+    reads the sum (an altered count reads as none)."""
+    state, other = backend.open(), backend.open()
+    state.share_retries(3)
+    other.share_retries(4)
+    other.share_retries(0)
+    if not state.shared:
+        assert state.retries(5) == 5
+        return
+    assert state.retries(5) == 7 and other.retries(0) == 7
+    state.client.hset(state.key("meta"), "retries", "many")
+    assert state.retries(5) == 0
+
+
 def test_the_report_is_settled_once(backend, tmp_path, monkeypatch):
     """Alone, a process writes the report; in a shared audit one worker
     does, and the others learn where it is and its verdict."""

@@ -81,6 +81,7 @@ def shared_report(config: Config) -> dict[str, Any]:
             requests=requests,
             backoffs=backoffs,
             pauses=pauses,
+            retries=state.retries(0),
             files=local_files(config),
         )
         scope = dict(

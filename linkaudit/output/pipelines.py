@@ -95,6 +95,10 @@ class ReportPipeline:
         stats = self.crawler.stats
         audit = self._audit()
         state = audit.state
+        # requests asked again: a struggling or throttling host's, a timeout's, a Retry-After's
+        retried = ("backoff/retries", "timeouts_retried", "retry_after")
+        retries = sum(stats.get_value(f"linkaudit/{name}", 0) for name in retried)
+        state.share_retries(retries)  # before the report is settled: a shared audit's sum
         finish_reason = state.settle_report(reason)
         if finish_reason is None:  # a shared audit's report is another worker's
             logger.warning("linkaudit: %s", state.note)
@@ -110,9 +114,7 @@ class ReportPipeline:
         backoffs = stats.get_value("linkaudit/backoff/backoffs", 0)
         pauses = stats.get_value("linkaudit/backoff/pauses", 0)
         backoffs, pauses = state.backoff_totals() or (backoffs, pauses)
-        # requests asked again: a struggling or throttling host's, a timeout's, a Retry-After's
-        retried = ("backoff/retries", "timeouts_retried", "retry_after")
-        retries = sum(stats.get_value(f"linkaudit/{name}", 0) for name in retried)
+        retries = state.retries(retries)
         facts = report_facts(
             self.config,
             started_at=started_at,

@@ -275,6 +275,15 @@ class AuditState(ABC):
         """Keep ``host``'s back-off for the audit's other workers (a shared
         state: the worker that takes the host over goes on from there)."""
 
+    def share_retries(self, count: int) -> None:  # noqa: B027
+        """Add this process's retries (requests asked again) to the audit's:
+        a shared state keeps every worker's sum, read by :meth:`retries`."""
+
+    def retries(self, own: int) -> int:
+        """The audit's retries, given this process's ``own`` (as
+        :meth:`totals`): a shared state's are every worker's."""
+        return own
+
     def backoff_totals(self) -> tuple[int, int] | None:
         """Back-offs and pauses of every host, counted in the records of
         ``save_backoff`` (a shared state: every worker's); None: this

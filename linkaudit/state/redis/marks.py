@@ -66,6 +66,20 @@ class Marks(Calls):
         hosts = {host: _record(raw) for host, raw in records.items()}
         return {host: record for host, record in hosts.items() if record is not None}
 
+    def share_retries(self, count: int) -> None:
+        if count > 0:
+            self._do(lambda: self.client.hincrby(self.key("meta"), "retries", count), None)
+
+    def retries(self, own: int) -> int:
+        """Every worker's retries, as they shared them when they left (a
+        worker killed before it left has not shared its own)."""
+        (value,) = self.meta("retries")
+        try:
+            count = int(value or 0)
+        except ValueError:  # an altered record counts nothing
+            return 0
+        return min(max(count, 0), MAX_COUNT)
+
     def backoff_totals(self) -> tuple[int, int] | None:
         records = self._do(lambda: self.client.hvals(self.key("bo")), [])
         hosts = [r for r in map(_record, records) if r is not None]
