@@ -87,6 +87,9 @@ class UrlResult:
     # read (the page is truncated too).  Last: the compact form's one-letter
     # keys follow the order of the fields (state/compact.py)
     links_dropped: int = 0
+    # Reported: why a scanned near HTML page looks built by JavaScript, an
+    # app shell whose links only a browser's scripts make (rules/appshell.py)
+    app_shell: str | None = None
 
     def optional_dict(self) -> dict[str, Any]:
         """The optional fields that are set."""
@@ -108,6 +111,7 @@ OPTIONAL_FIELDS = (
     "warning",
     "new",
     "soft_404",
+    "app_shell",
 )
 
 

@@ -12,6 +12,7 @@ from linkaudit.components.answers import Reply
 from linkaudit.components.discovery import Discovery
 from linkaudit.components.probes import Probes
 from linkaudit.items import UrlResult, page_stats
+from linkaudit.rules.appshell import looks_like_app_shell
 from linkaudit.rules.html import extract_links
 from linkaudit.rules.statuses import (
     BROKEN,
@@ -65,6 +66,8 @@ class Pages:
             stats = page_stats(len(reply.body), modified, len(links), images)
         etag = reply.headers.get(b"ETag")
         soft = self.probes.soft_404_fields(reply) if stats is not None else {}
+        if stats is not None and reply.text is not None:
+            soft["app_shell"] = looks_like_app_shell(reply.text)
         yield audit.result(
             reply,
             OK,

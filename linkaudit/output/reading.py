@@ -16,6 +16,7 @@ def needed_in_summary(entry: dict[str, Any]) -> bool:
         or bool(entry.get("new"))
         or bool(entry.get("missing_fragments"))
         or bool(entry.get("links_dropped"))
+        or bool(entry.get("app_shell"))
     )
 
 
@@ -50,7 +51,5 @@ def read_report(path: str, lean: bool = False) -> dict[str, Any]:
 def _lean(report: Any) -> Any:
     """A report read whole, its entries filtered as the lean reader does."""
     if isinstance(report, dict) and isinstance(report.get("urls"), list):
-        report["urls"] = [
-            u for u in report["urls"] if isinstance(u, dict) and needed_in_summary(u)
-        ]
+        report["urls"] = [u for u in report["urls"] if isinstance(u, dict) and needed_in_summary(u)]
     return report

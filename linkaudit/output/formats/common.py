@@ -131,6 +131,19 @@ def places_of(
     return lines
 
 
+def app_shells(report: Report) -> tuple[str, list[dict[str, Any]]]:
+    """The pages that look built by JavaScript (``summary.app_shells``): the
+    line that says it, and the pages; none: ``("", [])``."""
+    n = report["summary"].get("app_shells", 0)
+    if not n:
+        return "", []
+    words = (
+        f"{plural(n, 'page')} look{'s' if n == 1 else ''} built by JavaScript; "
+        f"{'its' if n == 1 else 'their'} links were not checked (linkaudit reads the server's HTML)"
+    )
+    return words, [u for u in report["urls"] if u.get("app_shell")]
+
+
 def plural(count: int, word: str) -> str:
     """``1 page``, ``2,164 pages``."""
     return f"{count:,} {word}{'' if count == 1 else 's'}"

@@ -19,6 +19,7 @@ from typing import Any
 
 from linkaudit.output.formats.common import (
     Report,
+    app_shells,
     broken_urls,
     ending,
     groups_by_target,
@@ -126,6 +127,10 @@ def as_markdown(report: Report, options: Options = DEFAULT) -> str:
         + ["| link | replace with | linked from |", "| --- | --- | --- |"],
         rows,
     )
+    shells, pages = app_shells(report)
+    if shells:
+        rows = [f"- {code(u['url'])}: {code(u['app_shell'])}" for u in pages]
+        page.table(["", f"#### {shells}", ""], rows)
     fixed = report.get("fixed") or []
     page.table(
         ["", f"#### Fixed since the baseline ({len(fixed)})", ""], [f"- {code(u)}" for u in fixed]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from linkaudit.output.formats.common import (
+    app_shells,
     ending,
     groups_by_target,
     missing_fragments,
@@ -85,6 +86,10 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
         for u in soft:
             lines.append(f"  {u['url']}  [{u['warning']}]")
             lines.extend(place_lines(u, {}, "    ", limit=limit))
+    shells, pages = app_shells(report)
+    if shells:
+        lines.append(f"{shells}:")
+        lines.extend(f"  {u['url']}  [{u['app_shell']}]" for u in pages)
     lines.extend(_sitemap_lines(report.get("sitemap")))
     lines.extend(get_only_lines(report))
     lines.extend(_limit_lines(report))

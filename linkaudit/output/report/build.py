@@ -103,6 +103,8 @@ def report_entries(
                 _add_files(gap["referrers"], files)
         if groups is not None:
             groups.see(item)
+        if item.get("app_shell"):  # its links exist only once scripts run: unchecked
+            summary["app_shells"] = summary.get("app_shells", 0) + 1
         if item.get("links_dropped"):
             summary["links_dropped"] = summary.get("links_dropped", 0) + item["links_dropped"]
         if item.get("not_modified") and item.get("page") is not None:
@@ -145,9 +147,7 @@ def report_entries(
             "started_at": facts.started_at,
             "finished_at": facts.finished_at,
             "finish_reason": finish_reason,
-            "complete": finish_reason == "finished"
-            and summary["unchecked"] == 0
-            and not dropped,
+            "complete": finish_reason == "finished" and summary["unchecked"] == 0 and not dropped,
             "summary": summary,
             **changes,
             **sections.closing(),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from linkaudit.output.formats.common import Report, missing_fragments
+from linkaudit.output.formats.common import Report, app_shells, missing_fragments
 from linkaudit.output.formats.html.parts import (
     LIST_LIMIT,
     SHOWN_REFERRERS,
@@ -92,6 +92,14 @@ def broken_section(report: Report) -> str:
         text += "".join(_soft_card(u) for u in soft[:LIST_LIMIT]) or "<p>None.</p>"
         text += more_note(len(soft), "URLs")
         body += section("soft-404", "Soft 404s", len(soft), text, 3)
+    shells, pages = app_shells(report)
+    if shells:
+        items = "".join(
+            f"<li>{link(u['url'])}: {esc(u['app_shell'])}</li>" for u in pages[:LIST_LIMIT]
+        )
+        text = f'<p>{esc(shells)}.</p><ul class="plain">{items}</ul>'
+        text += more_note(len(pages), "URLs", in_table=False)
+        body += section("app-shells", "Built by JavaScript", len(pages), text, 3)
     failing = [u for u in report["urls"] if u.get("warning") and not u.get("soft_404")]
     if failing:
         items = "".join(
