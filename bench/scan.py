@@ -8,9 +8,9 @@ For each directory, every ``*.html``/``*.htm`` file is read and decoded
 first (not timed); then each pass times, in CPU seconds of this process:
 ``capped_links`` (CSS on, as by default), ``canonicalize`` of every link
 against the page's URL (the URL cache emptied before each pass, or later
-passes would resolve nothing), ``landmarks``, ``page_blocks`` and
-``says_not_found``.  Prints the median and the spread of the passes, per
-step and in all.  Run it with ``PYTHONPATH`` set to the tree to measure:
+passes would resolve nothing), ``landmarks``, ``page_blocks``,
+``says_not_found`` and ``looks_like_app_shell``.  Prints the median and the
+spread of the passes, per step and in all.  Run it with ``PYTHONPATH`` set to the tree to measure:
 two trees' medians, taken in turn, compare two versions of the scan.
 
 ``--digest`` prints instead, per directory, a digest of everything the scan
@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from linkaudit.rules import urls
+from linkaudit.rules.appshell import looks_like_app_shell
 from linkaudit.rules.html import capped_links
 from linkaudit.rules.html.landmarks import landmarks
 from linkaudit.rules.html.lowered import lowered
@@ -36,7 +37,7 @@ from linkaudit.rules.templates import page_blocks
 from linkaudit.rules.urls import InvalidURL, canonicalize
 
 LIMIT = 100_000  # LINKAUDIT_PAGE_MAXLINKS's default
-STEPS = ("links", "canonicalize", "landmarks", "page_blocks", "says_not_found")
+STEPS = ("links", "canonicalize", "landmarks", "page_blocks", "says_not_found", "app_shell")
 
 
 def pages(root: Path) -> list[tuple[str, str]]:
@@ -88,7 +89,10 @@ def one_pass(site: list[tuple[str, str]]) -> dict[str, float]:
         t4 = clock()
         says_not_found(text)
         t5 = clock()
-        for step, took in zip(STEPS, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
+        looks_like_app_shell(text)
+        t6 = clock()
+        took_each = (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5)
+        for step, took in zip(STEPS, took_each, strict=True):
             spent[step] += took
     return spent
 

@@ -45,6 +45,10 @@ SHELLS = {
         ' please turn it on.</noscript><div class="mount"><p>Welcome</p></div>'
         '<script src="/bundle.js"></script>'
     ),
+    "upper case": (
+        '<!DOCTYPE HTML><HTML><BODY><DIV ID="__next"></DIV>'
+        '<SCRIPT SRC="/_next/static/chunks/main.js"></SCRIPT></BODY></HTML>'
+    ),
     "thin": (
         '<!DOCTYPE html><title>App</title><div class="shell"><a href="/">Home</a></div>'
         '<script src="/assets/index.js"></script>'

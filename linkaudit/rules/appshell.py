@@ -16,54 +16,56 @@ as the frameworks' own starter pages send them, each with at least one
 - scripts, at most one link and almost no text (fewer than ``FEW_WORDS``
   words outside scripts, styles and tags).
 
-Linear in the page: a few searches, each trying a start only up to the
-next ``<`` or ``>``; the text is read only on a page with at most one link.
+Linear in the page and cheap: a page with no script or with ``FEW_LINKS``
+links stops there (a few searches from its top); the other searches try a
+start only up to the next ``<`` or ``>``, or a bounded length; the text is
+read only on a page with at most one link.
 """
 
 from __future__ import annotations
 
 import re
 
+from linkaudit.rules.html.lowered import lowered
 from linkaudit.rules.soft404 import _strip_hidden, _strip_tags
 
 FEW_LINKS = 10
 FEW_WORDS = 40
 MOUNT_IDS = ("root", "app", "__next", "__nuxt", "___gatsby")
-_SCRIPT = re.compile(r"<script\b", re.I)
-_LINK = re.compile(r"<a\s", re.I)
+_LINK = re.compile(r"<a\s")
 MOUNT_TAGS = ("div", "main", "section", "span")
 TRIES = 10  # mount ids looked at per page: each try reads back to its tag's start
 # a mount id, then the element's start tag: its name, the rest of its
 # attributes, and what follows up to its end tag (empty, or a short text)
-_MOUNT_ID = re.compile(
-    r"(?<![\w-])id\s*=\s*[\"']?(" + "|".join(MOUNT_IDS) + r")(?=[\"'\s/>])", re.I
-)
-_TAG_NAME = re.compile(r"<([a-z]+)\b", re.I)
-_EMPTY = re.compile(r"[^<>]*>[^<>]{0,60}</([a-z]+)\s*>", re.I)
-_ANGULAR = re.compile(r"<app-root\b[^<>]*>[^<>]{0,60}</app-root\s*>", re.I)
-_NOSCRIPT = re.compile(r"<noscript\b[^<>]*>([^<]{0,300})", re.I)
+_MOUNT_ID = re.compile(r"(?<![\w-])id\s*=\s*[\"']?(" + "|".join(MOUNT_IDS) + r")(?=[\"'\s/>])")
+_TAG_NAME = re.compile(r"<([a-z]+)\b")
+_EMPTY = re.compile(r"[^<>]*>[^<>]{0,60}</([a-z]+)\s*>")
+_ANGULAR = re.compile(r"<app-root\b[^<>]*>[^<>]{0,60}</app-root\s*>")
+_NOSCRIPT = re.compile(r"<noscript\b[^<>]*>([^<]{0,300})")
 _ASKS = re.compile(
     r"\b(?:enable|turn\s+on|activate|requires?|needs?|need\s+to\s+enable)\b[^<]{0,80}"
     r"\bjavascript\b|\bjavascript\b[^<]{0,40}\b(?:required|enabled|to\s+run)\b",
-    re.I,
 )
 
 
 def looks_like_app_shell(html: str) -> str | None:
     """Why the page looks built by JavaScript, in words, or None."""
-    scripts = len(_SCRIPT.findall(html))
-    if not scripts:
+    low = lowered(html)  # the scan's own copy: ASCII words in any case, same places
+    if "<script" not in low:
         return None
-    links = len(_LINK.findall(html))
-    if links >= FEW_LINKS:
-        return None
+    links = 0
+    for _link in _LINK.finditer(low):  # a page with links stops early: most pages
+        links += 1
+        if links == FEW_LINKS:
+            return None
+    scripts = low.count("<script")
     bundles = f"{scripts} script{'s' if scripts > 1 else ''}"
-    element = _empty_mount(html)
+    element = _empty_mount(low)
     if element is not None:
         return f"an empty {element} and {bundles}"
-    for noscript in _NOSCRIPT.finditer(html):
-        said = " ".join(noscript.group(1).split())
-        if _ASKS.search(said):
+    for noscript in _NOSCRIPT.finditer(low):
+        if _ASKS.search(noscript.group(1)):
+            said = " ".join(html[noscript.start(1) : noscript.end(1)].split())
             return f"<noscript> says {said[:80]!r}"
     if links <= 1:
         words = len(_strip_tags(_strip_hidden(html)).split())
@@ -72,20 +74,21 @@ def looks_like_app_shell(html: str) -> str | None:
     return None
 
 
-def _empty_mount(html: str) -> str | None:
-    """The first empty mount element, as ``<div id="root">``, or None."""
-    if _ANGULAR.search(html) is not None:
+def _empty_mount(low: str) -> str | None:
+    """The first empty mount element of a lowered page, as ``<div
+    id="root">``, or None."""
+    if _ANGULAR.search(low) is not None:
         return "<app-root>"
-    for tries, found in enumerate(_MOUNT_ID.finditer(html)):
+    for tries, found in enumerate(_MOUNT_ID.finditer(low)):
         if tries == TRIES:
             break
-        opened = html.rfind("<", 0, found.start())
-        if opened < 0 or html.find(">", opened, found.start()) >= 0:
+        opened = low.rfind("<", 0, found.start())
+        if opened < 0 or low.find(">", opened, found.start()) >= 0:
             continue  # not inside a start tag
-        name = _TAG_NAME.match(html, opened)
-        if name is None or name.group(1).lower() not in MOUNT_TAGS:
+        name = _TAG_NAME.match(low, opened)
+        if name is None or name.group(1) not in MOUNT_TAGS:
             continue
-        rest = _EMPTY.match(html, found.end())
-        if rest is not None and rest.group(1).lower() == name.group(1).lower():
-            return f'<{name.group(1).lower()} id="{found.group(1)}">'
+        rest = _EMPTY.match(low, found.end())
+        if rest is not None and rest.group(1) == name.group(1):
+            return f'<{name.group(1)} id="{found.group(1)}">'
     return None
