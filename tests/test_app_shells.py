@@ -159,3 +159,35 @@ def test_a_local_build_names_it_too(tmp_path):
     ]
     assert named == [(["app", ""], "an empty <app-root> and 2 scripts")]
     assert "1 page looks built by JavaScript" in out.stdout
+
+
+def test_what_a_page_says_reaches_every_format_escaped():
+    from linkaudit.output.formats import FORMATS
+
+    said = "enable JavaScript \x1b[31m<img src=x onerror=alert(1)>\u202e"
+    page = f'<script src="/a.js"></script><noscript>{said}</noscript>'
+    assert looks_like_app_shell(page) == "<noscript> says 'enable JavaScript \\x1b[31m'"
+    reason = "<img src=x onerror=alert(1)> \x1b[31m \u202e"  # as a report read back may hold
+    url = {"url": "http://h/app/", "near": True, "outcome": "ok", "status": 200, "error": None}
+    url.update(method="GET", content_type="text/html", location=None, depth=0)
+    url.update(referrer_count=0, referrers=[], app_shell=reason)
+    report = {
+        "version": 1,
+        "start_urls": ["http://h/"],
+        "near_prefixes": ["http://h/"],
+        "started_at": "2026-01-01T00:00:00+00:00",
+        "finished_at": "2026-01-01T00:00:01+00:00",
+        "finish_reason": "finished",
+        "complete": True,
+        "summary": {"urls": 1, "pages": 1, "requests": 1, "ok": 1, "redirect": 0, "broken": 0}
+        | {"blocked": 0, "excluded": 0, "unchecked": 0, "backoffs": 0, "pauses": 0}
+        | {"retries": 0, "app_shells": 1},
+        "urls": [url],
+    }
+    validate(report)
+    for name in ("text", "markdown", "html"):
+        out = FORMATS[name](report)
+        assert "1 page looks built by JavaScript" in out, name
+        assert "\x1b" not in out and "\u202e" not in out, name
+        if name == "html":
+            assert "<img src=x" not in out
