@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 
 from linkaudit.rules.html.lowered import lowered
-from linkaudit.rules.soft404 import _strip_hidden, _strip_tags
+from linkaudit.rules.soft404 import strip_hidden, strip_tags
 
 FEW_LINKS = 10
 FEW_WORDS = 40
@@ -68,7 +68,7 @@ def looks_like_app_shell(html: str) -> str | None:
             said = " ".join(html[noscript.start(1) : noscript.end(1)].split())
             return f"<noscript> says {said[:80]!r}"
     if links <= 1:
-        words = len(_strip_tags(_strip_hidden(html)).split())
+        words = len(strip_tags(strip_hidden(html)).split())
         if words < FEW_WORDS:
             return f"{bundles}, {links} link{'' if links == 1 else 's'} and {words} words of text"
     return None

@@ -73,7 +73,7 @@ def is_probe(url: str) -> bool:
 
 def fingerprint(html: str) -> list[int]:
     """The page's sketch: the smallest crc32s of its word 3-shingles."""
-    words = _strip_tags(_strip_hidden(html)).lower().split()[:WORDS]
+    words = strip_tags(strip_hidden(html)).lower().split()[:WORDS]
     if len(words) < 3:
         shingles = {" ".join(words)}
     else:
@@ -96,7 +96,7 @@ def says_not_found(html: str) -> str | None:
     for start, end in (_TITLE, _H1):
         text = _element_text(html, start, end)
         if text is not None:
-            text = " ".join(_strip_tags(text).split())
+            text = " ".join(strip_tags(text).split())
             if _NOT_FOUND.search(text):
                 return text
     return None
@@ -117,13 +117,13 @@ def _element_text(html: str, start: re.Pattern[str], end: re.Pattern[str]) -> st
     return None if closed is None else html[opened.end() : closed.start()]
 
 
-def _strip_tags(text: str) -> str:
+def strip_tags(text: str) -> str:
     """Tags replaced by spaces; after the last ``>`` no ``<`` starts a tag."""
     cut = text.rfind(">") + 1
     return _TAG.sub(" ", text[:cut]) + text[cut:]
 
 
-def _strip_hidden(html: str) -> str:
+def strip_hidden(html: str) -> str:
     """Scripts, styles, templates and comments replaced by spaces, each from
     its start to its first end; one with no end stays, and once the end of
     a kind is missing it is never looked for again."""
