@@ -259,8 +259,10 @@ local function free(host)
   return ttl == -2
 end
 -- 1: the hosts this worker owns; 2: free hosts up to its share of the
--- level's hosts, so hosts spread over the workers; 3: with nothing to do,
--- any free host
+-- level's hosts, so hosts spread over the workers; 3: with nothing to do
+-- and no host of its own, any free host (a worker that owns a host leaves
+-- the others' share to them: it would otherwise take every host that
+-- frees up the moment its own is empty, before an idle worker asks)
 for _, host in ipairs(hosts) do
   if redis.call('GET', P .. 'lease:' .. host) == me then
     mine = mine + 1
@@ -274,7 +276,7 @@ for _, host in ipairs(hosts) do
     take(host)
   end
 end
-if taken == 0 then
+if taken == 0 and redis.call('SCARD', P .. 'ls:' .. me) == 0 then
   for _, host in ipairs(hosts) do
     if taken >= n then break end
     if free(host) then take(host) end
