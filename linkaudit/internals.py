@@ -378,3 +378,11 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
     def _split_lines(self, text: str, width: int) -> list[str]:
         return self.lines(text, width)
+
+
+async def start_playwright(handler: Any) -> None:
+    """Start scrapy-playwright's handler made after the engine started: it
+    starts Playwright (``_launch``) on ``engine_started``, which has been
+    sent by the time a page is rendered; the browser itself is launched by
+    its first page."""
+    await handler._launch()

@@ -90,6 +90,10 @@ class UrlResult:
     # Reported: why a scanned near HTML page looks built by JavaScript, an
     # app shell whose links only a browser's scripts make (rules/appshell.py)
     app_shell: str | None = None
+    # Reported: a rendered page's links only its DOM has, those its script
+    # removed, its navigations and the render's cost; or why it could not
+    # be rendered (rules/rendered.py: render_section)
+    render: dict[str, Any] | None = None
 
     def optional_dict(self) -> dict[str, Any]:
         """The optional fields that are set."""
@@ -112,6 +116,7 @@ OPTIONAL_FIELDS = (
     "new",
     "soft_404",
     "app_shell",
+    "render",
 )
 
 

@@ -18,3 +18,7 @@ robots_sitemaps = object()
 # shared audit counts it in Redis now, before its bytes leave).
 # Argument: request.
 request_sent = object()
+
+# the browser asks whether robots.txt allows a URL it is about to request
+# (``url``); the robots.txt middleware answers True or False (rendering/)
+robots_asked = object()

@@ -58,7 +58,10 @@ MAY_IMPORT: dict[str, set[str]] = {
     # the command (demo: the site it serves, command/sites.py)
     "command": {"linkaudit", "internals", "rules", "config", "state", "output", "demo"}
     | {"localbuild"},
-    "network": _COMMON | {"config"},
+    # (rendering: the browser a page's render is handed to, made on demand)
+    "network": _COMMON | {"config", "rendering"},
+    # --render: the browser (scrapy-playwright) and what one page may do in it
+    "rendering": _COMMON | {"config", "rules"},
     # what happens to requests to one host: its pace and its health
     "hosts": _COMMON | {"config", "audit", "rules", "network"},
     "middlewares": _COMMON | {"rules", "config", "state", "network", "audit"},

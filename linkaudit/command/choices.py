@@ -42,7 +42,8 @@ def chosen(ns: argparse.Namespace) -> dict[str, Any]:
     if ns.local_dir is not None:
         # its files are read for its origin, no socket (linkaudit/localbuild/handler.py);
         # one GET a URL: a file that is no page is stopped at its headers, unread
-        chosen["LINKAUDIT_LOCAL_READ"] = True
+        # (rendered pages need a server: the browser requests their scripts)
+        chosen["LINKAUDIT_LOCAL_READ"] = not renders(ns)
         chosen["LINKAUDIT_HEAD_FIRST"] = False
     bounded = ns.max_urls is not None or any(n == "LINKAUDIT_MAX_URLS" for n, _ in ns.settings)
     if ns.local_dir is not None and not ns.demo and not bounded:
@@ -65,6 +66,13 @@ def chosen(ns: argparse.Namespace) -> dict[str, Any]:
             raise ConfigError(f"--jsonl: {exc}") from None
         chosen["FEEDS"] = {jsonl: {"format": "jsonlines", "overwrite": True}}
     return chosen
+
+
+def renders(ns: argparse.Namespace) -> bool:
+    """``--render auto`` or ``always`` (or its setting given with ``-s``)."""
+    given = [value for name, value in ns.settings if name == "LINKAUDIT_RENDER"]
+    mode = ns.render if ns.render is not None else (given[-1] if given else "never")
+    return str(mode).strip().lower() != "never"
 
 
 def settings(ns: argparse.Namespace) -> Settings:

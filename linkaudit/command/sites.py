@@ -60,6 +60,10 @@ def _build_site(ns: argparse.Namespace, folder: str, base: str) -> Any:
         read = given.getbool("LINKAUDIT_LOCAL_READ", True)
     except ValueError:  # refused in one line once the settings are checked
         read = True
+    from linkaudit.command.choices import renders
+
+    if renders(ns):  # the browser requests a rendered page's scripts: a server
+        read = False
     if read and "DOWNLOAD_HANDLERS" not in given:
         return BuildAddress(folder, base, ns.port)  # no socket at all
     if ns.port is not None:  # the user's: that one or none

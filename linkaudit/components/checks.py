@@ -27,6 +27,7 @@ from linkaudit.components.failures import FailureJudge
 from linkaudit.components.pages import Pages
 from linkaudit.components.path import CheckPath
 from linkaudit.components.probes import Probes
+from linkaudit.components.renders import Renders
 from linkaudit.components.replay import Replay
 from linkaudit.components.requests import CheckRequests
 from linkaudit.components.sitemaps import Sitemaps
@@ -39,6 +40,7 @@ from linkaudit.meta import (
     LOCATION_ERROR,
     PHASE,
     REFERRER,
+    RENDER,
     TRUNCATED,
 )
 from linkaudit.signals import robots_sitemaps
@@ -64,7 +66,9 @@ class Checks:
         self.discovery = Discovery(config, audit.rules, audit.state, audit.count, audit.link_faults)
         self.replay = Replay(audit, self.discovery)
         self.probes = Probes(audit)
-        self.pages = Pages(audit, self.discovery, self.probes, crawler.signals)
+        render = self._render if config["LINKAUDIT_RENDER"] != "never" else None
+        self.pages = Pages(audit, self.discovery, self.probes, crawler.signals, render)
+        self.renders = Renders(self.pages, reply_of, callback, errback)
         self.sitemaps = Sitemaps(audit, self.discovery)
         self.failures = FailureJudge(audit, self.requests, self.replay)
         self.path = CheckPath(audit, self.pages, self.probes, self.sitemaps, self.replay, self._ask)
@@ -90,13 +94,20 @@ class Checks:
     def on_response(self, response: Response) -> Iterator[Any]:
         """The answer of one request of a check, handed on as the decision
         table says (``CheckPath``)."""
+        if RENDER in response.meta:  # a page's render (renders.py)
+            return self.renders.rendered(response)
         return self.path.on_reply(reply_of(response))
+
+    def _render(self, reply: Reply) -> Any:
+        return self.renders.ask(reply)
 
     def _ask(self, reply: Reply, phase: str) -> Any:
         """The check's next request, in ``phase``."""
         return self.requests.next(reply.source.request, phase)
 
     def on_error(self, failure: Failure) -> Iterator[Any]:
+        if RENDER in failure.request.meta:
+            return self.renders.failed(failure)
         return self.failures.on_error(failure)
 
 

@@ -4,16 +4,19 @@ downloaded for its anchors (--check-fragments)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import dataclasses
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from linkaudit.audit import Audit
 from linkaudit.components.answers import Reply
 from linkaudit.components.discovery import Discovery
 from linkaudit.components.probes import Probes
+from linkaudit.components.rendered import scan_rendered
 from linkaudit.items import UrlResult, page_stats
 from linkaudit.rules.appshell import looks_like_app_shell
 from linkaudit.rules.html import extract_links
+from linkaudit.rules.rendered import NEVER, RenderFacts, should_render
 from linkaudit.rules.statuses import (
     BROKEN,
     OK,
@@ -30,7 +33,9 @@ if TYPE_CHECKING:
 class Pages:
     """The readers of a page, a far page's anchors and a redirect, on
     either route (``signals``: the crawl's, for the page archive; the walk
-    of a build has none)."""
+    of a build has none).  ``render``: what the route makes of "render this
+    page" (the crawl: its render request, ``renders.py``; the walk never
+    renders: a build to render is crawled)."""
 
     def __init__(
         self,
@@ -38,23 +43,39 @@ class Pages:
         discovery: Discovery,
         probes: Probes,
         signals: SignalManager | None = None,
+        render: Callable[[Reply], Any] | None = None,
     ):
         self.audit = audit
         self.discovery = discovery
         self.probes = probes
         self.signals = signals
+        self.render = render
+        self.mode = audit.config["LINKAUDIT_RENDER"] if render is not None else NEVER
         self.maxsize = audit.config["LINKAUDIT_PAGE_MAXSIZE"]
 
-    def page(self, reply: Reply) -> Iterator[Any]:
+    def page(self, reply: Reply, facts: RenderFacts | None = None) -> Iterator[Any]:
         """A near HTML page: scanned, its result with its links, then the
-        results of the new links settled on sight."""
+        results of the new links settled on sight.  A page to render is
+        not read yet: its render is asked for, and ``facts`` (what the
+        browser made of it) come back with it."""
         audit = self.audit
         url, depth, truncated = reply.url, reply.depth, reply.truncated
         kind = reply.kind
         stylesheet = kind in audit.css_types
-        links, images, found, anchors, fragments, blocks, dropped = self.discovery.scan(
-            reply.text, url, depth, stylesheet, truncated
-        )
+        html = kind in audit.html_types and reply.text is not None
+        shell = looks_like_app_shell(reply.text) if html and self.mode != NEVER else None
+        if facts is None and html and self.render is not None and should_render(self.mode, shell):
+            yield self.render(reply)
+            return
+        render: dict[str, Any] | None = None
+        if facts is not None and facts.error is None:
+            text = reply.text[: self.maxsize] if truncated else reply.text
+            scanned, render = scan_rendered(self.discovery, text or "", facts, url, depth)
+            if truncated:
+                self.discovery.note_truncated(url)
+        else:
+            scanned = self.discovery.scan(reply.text, url, depth, stylesheet, truncated)
+        links, images, found, anchors, fragments, blocks, dropped = scanned
         stats = None
         if kind in audit.html_types:
             if self.signals is not None and reply.source is not None:
@@ -65,9 +86,19 @@ class Pages:
             modified = http_date_iso(reply.headers.get(b"Last-Modified"))
             stats = page_stats(len(reply.body), modified, len(links), images)
         etag = reply.headers.get(b"ETag")
-        soft = self.probes.soft_404_fields(reply) if stats is not None else {}
-        if stats is not None and reply.text is not None:
-            soft["app_shell"] = looks_like_app_shell(reply.text)
+        read = reply
+        if render is not None:  # a soft 404 the app shows: by the DOM's title or heading
+            read = dataclasses.replace(reply, decode=lambda: facts.dom)  # type: ignore[union-attr]
+        soft = self.probes.soft_404_fields(read) if stats is not None else {}
+        if stats is not None and reply.text is not None and facts is None:
+            # its links exist only once scripts run: not checked
+            soft["app_shell"] = shell if self.mode != NEVER else looks_like_app_shell(reply.text)
+        if render is not None:
+            soft["render"] = render
+        elif facts is not None:  # the render failed: the page as its HTML says
+            soft["render"] = {"error": facts.error}
+            warning = f"not rendered ({facts.error}): its links were read from its HTML"
+            soft["warning"] = f"{soft['warning']}; {warning}" if soft.get("warning") else warning
         yield audit.result(
             reply,
             OK,

@@ -30,6 +30,7 @@ from linkaudit.config.options import (
     defaults,
     unknown_setting,
 )
+from linkaudit.config.rendering import rendering_browser
 from linkaudit.rules.guards import TrapGuards
 from linkaudit.rules.recheck import RecheckPolicy
 from linkaudit.rules.scope import site_prefix
@@ -140,6 +141,12 @@ class Config:
             headers = dict(settings.getdict("DEFAULT_REQUEST_HEADERS"))
             headers["From"] = contact
             settings.set("DEFAULT_REQUEST_HEADERS", headers, priority="cmdline")
+        try:  # --render: its browser found now, not at the first page to render
+            values["LINKAUDIT_BROWSER"] = rendering_browser(values)
+        except ValueError as exc:
+            named = "LINKAUDIT_BROWSER" if values["LINKAUDIT_BROWSER"] else "LINKAUDIT_RENDER"
+            label = labels.get(named, "browser" if values["LINKAUDIT_BROWSER"] else "render")
+            raise ConfigError(f"{label}: {exc}") from None
         baseline = values["LINKAUDIT_BASELINE"]
         state = SQLITE_STATE if values["LINKAUDIT_DB"] else values["LINKAUDIT_STATE"]
         if values["LINKAUDIT_REDIS"]:

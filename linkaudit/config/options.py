@@ -170,6 +170,21 @@ OPTIONS: tuple[Option, ...] = (
         "--soft-404-probes", "checks", "find soft 404s by probing: one request per host and "
         "directory pattern for a URL that cannot exist, compared with the pages")),
     Option("LINKAUDIT_SOFT_404_SIMILARITY", 0.9, c.number(_float, 0, maximum=1)),
+    # pages built by JavaScript: rendered in Chromium (linkaudit/rendering/)
+    Option("LINKAUDIT_RENDER", "never", c.choice("never", "auto", "always"), argument="render",
+           flag=Flag("--render MODE", "checks", "pages built by JavaScript: never (default: "
+                     "pages that look like app shells are only named), auto (render those in "
+                     "Chromium), always (render every page of the site)")),
+    Option("LINKAUDIT_BROWSER", "", c.text, argument="browser", flag=Flag(
+        "--browser PATH", "checks", "the Chromium that renders pages; default: chromium on the "
+        "PATH")),
+    # seconds a render may take in all (load, scripts, the network going quiet)
+    Option("LINKAUDIT_RENDER_TIMEOUT", 15.0, c.number(_float, 1, maximum=c.HOUR)),
+    # seconds after load waited for the network to go quiet, then the DOM is read anyway
+    Option("LINKAUDIT_RENDER_SETTLE", 3.0, c.number(_float, 0, maximum=c.HOUR)),
+    Option("LINKAUDIT_RENDER_PAGES", 2, c.number(_int, 1, maximum=64)),
+    # MiB the browser's whole process tree may use: past it, its pages are closed
+    Option("LINKAUDIT_RENDER_MEMORY", 1024, c.number(_int, 128, maximum=1 << 20)),
     # bytes of a sitemap read, and inflated (gzip file or Content-Encoding)
     Option("LINKAUDIT_SITEMAP_MAXSIZE", 50 * 1024 * 1024, c.number(_int, 1, maximum=c.SIZE)),
     # sitemap nesting read: 1 the sitemaps given or named by robots.txt, 2 those

@@ -101,6 +101,8 @@ def walks(config: Config) -> bool:
         return False
     if config["LINKAUDIT_SITEMAPS"] or config["LINKAUDIT_PAGEDIR"]:
         return False
+    if config["LINKAUDIT_RENDER"] != "never":  # a browser renders pages: the crawl's
+        return False
     if config["CLOSESPIDER_PAGECOUNT"]:  # (--max-time: the walk keeps its own clock)
         return False
     if tuple(config.near_prefixes) != tuple(config.start_urls[:1]) or len(config.start_urls) != 1:

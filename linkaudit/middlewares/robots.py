@@ -47,6 +47,7 @@ from linkaudit.exceptions import RobotsBlocked, RobotsUnanswered
 from linkaudit.meta import MAXSIZE, TRUNCATED
 from linkaudit.network.failures import is_network_failure, is_timeout
 from linkaudit.rules.sitemap import robots_sitemaps
+from linkaudit.signals import robots_asked
 from linkaudit.signals import robots_sitemaps as robots_sitemaps_found
 
 logger = logging.getLogger(__name__)
@@ -63,6 +64,23 @@ class RobotsMiddleware(RobotsTxtMiddleware):
         self.unanswered: dict[str, str] = {}  # netloc -> why nothing there is asked
         self.timeout = config_of(crawler)["DOWNLOAD_TIMEOUT"]
         crawler.signals.connect(self._on_bytes, signal=signals.bytes_received)
+        crawler.signals.connect(self.allows, signal=robots_asked)
+        settings = crawler.settings
+        self.useragent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT")
+
+    async def allows(self, url: str) -> bool:
+        """robots.txt's verdict for a URL a rendering browser is about to
+        request (the ``robots_asked`` signal): fetched as for any request
+        of the audit, the first time its host is met."""
+        try:
+            request = Request(url, meta={"dont_obey_robotstxt": True})
+        except ValueError:
+            return False
+        parser = await self.robot_parser(request)
+        netloc = urlparse_cached(request).netloc
+        if netloc in self.unanswered or netloc in self.reasons:
+            return False
+        return parser is None or parser.allowed(url, self.useragent)
 
     def _on_bytes(self, data: bytes, request: Request, spider: Any) -> None:
         """Stop a robots.txt download once past its cap: the response keeps

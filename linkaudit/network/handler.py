@@ -33,6 +33,7 @@ from scrapy.http import Response
 from twisted.internet.defer import Deferred
 
 from linkaudit import internals
+from linkaudit.meta import RENDER
 from linkaudit.network.endpoint import HostnameEndpoint
 from linkaudit.network.looplag import INTERVAL, LoopLag
 from linkaudit.signals import request_sent
@@ -50,13 +51,22 @@ class HttpDownloadHandler(http11.HTTP11DownloadHandler):
         internals.time_downloads_with(FairAgent)
         self._lag = LoopLag.of(crawler)
         self._lag.start()
+        self._browser: Any = None  # --render: made on the first render (rendering/)
 
     async def download_request(self, request: Request) -> Response:
+        if RENDER in request.meta:  # a page's render: the browser's, not a request of ours
+            if self._browser is None:
+                from linkaudit.rendering.browser import Browser
+
+                self._browser = Browser(self.crawler)
+            return await self._browser.download(request)
         self.crawler.signals.send_catch_log(request_sent, request=request)
         return await super().download_request(request)
 
     async def close(self) -> None:
         self._lag.stop()
+        if self._browser is not None:
+            await self._browser.close()
         await super().close()
 
 

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from linkaudit.items import UrlResult
 from linkaudit.rules.history import Streak
 from linkaudit.rules.recheck import History
+from linkaudit.rules.rendered import referrer_fields
 
 
 class Pending(NamedTuple):
@@ -221,7 +222,7 @@ class AuditState(ABC):
         crawl, a local build's walk and a journal's rebuild all call it."""
         failing_since, count, refs = self._settle(result, now)
         result.referrer_count = count
-        result.referrers = [{"url": page, "line": line} for page, line in refs]
+        result.referrers = [referrer_fields(page, line) for page, line in refs]
         return failing_since
 
     @abstractmethod

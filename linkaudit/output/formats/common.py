@@ -52,14 +52,25 @@ def walled(report: Report) -> list[tuple[str, list[dict[str, Any]]]]:
     return sorted(by_wall.items())
 
 
+def no_line(referrer: dict[str, Any]) -> str:
+    """Why a referrer has no line: a redirect, a link only in the rendered
+    DOM (--render), a navigation the page's script made."""
+    if referrer.get("navigation"):
+        return "script navigation"
+    if referrer.get("rendered"):
+        return "rendered: only after its scripts ran"
+    return "redirect"
+
+
 def where(referrer: dict[str, Any]) -> str:
     """A referrer in words: ``page line 12``, or ``page (redirect)``; a
     local build's page as its file first: ``public/about.html:12 (page)``."""
     line = referrer["line"]
     if referrer.get("file"):
-        at = f":{line}" if line is not None else " (redirect)"
+        at = f":{line}" if line is not None else f" ({no_line(referrer)})"
         return f"{referrer['file']}{at} ({referrer['url']})"
-    return f"{referrer['url']}" + (f" line {line}" if line is not None else " (redirect)")
+    at = f" line {line}" if line is not None else f" ({no_line(referrer)})"
+    return f"{referrer['url']}{at}"
 
 
 def missing_fragments(report: Report) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -139,9 +150,31 @@ def app_shells(report: Report) -> tuple[str, list[dict[str, Any]]]:
         return "", []
     words = (
         f"{plural(n, 'page')} look{'s' if n == 1 else ''} built by JavaScript; "
-        f"{'its' if n == 1 else 'their'} links were not checked (linkaudit reads the server's HTML)"
+        f"{'its' if n == 1 else 'their'} links were not checked: --render auto"
     )
     return words, [u for u in report["urls"] if u.get("app_shell")]
+
+
+RENDERED_SHOWN = 10  # rendered pages a text or markdown report lists (the report has all)
+
+
+def rendered(report: Report) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
+    """The pages rendered in Chromium (--render): the line that says how
+    many (and what it cost), the rendered pages whose links differ from
+    their HTML's, and the pages whose render failed; none: ``("", [], [])``."""
+    s = report["summary"]
+    n, failed = s.get("rendered_pages", 0), s.get("render_failures", 0)
+    if not (n or failed):
+        return "", [], []
+    asked = plural(s.get("render_requests", 0), "browser request")
+    words = f"{plural(n, 'page')} rendered in Chromium ({asked})"
+    if failed:
+        words += f"; {plural(failed, 'render')} failed, read from the HTML"
+    sections = report.get("rendered") or ()
+    changed = [r for r in sections if r.get("added_count") or r.get("removed_count")]
+    changed += [r for r in sections if r.get("navigations") and r not in changed]
+    failures = [r for r in sections if r.get("error")]
+    return words, changed, failures
 
 
 def plural(count: int, word: str) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from linkaudit.output.formats.common import (
+    RENDERED_SHOWN,
     app_shells,
     ending,
     groups_by_target,
@@ -14,6 +15,7 @@ from linkaudit.output.formats.common import (
     place_lines,
     places_of,
     plural,
+    rendered,
     shown,
     walled,
 )
@@ -90,6 +92,7 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
     if shells:
         lines.append(f"{shells}:")
         lines.extend(f"  {u['url']}  [{u['app_shell']}]" for u in pages)
+    lines.extend(_rendered_lines(report))
     lines.extend(_sitemap_lines(report.get("sitemap")))
     lines.extend(get_only_lines(report))
     lines.extend(_limit_lines(report))
@@ -259,3 +262,26 @@ def _suggested(entry: dict[str, Any]) -> str:
     """``  did you mean URL? (a typo)`` after a broken URL that has a suggestion."""
     found = entry.get("suggestion")
     return f"  {suggestion_text(found, entry['url'])}" if found else ""
+
+
+def _rendered_lines(report: dict[str, Any]) -> list[str]:
+    """--render: how many pages were rendered, the pages whose DOM links
+    differ from their HTML's (links only after rendering, removed by the
+    script, script navigations: each apart), and the renders that failed."""
+    words, changed, failures = rendered(report)
+    if not words:
+        return []
+    lines = [f"{words}:" if changed or failures else words]
+    for section in changed[:RENDERED_SHOWN]:
+        lines.append(
+            f"  {section['page']}  {section['added_count']} only after rendering, "
+            f"{section['removed_count']} removed by its script"
+        )
+        lines.extend(f"    + {url}" for url in section["added"][:3])
+        lines.extend(f"    - {url}" for url in section["removed"][:3])
+        lines.extend(f"    -> {url} (script navigation)" for url in section["navigations"][:3])
+    if len(changed) > RENDERED_SHOWN:
+        more = len(changed) - RENDERED_SHOWN
+        lines.append(f"  ... and {more:,} more pages (the report's rendered list)")
+    lines.extend(f"  not rendered: {r['page']}  [{r['error']}]" for r in failures[:RENDERED_SHOWN])
+    return lines

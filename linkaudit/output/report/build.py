@@ -14,9 +14,11 @@ from linkaudit.output.jsontext import json_text
 from linkaudit.output.reading import needed_in_summary, read_report
 from linkaudit.output.report.facts import ReportFacts, now_iso
 from linkaudit.output.report.getonly import get_only_hosts
+from linkaudit.output.report.rendered import RenderedPages
 from linkaudit.output.report.sections import Sections, shown
 from linkaudit.rules.baseline import fragment_key
 from linkaudit.rules.recheck import RecheckPolicy
+from linkaudit.rules.rendered import referrer_fields
 from linkaudit.rules.statuses import INTERNAL_ERROR
 from linkaudit.rules.urls import is_near
 from linkaudit.rules.walls import wall_named
@@ -74,6 +76,7 @@ def report_entries(
     walls: dict[str, int] = {}  # unchecked behind a bot wall, by wall (rules/walls.py)
     broken_now = set()
     sections = Sections(facts, near)
+    renders = RenderedPages(facts.render)
     entries = sections.read(state)
     missing = sections.missing_fragments()
     history = facts.history
@@ -105,6 +108,8 @@ def report_entries(
             groups.see(item)
         if item.get("app_shell"):  # its links exist only once scripts run: unchecked
             summary["app_shells"] = summary.get("app_shells", 0) + 1
+        if item.get("render"):  # --render: a page rendered in Chromium, or its render failed
+            renders.see(item)
         if item.get("links_dropped"):
             summary["links_dropped"] = summary.get("links_dropped", 0) + item["links_dropped"]
         if item.get("not_modified") and item.get("page") is not None:
@@ -133,6 +138,7 @@ def report_entries(
     dropped = state.urls_dropped()  # new URLs past LINKAUDIT_MAX_URLS: never checked
     if dropped:
         summary["urls_dropped"] = dropped
+    renders.counts(summary)
     get_only = get_only_hosts(state)  # hosts whose HEAD answers proved no hint
     if get_only:
         summary["get_only_hosts"] = get_only
@@ -151,6 +157,7 @@ def report_entries(
             "summary": summary,
             **changes,
             **sections.closing(),
+            **renders.section(),
         }
     )
     if history is not None:  # new and fixed since the last finished audit (all new: none)
@@ -192,7 +199,7 @@ def _entry_item(
     item["referrer_count"] = entry.referrer_count
     # sorted: a resumed audit lists them as an uninterrupted one would
     item["referrers"] = [
-        {"url": page, "line": line} for page, line in sorted(entry.referrers, key=_by_place)
+        referrer_fields(page, line) for page, line in sorted(entry.referrers, key=_by_place)
     ]
     return item
 

@@ -66,6 +66,7 @@ class ReportFacts:
     # requests asked again: a timeout's, a Retry-After's, a throttling or
     # struggling host's (each bounded: docs/politeness.md)
     retries: int = 0
+    render: str = "never"  # LINKAUDIT_RENDER: the rendered section and its counts
 
 
 def report_facts(
@@ -113,4 +114,5 @@ def report_facts(
         templates=config["LINKAUDIT_TEMPLATE_MIN_PAGES"] if config["LINKAUDIT_TEMPLATES"] else None,
         sitemaps=bool(config["LINKAUDIT_SITEMAPS"] or config["LINKAUDIT_ROBOTS_SITEMAPS"]),
         suggest=config["LINKAUDIT_SUGGEST_MIN_SCORE"] if config["LINKAUDIT_SUGGESTIONS"] else None,
+        render=config["LINKAUDIT_RENDER"],
     )

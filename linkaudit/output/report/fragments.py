@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from linkaudit.rules.fragments import has_anchor
+from linkaudit.rules.rendered import referrer_fields
 from linkaudit.state.base import Entry
 
 MAX_HOPS = 20  # a redirect chain longer than this (or a loop) is not followed
@@ -53,7 +54,7 @@ class MissingFragments:
                     missing.setdefault(target, []).append(
                         {
                             "fragment": fragment,
-                            "referrers": [{"url": u, "line": n} for u, n in places],
+                            "referrers": [referrer_fields(u, n) for u, n in places],
                         }
                     )
         return missing

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
+from linkaudit.rules.rendered import source_line
 from linkaudit.state.base import Entry
 
 PERMANENT = frozenset({301, 308})
@@ -45,7 +46,7 @@ class RedirectFixes:
         result = entry.result
         if result is not None and result.outcome == "redirect" and result.location:
             self.hops[entry.url] = (result.status or 0, result.location)
-            links = [(page, line) for page, line in entry.referrers if line is not None]
+            links = [(page, n) for page, n in entry.referrers if source_line(n) is not None]
             if links:
                 self.places[entry.url] = links
 

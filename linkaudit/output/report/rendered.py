@@ -1,0 +1,47 @@
+"""The report's ``rendered`` section (--render): one entry per rendered
+page, the links only its DOM has, those its script removed, its
+navigations; and the summary's counts of renders and of the browser's
+requests.
+
+A page the audit database vouched for (``not_modified``, ``from_cache``:
+unchanged since it was rendered) keeps its render's section, but its
+browser requests were not sent by this audit and are not counted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class RenderedPages:
+    """Sees the entries with ``render``; adds the section and its counts.
+    ``mode``: ``LINKAUDIT_RENDER`` (never: nothing is added)."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.pages: list[dict[str, Any]] = []
+        self.failures = 0
+        self.requests = 0
+
+    def see(self, item: dict[str, Any]) -> None:
+        render = item["render"]
+        if render.get("error"):
+            self.failures += 1
+        elif not (item.get("not_modified") or item.get("from_cache")):
+            self.requests += render.get("requests", 0)
+        self.pages.append({"page": item["url"], **render})
+
+    def counts(self, summary: dict[str, Any]) -> None:
+        """The summary's counts of renders."""
+        if self.mode == "never" and not self.pages:
+            return
+        summary["rendered_pages"] = len(self.pages) - self.failures
+        summary["render_requests"] = self.requests
+        if self.failures:
+            summary["render_failures"] = self.failures
+
+    def section(self) -> dict[str, Any]:
+        """The report's ``rendered`` list (the entries came sorted by URL)."""
+        if self.mode == "never" and not self.pages:
+            return {}
+        return {"rendered": self.pages}

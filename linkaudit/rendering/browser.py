@@ -1,0 +1,252 @@
+"""The browser of an audit: scrapy-playwright's download handler, driving
+the system's Chromium, made the first time a page is to be rendered.
+
+``HttpDownloadHandler`` (``linkaudit/network/handler.py``) hands it the
+requests that carry a render (``meta[RENDER]``); everything else goes to
+the network as before.  scrapy-playwright is configured from linkaudit's
+settings (:func:`playwright_settings`): Chromium from ``LINKAUDIT_BROWSER``
+(``executable_path``: Playwright's own browser download is never used),
+``LINKAUDIT_RENDER_PAGES`` pages at once, one context that accepts no
+download and runs no service worker; and each render is given a
+:class:`~linkaudit.rendering.page.PageSession` (its page init callback and
+page method: ``page.py``).
+
+Bounds:
+
+- time: a render has ``LINKAUDIT_RENDER_TIMEOUT`` seconds in all; past it
+  the render is cancelled and its page closed (a page whose scripts never
+  stop is closed by Chromium, not waited on), and the page is read from
+  its HTML, with a warning;
+- memory: while the browser runs, the resident memory of this process's
+  children (Playwright's driver, Chromium and its renderers) is read twice
+  a second; past ``LINKAUDIT_RENDER_MEMORY`` MiB, the renders in flight are
+  cancelled and their pages closed.  Each renderer's JavaScript heap is
+  also capped (V8's ``--max-old-space-size``): a page that allocates
+  without end crashes its own renderer first;
+- the browser starts only when a page needs it, once per audit, and is
+  closed with the download handlers (the end of the crawl, Ctrl-C,
+  SIGTERM: Scrapy closes its handlers on every way out).  Its driver is
+  told not to act on signals itself (``handle_sigint``...): Ctrl-C reaches
+  the driver too, and the crawl, not the driver, decides when to close.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from typing import Any
+
+from scrapy import Request
+from scrapy.crawler import Crawler
+from scrapy.http import Response
+from scrapy.settings import Settings
+
+from linkaudit import internals
+from linkaudit.config import config_of
+from linkaudit.meta import RENDER, RENDERED
+from linkaudit.rendering.memory import tree_bytes
+from linkaudit.rendering.page import PageSession, close_page
+from linkaudit.signals import robots_asked
+
+logger = logging.getLogger(__name__)
+
+CONTEXT = "linkaudit-render"
+MEMORY_INTERVAL = 0.5  # seconds between two readings of the browser's memory
+MiB = 1024 * 1024
+
+
+class RenderTimeout(Exception):
+    """A render that did not finish in ``LINKAUDIT_RENDER_TIMEOUT``."""
+
+
+class RenderMemory(Exception):
+    """A render cancelled: the browser grew past ``LINKAUDIT_RENDER_MEMORY``."""
+
+
+def playwright_settings(config: Any, user_agent: str) -> dict[str, Any]:
+    """scrapy-playwright's settings, from linkaudit's."""
+    memory = config["LINKAUDIT_RENDER_MEMORY"]
+    pages = config["LINKAUDIT_RENDER_PAGES"]
+    heap = max(32, memory // (2 * pages))  # MiB of JavaScript heap a renderer may hold
+    return {
+        "PLAYWRIGHT_BROWSER_TYPE": "chromium",
+        "PLAYWRIGHT_LAUNCH_OPTIONS": {
+            "executable_path": config["LINKAUDIT_BROWSER"],
+            "headless": True,
+            "handle_sigint": False,
+            "handle_sigterm": False,
+            "handle_sighup": False,
+            "args": [
+                f"--js-flags=--max-old-space-size={heap}",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--mute-audio",
+            ],
+        },
+        "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": pages,
+        "PLAYWRIGHT_MAX_CONTEXTS": 1,
+        "PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT": config["LINKAUDIT_RENDER_TIMEOUT"] * 1000,
+        "PLAYWRIGHT_RESTART_DISCONNECTED_BROWSER": True,
+        "PLAYWRIGHT_CONTEXTS": {},
+        "USER_AGENT": user_agent,
+    }
+
+
+class _CrawlerView:
+    """The crawler as scrapy-playwright's handler sees it: the crawler, its
+    settings with scrapy-playwright's added (the crawler's are frozen)."""
+
+    def __init__(self, crawler: Crawler, settings: Settings):
+        self.crawler = crawler
+        self.settings = settings
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.crawler, name)
+
+
+class Browser:
+    """The audit's browser, started on the first render."""
+
+    def __init__(self, crawler: Crawler):
+        self.crawler = crawler
+        config = config_of(crawler)
+        self.timeout = config["LINKAUDIT_RENDER_TIMEOUT"]
+        self.settle = config["LINKAUDIT_RENDER_SETTLE"]
+        self.maxsize = config["LINKAUDIT_PAGE_MAXSIZE"]
+        self.memory = config["LINKAUDIT_RENDER_MEMORY"] * MiB
+        self.user_agent = crawler.settings.get("USER_AGENT")
+        self.settings = playwright_settings(config, self.user_agent)
+        self.handler: Any = None
+        self.lock = asyncio.Lock()
+        self.inflight: dict[asyncio.Task, PageSession] = {}
+        self.stopped: set[PageSession] = set()  # renders the memory bound cancelled
+        self.watch: asyncio.Task | None = None
+        self.peak = 0
+        self.closed = False
+
+    async def start(self) -> Any:
+        """scrapy-playwright's handler, made and started once."""
+        async with self.lock:
+            if self.handler is None:
+                from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
+
+                settings = self.crawler.settings.copy()
+                settings.frozen = False  # a copy of the crawler's: its own to add to
+                settings.setdict(self.settings, priority="spider")
+                handler = ScrapyPlaywrightDownloadHandler(_CrawlerView(self.crawler, settings))
+                await internals.start_playwright(handler)
+                self.handler = handler
+                self.watch = asyncio.ensure_future(self._watch_memory())
+                logger.info(
+                    "Browser started for rendering: %s",
+                    settings["PLAYWRIGHT_LAUNCH_OPTIONS"]["executable_path"],
+                )
+        return self.handler
+
+    async def download(self, request: Request) -> Response:
+        """The render ``request`` asks for, by the browser."""
+        if self.closed:
+            raise RenderTimeout("the audit is closing")
+        handler = await self.start()
+        answer: Response = request.meta[RENDER]
+        session = PageSession(
+            answer.url,
+            answer.status,
+            {
+                k.decode("latin-1"): b", ".join(v).decode("latin-1")
+                for k, v in answer.headers.items()
+            },
+            answer.body,
+            self._allows,
+            self.settle,
+            self.maxsize,
+        )
+        request.meta[RENDERED] = session.facts
+        request.meta.update(
+            playwright=True,
+            playwright_context=CONTEXT,
+            playwright_context_kwargs={
+                "accept_downloads": False,
+                "service_workers": "block",
+                "user_agent": self.user_agent,
+            },
+            playwright_page_init_callback=session.prepare,
+            playwright_page_goto_kwargs={"wait_until": "load", "timeout": self.timeout * 1000},
+            playwright_page_methods=[_page_method(session.read)],
+        )
+        task = asyncio.ensure_future(handler.download_request(request))
+        self.inflight[task] = session
+        try:
+            return await asyncio.wait_for(asyncio.shield(task), self.timeout)
+        except TimeoutError:
+            task.cancel()
+            await close_page(session.page)
+            raise RenderTimeout(f"it did not finish within {self.timeout:g} s") from None
+        except asyncio.CancelledError:
+            task.cancel()
+            await close_page(session.page)
+            if session in self.stopped:  # by the memory bound, not by the crawl
+                raise RenderMemory(
+                    f"the browser used more than {self.memory // MiB} MiB (LINKAUDIT_RENDER_MEMORY)"
+                ) from None
+            raise
+        finally:
+            self.inflight.pop(task, None)
+            self.stopped.discard(session)
+            # the browser's requests are requests of the audit (summary.requests)
+            self.crawler.stats.inc_value("downloader/request_count", session.facts.requests)
+            self.crawler.stats.inc_value("linkaudit/renders")
+            session.facts.seconds = session.facts.seconds or time.monotonic() - session.started
+
+    async def _allows(self, url: str) -> bool:
+        """robots.txt's verdict for a URL the browser asks for."""
+        answers = await self.crawler.signals.send_catch_log_async(robots_asked, url=url)
+        return all(answer is not False for _, answer in answers)
+
+    async def _watch_memory(self) -> None:
+        """The whole browser's resident memory, read twice a second: past
+        the bound, the renders in flight are cancelled (their pages closed)."""
+        me = os.getpid()
+        stats = self.crawler.stats
+        while not self.closed:
+            used = tree_bytes(me)
+            if used > self.peak:
+                self.peak = used
+                stats.set_value("linkaudit/render_memory_peak", used)
+            if used > self.memory and self.inflight:
+                logger.warning(
+                    "The browser uses %d MiB, more than LINKAUDIT_RENDER_MEMORY (%d MiB): "
+                    "%d renders stopped",
+                    used // MiB,
+                    self.memory // MiB,
+                    len(self.inflight),
+                )
+                for task, session in list(self.inflight.items()):
+                    self.stopped.add(session)
+                    task.cancel()
+            await asyncio.sleep(MEMORY_INTERVAL)
+
+    async def close(self) -> None:
+        """Close the browser (and Playwright's driver) if it was started."""
+        self.closed = True
+        for task in list(self.inflight):
+            task.cancel()
+        if self.watch is not None:
+            self.watch.cancel()
+        if self.handler is not None:
+            handler, self.handler = self.handler, None
+            try:
+                await asyncio.wait_for(handler.close(), 30)
+            except Exception:
+                logger.warning("Closing the browser failed", exc_info=True)
+            logger.info("Browser closed")
+
+
+def _page_method(method: Any) -> Any:
+    from scrapy_playwright.page import PageMethod
+
+    return PageMethod(method)

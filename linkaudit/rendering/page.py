@@ -1,0 +1,151 @@
+"""One page in the browser: what it is given, what it may fetch, and what
+is read back.
+
+- Its document is the page's own answer, already downloaded by the crawl
+  (``route.fulfill``): the page is not requested twice.
+- It fetches what a page needs to run, and nothing else: scripts, styles
+  and data requests (``fetch``, XHR, event streams) go out if the host's
+  robots.txt allows them (asked through the ``robots_asked`` signal: the
+  crawl's own robots.txt parsers); images, media, fonts, frames, objects,
+  beacons and everything else are refused before a byte is read (the
+  links that name them are checked by linkaudit's own ``HEAD``).
+- A navigation of the page's own frame after its document (``location``
+  set by the script, a timed redirect, a form sent by script) is refused
+  and noted: it is a redirect link of the page.  Downloads are refused by
+  the context (``accept_downloads``); new windows are closed as they open,
+  before their first request (the context refuses every request of a page
+  that is not the one rendered); dialogs are dismissed.
+- It has settled once loaded and the network has been quiet for 0.5 s
+  (Playwright's ``networkidle``), or after ``LINKAUDIT_RENDER_SETTLE``
+  seconds of waiting: then its DOM is read (``page.content()``), with its
+  title.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import weakref
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from playwright.async_api import Page, Route
+from playwright.async_api import Request as BrowserRequest
+
+from linkaudit.rules.rendered import RenderFacts
+
+logger = logging.getLogger(__name__)
+
+# what a page needs to run: its scripts, styles and data (Playwright's
+# resource types, as Chromium's DevTools names them)
+FETCHED = frozenset({"script", "stylesheet", "xhr", "fetch", "eventsource"})
+# an answer's headers the browser must not be given: the body it gets is
+# the one the crawl decoded, whole
+NOT_PASSED = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+_GUARDED: weakref.WeakSet[Any] = weakref.WeakSet()  # contexts that refuse other pages' requests
+
+
+class PageSession:
+    """One render: the page's answer, the policy of its requests, and the
+    facts read back (``facts``)."""
+
+    def __init__(
+        self,
+        url: str,
+        status: int,
+        headers: dict[str, str],
+        body: bytes,
+        allows: Callable[[str], Awaitable[bool]],
+        settle: float,
+        maxsize: int,
+    ):
+        self.url = url
+        self.status = status
+        self.headers = {k: v for k, v in headers.items() if k.lower() not in NOT_PASSED}
+        self.body = body
+        self.allows = allows  # robots.txt's verdict for a URL the browser asks for
+        self.settle = settle
+        self.maxsize = maxsize
+        self.facts = RenderFacts()
+        self.page: Page | None = None
+        self.started = time.monotonic()
+        self.served = False  # the document was given
+
+    async def prepare(self, page: Page, _request: Any) -> None:
+        """scrapy-playwright's page init callback: before the page's
+        navigation, its routes and handlers."""
+        self.page = page
+        context = page.context
+        if context not in _GUARDED:  # a window the script opened asks for nothing
+            _GUARDED.add(context)
+            await context.route("**", _refuse)
+        page.on("dialog", self._dialog)
+        page.on("popup", self._popup)
+        # registered after scrapy-playwright's own route: tried first
+        await page.route("**", self._route)
+
+    async def _route(self, route: Route, request: BrowserRequest) -> None:
+        facts = self.facts
+        if request.is_navigation_request() and request.frame == self.page.main_frame:
+            if not self.served:
+                self.served = True
+                await route.fulfill(status=self.status, headers=self.headers, body=self.body)
+                return
+            facts.navigations.append(request.url)  # the script navigates: a redirect link
+            await route.abort("aborted")
+            return
+        if request.resource_type not in FETCHED or not request.url.startswith(("http:", "https:")):
+            facts.refused += 1
+            await route.abort("blockedbyclient")
+            return
+        if not await self.allows(request.url):
+            facts.refused += 1
+            logger.debug("Browser request refused by robots.txt: %s", request.url)
+            await route.abort("blockedbyclient")
+            return
+        facts.requests += 1
+        await route.fallback()  # scrapy-playwright's route sends it (its User-Agent ours)
+
+    async def _dialog(self, dialog: Any) -> None:
+        self.facts.dialogs += 1
+        try:
+            await dialog.dismiss()
+        except Exception:  # the page closed meanwhile
+            pass
+
+    async def _popup(self, popup: Page) -> None:
+        self.facts.windows += 1
+        try:
+            await popup.close()
+        except Exception:
+            pass
+
+    async def read(self, page: Page) -> None:
+        """scrapy-playwright's page method, once the page has loaded: wait
+        for the network to go quiet (at most ``settle`` seconds), then
+        read the DOM."""
+        facts = self.facts
+        try:
+            await page.wait_for_load_state("networkidle", timeout=self.settle * 1000 or 1)
+            facts.settled = True
+        except Exception:  # never quiet: the DOM as it is now
+            facts.settled = False
+        facts.dom = (await page.content())[: self.maxsize]
+        facts.title = (await page.title())[:500]
+        facts.seconds = time.monotonic() - self.started
+
+
+async def _refuse(route: Route) -> None:
+    await route.abort("blockedbyclient")
+
+
+async def close_page(page: Page | None) -> None:
+    """Close a page that did not finish (its render timed out, the browser
+    grew past its memory bound), whatever its scripts are doing."""
+    if page is None or page.is_closed():
+        return
+    try:
+        await asyncio.wait_for(page.close(run_before_unload=False), 10)
+    except Exception:
+        logger.debug("Closing a page failed", exc_info=True)
