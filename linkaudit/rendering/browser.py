@@ -175,10 +175,11 @@ class Browser:
                 "user_agent": self.user_agent,
             },
             playwright_page_init_callback=session.prepare,
-            playwright_page_goto_kwargs={"wait_until": "load", "timeout": self.timeout * 1000},
-            playwright_page_methods=[_page_method(session.read)],
+            # the document committed: the rest is waited for by PageSession.read
+            playwright_page_goto_kwargs={"wait_until": "commit", "timeout": self.timeout * 1000},
+            playwright_include_page=True,
         )
-        task = asyncio.ensure_future(handler.download_request(request))
+        task = asyncio.ensure_future(self._render(handler, request, session))
         self.inflight[task] = session
         try:
             return await asyncio.wait_for(asyncio.shield(task), self.timeout)
@@ -201,6 +202,16 @@ class Browser:
             self.crawler.stats.inc_value("downloader/request_count", session.facts.requests)
             self.crawler.stats.inc_value("linkaudit/renders")
             session.facts.seconds = session.facts.seconds or time.monotonic() - session.started
+
+    async def _render(self, handler: Any, request: Request, session: PageSession) -> Response:
+        """The page opened by scrapy-playwright (its document given, not
+        requested), then read by ``session``; closed whatever happens."""
+        try:
+            response = await handler.download_request(request)
+            await session.read(request.meta["playwright_page"])
+            return response
+        finally:
+            await close_page(session.page)
 
     async def _allows(self, url: str) -> bool:
         """robots.txt's verdict for a URL the browser asks for."""
@@ -244,9 +255,3 @@ class Browser:
             except Exception:
                 logger.warning("Closing the browser failed", exc_info=True)
             logger.info("Browser closed")
-
-
-def _page_method(method: Any) -> Any:
-    from scrapy_playwright.page import PageMethod
-
-    return PageMethod(method)

@@ -71,6 +71,7 @@ class PageSession:
         self.page: Page | None = None
         self.started = time.monotonic()
         self.served = False  # the document was given
+        self.navigated = asyncio.Event()  # the script navigated away
 
     async def prepare(self, page: Page, _request: Any) -> None:
         """scrapy-playwright's page init callback: before the page's
@@ -93,6 +94,7 @@ class PageSession:
                 await route.fulfill(status=self.status, headers=self.headers, body=self.body)
                 return
             facts.navigations.append(request.url)  # the script navigates: a redirect link
+            self.navigated.set()  # the page is left: its DOM is read as it is now
             await route.abort("aborted")
             return
         if request.resource_type not in FETCHED or not request.url.startswith(("http:", "https:")):
@@ -122,18 +124,37 @@ class PageSession:
             pass
 
     async def read(self, page: Page) -> None:
-        """scrapy-playwright's page method, once the page has loaded: wait
-        for the network to go quiet (at most ``settle`` seconds), then
-        read the DOM."""
+        """Once the document is committed: wait for the page's load, then
+        for the network to go quiet (at most ``settle`` seconds), then read
+        the DOM.  A navigation the script makes ends the wait at once: the
+        page is left, its DOM is what it was (an aborted navigation stops
+        the document's loading: its load event never comes)."""
         facts = self.facts
-        try:
-            await page.wait_for_load_state("networkidle", timeout=self.settle * 1000 or 1)
-            facts.settled = True
-        except Exception:  # never quiet: the DOM as it is now
+        if not await _first(page.wait_for_load_state("load", timeout=0), self.navigated):
             facts.settled = False
+        elif self.navigated.is_set():
+            facts.settled = True
+        else:
+            quiet = page.wait_for_load_state("networkidle", timeout=self.settle * 1000 or 1)
+            facts.settled = await _first(quiet, self.navigated)
         facts.dom = (await page.content())[: self.maxsize]
         facts.title = (await page.title())[:500]
         facts.seconds = time.monotonic() - self.started
+
+
+async def _first(wait: Awaitable[Any], event: asyncio.Event) -> bool:
+    """Wait for ``wait`` or ``event``, whichever comes first: True, unless
+    ``wait`` failed (its timeout) first."""
+    waited = asyncio.ensure_future(wait)
+    seen = asyncio.ensure_future(event.wait())
+    try:
+        done, _ = await asyncio.wait({waited, seen}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (waited, seen):
+            task.cancel()
+    if waited in done and not waited.cancelled() and waited.exception() is not None:
+        return event.is_set()
+    return True
 
 
 async def _refuse(route: Route) -> None:

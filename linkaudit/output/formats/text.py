@@ -145,6 +145,7 @@ def headline(report: dict[str, Any]) -> str:
 # warning (our own words) -> the heading
 _NOTES = (
     ("a symbolic link out of the build directory", "Symbolic links out of the build"),
+    ("not rendered", "Pages not rendered, read from their HTML"),  # --render
     ("", "Failing, not reported broken yet"),  # a failure in its grace period (--db)
 )
 
@@ -268,10 +269,10 @@ def _rendered_lines(report: dict[str, Any]) -> list[str]:
     """--render: how many pages were rendered, the pages whose DOM links
     differ from their HTML's (links only after rendering, removed by the
     script, script navigations: each apart), and the renders that failed."""
-    words, changed, failures = rendered(report)
+    words, changed, _failures = rendered(report)  # (the failures: a warning each)
     if not words:
         return []
-    lines = [f"{words}:" if changed or failures else words]
+    lines = [f"{words}:" if changed else words]
     for section in changed[:RENDERED_SHOWN]:
         lines.append(
             f"  {section['page']}  {section['added_count']} only after rendering, "
@@ -283,5 +284,4 @@ def _rendered_lines(report: dict[str, Any]) -> list[str]:
     if len(changed) > RENDERED_SHOWN:
         more = len(changed) - RENDERED_SHOWN
         lines.append(f"  ... and {more:,} more pages (the report's rendered list)")
-    lines.extend(f"  not rendered: {r['page']}  [{r['error']}]" for r in failures[:RENDERED_SHOWN])
     return lines
