@@ -18,15 +18,18 @@ import re
 from typing import Any
 
 from linkaudit.output.formats.common import (
+    RENDERED_SHOWN,
     Report,
     app_shells,
     broken_urls,
     ending,
     groups_by_target,
     missing_fragments,
+    no_line,
     place_lines,
     places_of,
     plural,
+    rendered,
     shown,
     walled,
 )
@@ -67,7 +70,7 @@ def cell(markdown: str) -> str:
 def where(referrer: dict[str, Any]) -> str:
     """common.where in markdown: ``page`` line 12, a local build's file first."""
     line = referrer["line"]
-    at = f" line {line}" if line is not None else " (redirect)"
+    at = f" line {line}" if line is not None else f" ({no_line(referrer)})"
     if referrer.get("file"):
         return f"{code(referrer['file'])}{at} ({code(referrer['url'])})"
     return code(referrer["url"]) + at
@@ -131,6 +134,15 @@ def as_markdown(report: Report, options: Options = DEFAULT) -> str:
     if shells:
         rows = [f"- {code(u['url'])}: {code(u['app_shell'])}" for u in pages]
         page.table(["", f"#### {shells}", ""], rows)
+    words, changed, _failures = rendered(report)  # (failures: each a warning, below)
+    if changed:
+        rows = [_rendered_row(r) for r in changed[:RENDERED_SHOWN]]
+        page.table(["", f"#### {words}", ""], rows)
+        if len(changed) > RENDERED_SHOWN:
+            more = len(changed) - RENDERED_SHOWN
+            page.add(["", f"and {more:,} more pages (the report's rendered list)"])
+    elif words:
+        page.add(["", words])
     fixed = report.get("fixed") or []
     page.table(
         ["", f"#### Fixed since the baseline ({len(fixed)})", ""], [f"- {code(u)}" for u in fixed]
@@ -266,3 +278,15 @@ def _linked(places: list[str]) -> str:
 def _suggested(found: dict[str, Any], broken: str) -> str:
     why = WHY.get(found["why"], found["why"])
     return f"did you mean {code(suggestion_target(found, broken))}? ({why})"
+
+
+def _rendered_row(section: dict[str, Any]) -> str:
+    """A rendered page whose DOM's links differ from its HTML's: how many
+    only after rendering, removed by its script, and where it navigates."""
+    row = (
+        f"- {code(section['page'])}: {section['added_count']} only after rendering, "
+        f"{section['removed_count']} removed by its script"
+    )
+    if section["navigations"]:
+        row += "; navigates to " + ", ".join(code(u) for u in section["navigations"][:3])
+    return row

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from linkaudit.output.formats.common import Report, app_shells, missing_fragments
+from linkaudit.output.formats.common import Report, app_shells, missing_fragments, rendered
 from linkaudit.output.formats.html.parts import (
     LIST_LIMIT,
     SHOWN_REFERRERS,
@@ -100,7 +100,9 @@ def broken_section(report: Report) -> str:
         text = f'<p>{esc(shells)}.</p><ul class="plain">{items}</ul>'
         text += more_note(len(pages), "URLs", in_table=False)
         body += section("app-shells", "Built by JavaScript", len(pages), text, 3)
+    body += _rendered_section(report)
     failing = [u for u in report["urls"] if u.get("warning") and not u.get("soft_404")]
+    failing = [u for u in failing if not (u.get("render") or {}).get("error")]  # above
     if failing:
         items = "".join(
             f"<li>{link(u['url'])}: {esc(u['warning'])}</li>" for u in failing[:LIST_LIMIT]
@@ -172,3 +174,34 @@ def _suggested(u: dict[str, Any]) -> str:
     why = WHY.get(found["why"], found["why"])
     target = link(found["url"], suggestion_target(found, u["url"]))
     return f' <span class="suggestion">Did you mean {target}? ({esc(why)})</span>'
+
+
+def _rendered_section(report: Report) -> str:
+    """--render: the rendered pages whose DOM's links differ from their
+    HTML's (the links only after rendering, those the script removed, its
+    navigations, each list apart) and the pages whose render failed."""
+    words, changed, failures = rendered(report)
+    if not words:
+        return ""
+    cards = []
+    for r in changed[:LIST_LIMIT]:
+        lists = [
+            ("only after rendering", r["added"], r["added_count"]),
+            ("removed by its script", r["removed"], r["removed_count"]),
+            ("script navigations", r["navigations"], len(r["navigations"])),
+        ]
+        parts = "".join(
+            f"<p>{esc(label)} ({count:,}):</p>"
+            f'<ul class="plain">{"".join(f"<li>{link(u)}</li>" for u in urls)}</ul>'
+            for label, urls, count in lists
+            if count
+        )
+        cards.append(f'<div class="card rendered">{link(r["page"])}{parts}</div>')
+    text = f"<p>{esc(words)}.</p>" + "".join(cards)
+    text += more_note(len(changed), "pages", in_table=False)
+    if failures:
+        items = "".join(
+            f"<li>{link(r['page'])}: {esc(r['error'])}</li>" for r in failures[:LIST_LIMIT]
+        )
+        text += f'<p>Not rendered, read from their HTML:</p><ul class="plain">{items}</ul>'
+    return section("rendered", "Rendered in Chromium", len(changed) + len(failures), text, 3)

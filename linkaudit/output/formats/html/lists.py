@@ -159,5 +159,7 @@ def _first_place(entry: dict[str, Any]) -> str:
         return '<span class="muted">no page</span>'
     r = entry["referrers"][0]
     at = f" line {r['line']}" if r["line"] is not None else ""
+    if r.get("rendered"):
+        at = " (rendered)"
     more = entry["referrer_count"] - 1
     return link(r["url"]) + esc(at) + (f' <span class="muted">+{more}</span>' if more > 0 else "")

@@ -13,7 +13,7 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
-from linkaudit.output.formats.common import shown
+from linkaudit.output.formats.common import no_line, shown
 
 SHOWN_REFERRERS = 5  # a target's first pages in view; the rest behind <details>
 # Items a static list holds: past this, a list points at the all-URLs table,
@@ -83,7 +83,7 @@ def _place_list(referrers: Iterable[dict[str, Any]]) -> str:
     items = []
     for r in referrers:
         line = r["line"]
-        at = f"line {line}" if line is not None else "redirects here"
+        at = f"line {line}" if line is not None else _no_line(r)
         file = f' <span class="file">{esc(r["file"])}</span>' if r.get("file") else ""
         items.append(
             f'<li data-page="{esc(r["url"])}" data-line="{esc(line)}">'
@@ -105,3 +105,10 @@ def more_note(total: int, what: str, in_table: bool = True) -> str:
     if in_table:
         where = "the table of all URLs below has them (filter by outcome), the JSON report too"
     return f'<p class="note">{total - LIST_LIMIT} more {what}: {where}.</p>'
+
+
+def _no_line(referrer: dict[str, Any]) -> str:
+    """A referrer without a line: a redirect, a link only in the rendered
+    DOM, a navigation of the page's script."""
+    words = no_line(referrer)
+    return "redirects here" if words == "redirect" else words
