@@ -127,8 +127,7 @@ def test_an_audit_names_the_shell_page_only(tmp_path, server):
     assert named == {f"{n}/app/": 'an empty <div id="root"> and 1 script'}
     lines = out.stdout.splitlines()
     at = lines.index(
-        "1 page looks built by JavaScript; its links were not checked"
-        " (linkaudit reads the server's HTML):"
+        "1 page looks built by JavaScript; its links were not checked: --render auto"
     )
     assert lines[at + 1] == f'  {n}/app/  [an empty <div id="root"> and 1 script]'
     assert f"{n}/about" not in out.stdout

@@ -90,7 +90,7 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
             lines.extend(place_lines(u, {}, "    ", limit=limit))
     shells, pages = app_shells(report)
     if shells:
-        lines.append(f"{shells}:")
+        lines.append(shells)  # (it ends with the option: no colon)
         lines.extend(f"  {u['url']}  [{u['app_shell']}]" for u in pages)
     lines.extend(_rendered_lines(report))
     lines.extend(_sitemap_lines(report.get("sitemap")))
