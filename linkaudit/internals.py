@@ -386,3 +386,10 @@ async def start_playwright(handler: Any) -> None:
     sent by the time a page is rendered; the browser itself is launched by
     its first page."""
     await handler._launch()
+
+
+async def launch_browser(handler: Any) -> None:
+    """Have scrapy-playwright's handler launch its browser now
+    (``_maybe_launch_browser``, what its first page would do): a browser
+    that does not start is known once, not at every page."""
+    await handler._maybe_launch_browser()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import subprocess
 from collections.abc import Mapping
 from typing import Any
 
@@ -37,6 +38,25 @@ def find_browser(given: str) -> str:
     raise ValueError(f"no Chromium found on the PATH: {INSTALL}")
 
 
+def check_browser(path: str) -> None:
+    """ValueError unless ``path`` answers ``--version`` as a Chromium (or
+    Chrome) does: an executable that is no browser fails here, not at each
+    page."""
+    try:
+        done = subprocess.run(
+            [path, "--version"], capture_output=True, text=True, timeout=20, errors="replace"
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise ValueError(f"{path} does not run ({exc.__class__.__name__}): {INSTALL}") from None
+    said = done.stdout.strip().splitlines()[:1]
+    if done.returncode != 0 or not said or "chrom" not in said[0].lower():
+        raise ValueError(
+            f"{path} is not a Chromium (its --version: {said[0][:80]!r}): {INSTALL}"
+            if said
+            else f"{path} is not a Chromium: {INSTALL}"
+        )
+
+
 def check_playwright() -> None:
     """ValueError when the rendering packages are missing."""
     for module in ("playwright", "scrapy_playwright"):
@@ -54,4 +74,6 @@ def rendering_browser(values: Mapping[str, Any]) -> str:
     if values["LINKAUDIT_RENDER"] == "never":
         return str(values["LINKAUDIT_BROWSER"])
     check_playwright()
-    return find_browser(values["LINKAUDIT_BROWSER"])
+    path = find_browser(values["LINKAUDIT_BROWSER"])
+    check_browser(path)
+    return path

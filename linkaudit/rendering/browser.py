@@ -61,6 +61,10 @@ class RenderTimeout(Exception):
     """A render that did not finish in ``LINKAUDIT_RENDER_TIMEOUT``."""
 
 
+class RenderFailed(Exception):
+    """A render that cannot be done: the browser did not start."""
+
+
 class RenderMemory(Exception):
     """A render cancelled: the browser grew past ``LINKAUDIT_RENDER_MEMORY``."""
 
@@ -127,6 +131,7 @@ class Browser:
         self.watch: asyncio.Task | None = None
         self.peak = 0
         self.closed = False
+        self.broken: str | None = None  # why the browser did not start
 
     async def start(self) -> Any:
         """scrapy-playwright's handler, made and started once."""
@@ -140,6 +145,14 @@ class Browser:
                 handler = ScrapyPlaywrightDownloadHandler(_CrawlerView(self.crawler, settings))
                 await internals.start_playwright(handler)
                 self.handler = handler
+                try:
+                    await internals.launch_browser(handler)
+                except Exception as exc:  # once: the pages are read from their HTML
+                    lines = str(exc).strip().splitlines()
+                    self.broken = (
+                        f"the browser did not start ({lines[0][:200] if lines else exc!r})"
+                    )
+                    logger.error("%s: pages are read from their HTML", self.broken)
                 self.watch = asyncio.ensure_future(self._watch_memory())
                 logger.info(
                     "Browser started for rendering: %s",
@@ -152,6 +165,8 @@ class Browser:
         if self.closed:
             raise RenderTimeout("the audit is closing")
         handler = await self.start()
+        if self.broken is not None:
+            raise RenderFailed(self.broken)
         answer: Response = request.meta[RENDER]
         session = PageSession(
             answer.url,
