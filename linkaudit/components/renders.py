@@ -88,8 +88,11 @@ class Renders:
 
 
 def _failure_text(failure: Failure) -> str:
+    """Why a render failed, in one line: our own words as they are; a
+    browser's or Playwright's error with its name."""
     text = str(failure.value).strip().splitlines()
-    first = text[0] if text else ""
-    return (
-        f"{type(failure.value).__name__}: {first[:200]}" if first else type(failure.value).__name__
-    )
+    first = text[0][:200] if text else ""
+    name = type(failure.value).__name__
+    if type(failure.value).__module__.startswith("linkaudit.") and first:
+        return first
+    return f"{name}: {first}" if first else name
