@@ -126,6 +126,7 @@ class Browser:
         self.settings = playwright_settings(config, self.user_agent)
         self.handler: Any = None
         self.lock = asyncio.Lock()
+        self.places = asyncio.Semaphore(config["LINKAUDIT_RENDER_PAGES"])  # pages at once
         self.inflight: dict[asyncio.Task, PageSession] = {}
         self.stopped: set[PageSession] = set()  # renders the memory bound cancelled
         self.watch: asyncio.Task | None = None
@@ -194,6 +195,14 @@ class Browser:
             playwright_page_goto_kwargs={"wait_until": "commit", "timeout": self.timeout * 1000},
             playwright_include_page=True,
         )
+        # the time cap counts from the page's turn: renders waiting for one
+        # of the LINKAUDIT_RENDER_PAGES places do not use it up
+        async with self.places:
+            session.started = time.monotonic()
+            return await self._bounded(handler, request, session)
+
+    async def _bounded(self, handler: Any, request: Request, session: PageSession) -> Response:
+        """The render, within the time cap and the memory bound."""
         task = asyncio.ensure_future(self._render(handler, request, session))
         self.inflight[task] = session
         try:
