@@ -92,6 +92,23 @@ def test_an_audit_on_the_oldest_python_finds_every_broken_link(oldest, tmp_path)
     assert broken == sorted(f"{site.url}/gone/{i}.html" for i in range(14))
 
 
+def test_a_page_built_by_javascript_is_rendered_on_the_oldest_python(oldest, tmp_path):
+    script = "document.getElementById('root').innerHTML = '<a href=\"/gone.html\">gone</a>';"
+    shell = '<!DOCTYPE html><title>App</title><div id="root"></div><script src="/app.js"></script>'
+    routes = {"/": Route(body=shell), "/app.js": Route(body=script, content_type="text/javascript")}
+    with TestServer(routes) as site:
+        out = run_process(
+            [str(OLDEST / "linkaudit"), site.url + "/", "--delay", "0", "--render", "auto",
+             "--report", str(tmp_path / "r.json")],
+            cwd=tmp_path,
+        )
+    assert out.returncode == 1, out.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    gone = next(u for u in report["urls"] if u["url"] == f"{site.url}/gone.html")
+    assert gone["outcome"] == "broken"
+    assert gone["referrers"] == [{"url": f"{site.url}/", "line": None, "rendered": True}]
+
+
 def test_a_scan_that_finds_nothing_is_refused_in_one_line(oldest, tmp_path):
     """The patterns as they were (possessive groups, misread there): the
     self-check sees the known page come out empty, and linkaudit stops
