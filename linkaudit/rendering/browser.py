@@ -218,6 +218,8 @@ class Browser:
                 raise RenderMemory(
                     f"the browser used more than {self.memory // MiB} MiB (LINKAUDIT_RENDER_MEMORY)"
                 ) from None
+            if self.closed:  # the audit ends: the page is read from its HTML
+                raise RenderFailed("the audit closed before its render finished") from None
             raise
         finally:
             self.inflight.pop(task, None)
