@@ -48,7 +48,7 @@ from linkaudit.config import config_of
 from linkaudit.meta import RENDER, RENDERED
 from linkaudit.rendering.memory import tree_bytes
 from linkaudit.rendering.page import PageSession, close_page
-from linkaudit.signals import robots_asked
+from linkaudit.signals import request_sent, robots_asked
 
 logger = logging.getLogger(__name__)
 
@@ -180,6 +180,8 @@ class Browser:
             self._allows,
             self.settle,
             self.maxsize,
+            # counted as sent, as the handler counts its own (Redis's count of a shared audit)
+            lambda: self.crawler.signals.send_catch_log(request_sent, request=request),
         )
         request.meta[RENDERED] = session.facts
         request.meta.update(

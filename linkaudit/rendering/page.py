@@ -59,6 +59,7 @@ class PageSession:
         allows: Callable[[str], Awaitable[bool]],
         settle: float,
         maxsize: int,
+        sent: Callable[[], None] | None = None,
     ):
         self.url = url
         self.status = status
@@ -67,6 +68,7 @@ class PageSession:
         self.allows = allows  # robots.txt's verdict for a URL the browser asks for
         self.settle = settle
         self.maxsize = maxsize
+        self.sent = sent  # told of each request the browser sends (a shared audit counts it)
         self.facts = RenderFacts()
         self.page: Page | None = None
         self.started = time.monotonic()
@@ -107,6 +109,8 @@ class PageSession:
             await route.abort("blockedbyclient")
             return
         facts.requests += 1
+        if self.sent is not None:
+            self.sent()
         await route.fallback()  # scrapy-playwright's route sends it (its User-Agent ours)
 
     async def _dialog(self, dialog: Any) -> None:
