@@ -194,7 +194,8 @@ def test_the_audit_database_renders_a_page_again_only_when_it_changed(tmp_path):
         second = audit("second.json")  # unchanged: 304, not rendered again
         assert by_browser(srv, None) == [] and srv.hits("/", "GET") == []
         assert [h.status for h in srv.hits("/", "HEAD")] == [304]
-        assert second["summary"]["render_requests"] == 0
+        assert second["summary"]["render_requests"] == second["summary"]["rendered_pages"] == 0
+        assert second["summary"]["renders_remembered"] == len(ROUTES)
         pages = entries(second)
         for path in ROUTES:
             page = pages[f"{srv.url}{path}"]
@@ -204,7 +205,8 @@ def test_the_audit_database_renders_a_page_again_only_when_it_changed(tmp_path):
         srv.add("/", SHELL.replace("<title>App", "<title>App 2"))  # home changed
         third = audit("third.json")
         assert len(by_browser(srv)) == 1  # home's render, the others' 304
-        assert third["summary"]["render_requests"] == 1
+        assert third["summary"]["render_requests"] == third["summary"]["rendered_pages"] == 1
+        assert third["summary"]["renders_remembered"] == len(ROUTES) - 1
         home = entries(third)[f"{srv.url}/"]
         assert "not_modified" not in home and home["render"]["requests"] == 1
 

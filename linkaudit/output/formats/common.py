@@ -164,10 +164,13 @@ def rendered(report: Report) -> tuple[str, list[dict[str, Any]], list[dict[str, 
     their HTML's, and the pages whose render failed; none: ``("", [], [])``."""
     s = report["summary"]
     n, failed = s.get("rendered_pages", 0), s.get("render_failures", 0)
-    if not (n or failed):
+    remembered = s.get("renders_remembered", 0)
+    if not (n or failed or remembered):
         return "", [], []
     asked = plural(s.get("render_requests", 0), "browser request")
     words = f"{plural(n, 'page')} rendered in Chromium ({asked})"
+    if remembered:
+        words += f"; {plural(remembered, 'render')} remembered (pages unchanged since)"
     if failed:
         words += f"; {plural(failed, 'render')} failed, read from the HTML"
     sections = report.get("rendered") or ()

@@ -4,8 +4,9 @@ navigations; and the summary's counts of renders and of the browser's
 requests.
 
 A page the audit database vouched for (``not_modified``, ``from_cache``:
-unchanged since it was rendered) keeps its render's section, but its
-browser requests were not sent by this audit and are not counted.
+unchanged since it was rendered) keeps its render's section, but it was
+not rendered by this audit: it is counted apart (``renders_remembered``),
+and its browser requests are not counted.
 """
 
 from __future__ import annotations
@@ -21,13 +22,16 @@ class RenderedPages:
         self.mode = mode
         self.pages: list[dict[str, Any]] = []
         self.failures = 0
+        self.remembered = 0
         self.requests = 0
 
     def see(self, item: dict[str, Any]) -> None:
         render = item["render"]
         if render.get("error"):
             self.failures += 1
-        elif not (item.get("not_modified") or item.get("from_cache")):
+        elif item.get("not_modified") or item.get("from_cache"):
+            self.remembered += 1  # rendered by an earlier audit, unchanged since
+        else:
             self.requests += render.get("requests", 0)
         self.pages.append({"page": item["url"], **render})
 
@@ -35,8 +39,10 @@ class RenderedPages:
         """The summary's counts of renders."""
         if self.mode == "never" and not self.pages:
             return
-        summary["rendered_pages"] = len(self.pages) - self.failures
+        summary["rendered_pages"] = len(self.pages) - self.failures - self.remembered
         summary["render_requests"] = self.requests
+        if self.remembered:
+            summary["renders_remembered"] = self.remembered
         if self.failures:
             summary["render_failures"] = self.failures
 
