@@ -25,7 +25,11 @@ Bounds:
   without end crashes its own renderer first;
 - the browser starts only when a page needs it, once per audit, and is
   closed with the download handlers (the end of the crawl, Ctrl-C,
-  SIGTERM: Scrapy closes its handlers on every way out).  Its driver is
+  SIGTERM: Scrapy closes its handlers on every way out).  Ctrl-C and
+  SIGTERM stop the renders in flight (their pages read from their HTML):
+  Scrapy waits for the downloads in progress before it closes the
+  handlers, and a render would run to its time cap, the browser still
+  requesting, after the user asked to stop.  Its driver is
   told not to act on signals itself (``handle_sigint``...): Ctrl-C reaches
   the driver too, and the crawl, not the driver, decides when to close.
 """
@@ -124,6 +128,7 @@ class Browser:
         self.lock = asyncio.Lock()
         self.inflight: dict[asyncio.Task, PageSession] = {}
         self.stopped: set[PageSession] = set()  # renders the memory bound cancelled
+        self.interrupted: set[PageSession] = set()  # renders Ctrl-C or SIGTERM cancelled
         self.watch: asyncio.Task | None = None
         self.peak = 0
         self.closed = False
@@ -149,7 +154,7 @@ class Browser:
 
     async def download(self, request: Request) -> Response:
         """The render ``request`` asks for, by the browser."""
-        if self.closed:
+        if self.closed or self._stopping():
             raise RenderTimeout("the audit is closing")
         handler = await self.start()
         answer: Response = request.meta[RENDER]
@@ -194,10 +199,13 @@ class Browser:
                 raise RenderMemory(
                     f"the browser used more than {self.memory // MiB} MiB (LINKAUDIT_RENDER_MEMORY)"
                 ) from None
+            if session in self.interrupted:  # Ctrl-C or SIGTERM
+                raise RenderTimeout("the audit was interrupted") from None
             raise
         finally:
             self.inflight.pop(task, None)
             self.stopped.discard(session)
+            self.interrupted.discard(session)
             # the browser's requests are requests of the audit (summary.requests)
             self.crawler.stats.inc_value("downloader/request_count", session.facts.requests)
             self.crawler.stats.inc_value("linkaudit/renders")
@@ -220,7 +228,8 @@ class Browser:
 
     async def _watch_memory(self) -> None:
         """The whole browser's resident memory, read twice a second: past
-        the bound, the renders in flight are cancelled (their pages closed)."""
+        the bound, the renders in flight are cancelled (their pages closed);
+        so are they when the crawl is asked to stop."""
         me = os.getpid()
         stats = self.crawler.stats
         while not self.closed:
@@ -239,7 +248,17 @@ class Browser:
                 for task, session in list(self.inflight.items()):
                     self.stopped.add(session)
                     task.cancel()
+            if self.inflight and self._stopping():
+                for task, session in list(self.inflight.items()):
+                    self.interrupted.add(session)
+                    task.cancel()
             await asyncio.sleep(MEMORY_INTERVAL)
+
+    def _stopping(self) -> bool:
+        """The crawl was asked to stop (Ctrl-C, SIGTERM: the engine's
+        ``stop``), not closed because it is done or reached a limit."""
+        engine = getattr(self.crawler, "engine", None)
+        return engine is not None and not engine.running
 
     async def close(self) -> None:
         """Close the browser (and Playwright's driver) if it was started."""
