@@ -17,7 +17,7 @@ Bounds:
   the render is cancelled and its page closed (a page whose scripts never
   stop is closed by Chromium, not waited on), and the page is read from
   its HTML, with a warning;
-- memory: while the browser runs, the resident memory of this process's
+- memory: while the browser runs, the memory (PSS: memory.py) of this process's
   children (Playwright's driver, Chromium and its renderers) is read twice
   a second; past ``LINKAUDIT_RENDER_MEMORY`` MiB, the renders in flight are
   cancelled and their pages closed.  Each renderer's JavaScript heap is
