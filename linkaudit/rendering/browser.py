@@ -126,6 +126,7 @@ class Browser:
         self.settings = playwright_settings(config, self.user_agent)
         self.handler: Any = None
         self.lock = asyncio.Lock()
+        self.slots = asyncio.Semaphore(config["LINKAUDIT_RENDER_PAGES"])  # pages at once
         self.inflight: dict[asyncio.Task, PageSession] = {}
         self.stopped: set[PageSession] = set()  # renders the memory bound cancelled
         self.interrupted: set[PageSession] = set()  # renders Ctrl-C or SIGTERM cancelled
@@ -153,7 +154,13 @@ class Browser:
         return self.handler
 
     async def download(self, request: Request) -> Response:
-        """The render ``request`` asks for, by the browser."""
+        """The render ``request`` asks for, by the browser.  Its time starts
+        when a page is free (``LINKAUDIT_RENDER_PAGES``): a render waiting
+        for its turn is not cut by the time cap of the one before it."""
+        async with self.slots:
+            return await self._download(request)
+
+    async def _download(self, request: Request) -> Response:
         if self.closed or self._stopping():
             raise RenderTimeout("the audit is closing")
         handler = await self.start()
