@@ -159,7 +159,7 @@ def test_no_browser_process_is_left(tmp_path, how):
             assert time.monotonic() - sent < 15, err
             assert code == INTERRUPTED, err
             assert report["finish_reason"] == "shutdown" and report["complete"] is False
-            assert "not rendered" in entry["warning"] and "interrupted" in entry["render"]["error"]
+            assert "not rendered" in entry["warning"] and "RenderInterrupted" in entry["render"]["error"]
         # the browser asks for nothing more once the audit is over
         ticks = len(srv.requested(lambda h: h.path.startswith(TICK)))
         time.sleep(HOLD)

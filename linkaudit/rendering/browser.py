@@ -25,11 +25,11 @@ Bounds:
   without end crashes its own renderer first;
 - the browser starts only when a page needs it, once per audit, and is
   closed with the download handlers (the end of the crawl, Ctrl-C,
-  SIGTERM: Scrapy closes its handlers on every way out).  Ctrl-C and
-  SIGTERM stop the renders in flight (their pages read from their HTML):
-  Scrapy waits for the downloads in progress before it closes the
-  handlers, and a render would run to its time cap, the browser still
-  requesting, after the user asked to stop.  Its driver is
+  SIGTERM: Scrapy closes its handlers on every way out).  An early close
+  (Ctrl-C, SIGTERM, a limit) stops the renders in flight, their pages read
+  from their HTML: Scrapy waits for the downloads in progress before it
+  closes the handlers, and a render would run on to its time cap, the
+  browser still requesting, after the user asked to stop.  Its driver is
   told not to act on signals itself (``handle_sigint``...): Ctrl-C reaches
   the driver too, and the crawl, not the driver, decides when to close.
 """
@@ -63,6 +63,10 @@ MiB = 1024 * 1024
 
 class RenderTimeout(Exception):
     """A render that did not finish in ``LINKAUDIT_RENDER_TIMEOUT``."""
+
+
+class RenderInterrupted(Exception):
+    """A render stopped: the audit closes early (Ctrl-C, SIGTERM, a limit)."""
 
 
 class RenderMemory(Exception):
@@ -129,7 +133,7 @@ class Browser:
         self.slots = asyncio.Semaphore(config["LINKAUDIT_RENDER_PAGES"])  # pages at once
         self.inflight: dict[asyncio.Task, PageSession] = {}
         self.stopped: set[PageSession] = set()  # renders the memory bound cancelled
-        self.interrupted: set[PageSession] = set()  # renders Ctrl-C or SIGTERM cancelled
+        self.interrupted: set[PageSession] = set()  # renders the audit's early close cancelled
         self.watch: asyncio.Task | None = None
         self.peak = 0
         self.closed = False
@@ -161,8 +165,8 @@ class Browser:
             return await self._download(request)
 
     async def _download(self, request: Request) -> Response:
-        if self.closed or self._stopping():
-            raise RenderTimeout("the audit is closing")
+        if self.closed or internals.engine_closing(self.crawler):
+            raise RenderInterrupted("the audit is closing")
         handler = await self.start()
         answer: Response = request.meta[RENDER]
         session = PageSession(
@@ -206,8 +210,8 @@ class Browser:
                 raise RenderMemory(
                     f"the browser used more than {self.memory // MiB} MiB (LINKAUDIT_RENDER_MEMORY)"
                 ) from None
-            if session in self.interrupted:  # Ctrl-C or SIGTERM
-                raise RenderTimeout("the audit was interrupted") from None
+            if session in self.interrupted:  # Ctrl-C, SIGTERM, a limit
+                raise RenderInterrupted("the audit is closing") from None
             raise
         finally:
             self.inflight.pop(task, None)
@@ -236,7 +240,8 @@ class Browser:
     async def _watch_memory(self) -> None:
         """The whole browser's resident memory, read twice a second: past
         the bound, the renders in flight are cancelled (their pages closed);
-        so are they when the crawl is asked to stop."""
+        so are they when the audit closes early (as queued requests are
+        dropped: ``extensions/drain.py``)."""
         me = os.getpid()
         stats = self.crawler.stats
         while not self.closed:
@@ -255,17 +260,11 @@ class Browser:
                 for task, session in list(self.inflight.items()):
                     self.stopped.add(session)
                     task.cancel()
-            if self.inflight and self._stopping():
+            if self.inflight and internals.engine_closing(self.crawler):
                 for task, session in list(self.inflight.items()):
                     self.interrupted.add(session)
                     task.cancel()
             await asyncio.sleep(MEMORY_INTERVAL)
-
-    def _stopping(self) -> bool:
-        """The crawl was asked to stop (Ctrl-C, SIGTERM: the engine's
-        ``stop``), not closed because it is done or reached a limit."""
-        engine = getattr(self.crawler, "engine", None)
-        return engine is not None and not engine.running
 
     async def close(self) -> None:
         """Close the browser (and Playwright's driver) if it was started."""
