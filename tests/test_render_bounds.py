@@ -329,7 +329,8 @@ def test_dialogs_windows_and_downloads(tmp_path):
 @pytest.mark.parametrize("how", ["--browser", "PATH"])
 def test_no_browser_is_one_line(tmp_path, how):
     extra = ["--browser", "/nonexistent"] if how == "--browser" else []
-    env = dict(os.environ, PATH=str(Path(LINKAUDIT).parent))  # the venv: no chromium
+    (tmp_path / "bin").mkdir()  # a PATH with no browser (the venv's bin may be /usr/bin)
+    env = dict(os.environ, PATH=str(tmp_path / "bin"))
     with TestServer({"/": "<p>hello</p>"}) as srv:
         out = subprocess.run(
             [LINKAUDIT, srv.url + "/", "--render", "auto", *extra],
