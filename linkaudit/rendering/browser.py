@@ -17,7 +17,7 @@ Bounds:
   the render is cancelled and its page closed (a page whose scripts never
   stop is closed by Chromium, not waited on), and the page is read from
   its HTML, with a warning;
-- memory: while the browser runs, the resident memory of this process's
+- memory: while the browser runs, the memory (PSS: memory.py) of this process's
   children (Playwright's driver, Chromium and its renderers) is read twice
   a second; past ``LINKAUDIT_RENDER_MEMORY`` MiB, the renders in flight are
   cancelled and their pages closed.  Each renderer's JavaScript heap is
@@ -25,7 +25,11 @@ Bounds:
   without end crashes its own renderer first;
 - the browser starts only when a page needs it, once per audit, and is
   closed with the download handlers (the end of the crawl, Ctrl-C,
-  SIGTERM: Scrapy closes its handlers on every way out).  Its driver is
+  SIGTERM: Scrapy closes its handlers on every way out).  An early close
+  (Ctrl-C, SIGTERM, a limit) stops the renders in flight, their pages read
+  from their HTML: Scrapy waits for the downloads in progress before it
+  closes the handlers, and a render would run on to its time cap, the
+  browser still requesting, after the user asked to stop.  Its driver is
   told not to act on signals itself (``handle_sigint``...): Ctrl-C reaches
   the driver too, and the crawl, not the driver, decides when to close.
 """
@@ -63,6 +67,10 @@ class RenderTimeout(Exception):
 
 class RenderFailed(Exception):
     """A render that cannot be done: the browser did not start."""
+
+
+class RenderInterrupted(Exception):
+    """A render stopped: the audit closes early (Ctrl-C, SIGTERM, a limit)."""
 
 
 class RenderMemory(Exception):
@@ -126,9 +134,10 @@ class Browser:
         self.settings = playwright_settings(config, self.user_agent)
         self.handler: Any = None
         self.lock = asyncio.Lock()
-        self.places = asyncio.Semaphore(config["LINKAUDIT_RENDER_PAGES"])  # pages at once
+        self.slots = asyncio.Semaphore(config["LINKAUDIT_RENDER_PAGES"])  # pages at once
         self.inflight: dict[asyncio.Task, PageSession] = {}
         self.stopped: set[PageSession] = set()  # renders the memory bound cancelled
+        self.interrupted: set[PageSession] = set()  # renders the audit's early close cancelled
         self.watch: asyncio.Task | None = None
         self.peak = 0
         self.closed = False
@@ -162,9 +171,15 @@ class Browser:
         return self.handler
 
     async def download(self, request: Request) -> Response:
-        """The render ``request`` asks for, by the browser."""
-        if self.closed:
-            raise RenderTimeout("the audit is closing")
+        """The render ``request`` asks for, by the browser.  Its time starts
+        when a page is free (``LINKAUDIT_RENDER_PAGES``): a render waiting
+        for its turn is not cut by the time cap of the one before it."""
+        async with self.slots:
+            return await self._download(request)
+
+    async def _download(self, request: Request) -> Response:
+        if self.closed or internals.engine_closing(self.crawler):
+            raise RenderInterrupted("the audit is closing")
         handler = await self.start()
         if self.broken is not None:
             raise RenderFailed(self.broken)
@@ -197,11 +212,8 @@ class Browser:
             playwright_page_goto_kwargs={"wait_until": "commit", "timeout": self.timeout * 1000},
             playwright_include_page=True,
         )
-        # the time cap counts from the page's turn: renders waiting for one
-        # of the LINKAUDIT_RENDER_PAGES places do not use it up
-        async with self.places:
-            session.started = time.monotonic()
-            return await self._bounded(handler, request, session)
+        session.started = time.monotonic()  # (the browser's start is not the page's time)
+        return await self._bounded(handler, request, session)
 
     async def _bounded(self, handler: Any, request: Request, session: PageSession) -> Response:
         """The render, within the time cap and the memory bound."""
@@ -220,12 +232,13 @@ class Browser:
                 raise RenderMemory(
                     f"the browser used more than {self.memory // MiB} MiB (LINKAUDIT_RENDER_MEMORY)"
                 ) from None
-            if self.closed:  # the audit ends: the page is read from its HTML
-                raise RenderFailed("the audit closed before its render finished") from None
+            if session in self.interrupted or self.closed:  # Ctrl-C, SIGTERM, a limit
+                raise RenderInterrupted("the audit is closing") from None
             raise
         finally:
             self.inflight.pop(task, None)
             self.stopped.discard(session)
+            self.interrupted.discard(session)
             # the browser's requests are requests of the audit (summary.requests)
             self.crawler.stats.inc_value("downloader/request_count", session.facts.requests)
             self.crawler.stats.inc_value("linkaudit/renders")
@@ -248,7 +261,9 @@ class Browser:
 
     async def _watch_memory(self) -> None:
         """The whole browser's resident memory, read twice a second: past
-        the bound, the renders in flight are cancelled (their pages closed)."""
+        the bound, the renders in flight are cancelled (their pages closed);
+        so are they when the audit closes early (as queued requests are
+        dropped: ``extensions/drain.py``)."""
         me = os.getpid()
         stats = self.crawler.stats
         while not self.closed:
@@ -266,6 +281,10 @@ class Browser:
                 )
                 for task, session in list(self.inflight.items()):
                     self.stopped.add(session)
+                    task.cancel()
+            if self.inflight and internals.engine_closing(self.crawler):
+                for task, session in list(self.inflight.items()):
+                    self.interrupted.add(session)
                     task.cancel()
             await asyncio.sleep(MEMORY_INTERVAL)
 

@@ -1,6 +1,14 @@
 """The memory of a process tree, read from ``/proc`` (Linux): the browser
 is a tree of processes (Playwright's driver, Chromium's browser, GPU,
-network and renderer processes), and its bound is on the whole tree."""
+network and renderer processes), and its bound is on the whole tree.
+
+Each process counts its proportional share of the memory it holds (PSS,
+``/proc/PID/smaps_rollup``): Chromium's processes share most of their pages
+(its binary, its shared memory), and a sum of their resident sizes counts
+those once per process: an idle Chromium with one page measured 860 MiB
+summed resident, 335 MiB proportional (Debian's Chromium 150 on amd64).
+Where ``smaps_rollup`` cannot be read (an older kernel), the resident size
+(``statm``) is counted instead."""
 
 from __future__ import annotations
 
@@ -54,6 +62,29 @@ def resident_bytes(pids: list[int]) -> int:
     return total
 
 
+def proportional_bytes(pid: int) -> int | None:
+    """The proportional set size of ``pid`` (its share of the pages it
+    shares); None when ``smaps_rollup`` cannot be read."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, IndexError, ValueError):
+        return None
+    return None
+
+
+def shared_bytes(pids: list[int]) -> int:
+    """The memory of ``pids`` together, each process's shared pages counted
+    once in all (PSS); a process whose PSS cannot be read, by its RSS."""
+    total = 0
+    for pid in pids:
+        pss = proportional_bytes(pid)
+        total += resident_bytes([pid]) if pss is None else pss
+    return total
+
+
 def tree_bytes(pid: int) -> int:
-    """The resident memory of the processes below ``pid``."""
-    return resident_bytes(descendants(pid))
+    """The memory of the processes below ``pid`` (:func:`shared_bytes`)."""
+    return shared_bytes(descendants(pid))

@@ -12,7 +12,8 @@ is read back.
 - A navigation of the page's own frame after its document (``location``
   set by the script, a timed redirect, a form sent by script) is refused
   and noted: it is a redirect link of the page.  Downloads are refused by
-  the context (``accept_downloads``); new windows are closed as they open,
+  the context (``accept_downloads``) and a script's click of a download
+  link does nothing (:data:`NO_DOWNLOADS`); new windows are closed as they open,
   before their first request (the context refuses every request of a page
   that is not the one rendered); dialogs are dismissed.
 - It has settled once loaded and the network has been quiet for 0.5 s
@@ -44,6 +45,30 @@ FETCHED = frozenset({"script", "stylesheet", "xhr", "fetch", "eventsource"})
 # the one the crawl decoded, whole
 NOT_PASSED = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 _GUARDED: weakref.WeakSet[Any] = weakref.WeakSet()  # contexts that refuse other pages' requests
+# A link with a ``download`` attribute that a script clicks is fetched by
+# Chromium's download manager, out of reach of ``page.route`` (the context's
+# ``accept_downloads=False`` cancels it only once its answer came, read in
+# full for a small file): its click does nothing, before any page script
+# runs.  The link itself stays in the DOM and is checked by linkaudit's HEAD.
+NO_DOWNLOADS = """(() => {
+  const kinds = [HTMLAnchorElement, HTMLAreaElement];
+  const saved = (node) => kinds.some((k) => node instanceof k) && node.hasAttribute("download");
+  addEventListener("click", (event) => {
+    const node = event.target;
+    if (node instanceof Element && node.closest("a[download], area[download]")) {
+      event.preventDefault();
+    }
+  }, true);
+  for (const kind of kinds) {
+    const click = kind.prototype.click;
+    kind.prototype.click = function () { if (!saved(this)) click.call(this); };
+  }
+  const dispatch = EventTarget.prototype.dispatchEvent;
+  EventTarget.prototype.dispatchEvent = function (event) {
+    if (event.type === "click" && saved(this)) return false;
+    return dispatch.call(this, event);
+  };
+})();"""
 
 
 class PageSession:
@@ -83,6 +108,7 @@ class PageSession:
         if context not in _GUARDED:  # a window the script opened asks for nothing
             _GUARDED.add(context)
             await context.route("**", _refuse)
+        await page.add_init_script(script=NO_DOWNLOADS)
         page.on("dialog", self._dialog)
         page.on("popup", self._popup)
         # registered after scrapy-playwright's own route: tried first
