@@ -17,7 +17,7 @@ Bounds:
   the render is cancelled and its page closed (a page whose scripts never
   stop is closed by Chromium, not waited on), and the page is read from
   its HTML, with a warning;
-- memory: while the browser runs, the resident memory of this process's
+- memory: while the browser runs, the memory (proportional set size) of this process's
   children (Playwright's driver, Chromium and its renderers) is read twice
   a second; past ``LINKAUDIT_RENDER_MEMORY`` MiB, the renders in flight are
   cancelled and their pages closed.  Each renderer's JavaScript heap is
@@ -127,6 +127,11 @@ class Browser:
         self.watch: asyncio.Task | None = None
         self.peak = 0
         self.closed = False
+        # LINKAUDIT_RENDER_PAGES renders at once, taken before a render's time
+        # starts: a render waiting for a page is not timed (scrapy-playwright's
+        # own page limit is inside the timed part: behind two endless pages, a
+        # third would time out without ever being opened)
+        self.slots = asyncio.Semaphore(config["LINKAUDIT_RENDER_PAGES"])
 
     async def start(self) -> Any:
         """scrapy-playwright's handler, made and started once."""
@@ -152,6 +157,13 @@ class Browser:
         if self.closed:
             raise RenderTimeout("the audit is closing")
         handler = await self.start()
+        async with self.slots:
+            if self.closed:
+                raise RenderTimeout("the audit is closing")
+            return await self._download(handler, request)
+
+    async def _download(self, handler: Any, request: Request) -> Response:
+        """:meth:`download` once a page is free: timed from here."""
         answer: Response = request.meta[RENDER]
         session = PageSession(
             answer.url,

@@ -24,6 +24,7 @@ from linkaudit.output.formats.common import (
     ending,
     groups_by_target,
     missing_fragments,
+    no_line,
     place_lines,
     places_of,
     plural,
@@ -67,7 +68,7 @@ def cell(markdown: str) -> str:
 def where(referrer: dict[str, Any]) -> str:
     """common.where in markdown: ``page`` line 12, a local build's file first."""
     line = referrer["line"]
-    at = f" line {line}" if line is not None else " (redirect)"
+    at = f" line {line}" if line is not None else f" ({no_line(referrer)})"
     if referrer.get("file"):
         return f"{code(referrer['file'])}{at} ({code(referrer['url'])})"
     return code(referrer["url"]) + at

@@ -13,7 +13,7 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
-from linkaudit.output.formats.common import shown
+from linkaudit.output.formats.common import no_line, shown
 
 SHOWN_REFERRERS = 5  # a target's first pages in view; the rest behind <details>
 # Items a static list holds: past this, a list points at the all-URLs table,
@@ -79,11 +79,17 @@ def places(referrers: list[dict[str, Any]], total: int | None = None) -> str:
     return html
 
 
+def _no_line(referrer: dict[str, Any]) -> str:
+    """Why a referrer has no line, as the text says it (a redirect here)."""
+    why = no_line(referrer)
+    return "redirects here" if why == "redirect" else why
+
+
 def _place_list(referrers: Iterable[dict[str, Any]]) -> str:
     items = []
     for r in referrers:
         line = r["line"]
-        at = f"line {line}" if line is not None else "redirects here"
+        at = f"line {line}" if line is not None else _no_line(r)
         file = f' <span class="file">{esc(r["file"])}</span>' if r.get("file") else ""
         items.append(
             f'<li data-page="{esc(r["url"])}" data-line="{esc(line)}">'
