@@ -79,6 +79,12 @@ def places(referrers: list[dict[str, Any]], total: int | None = None) -> str:
     return html
 
 
+def _no_line(referrer: dict[str, Any]) -> str:
+    """Why a referrer has no line, as the text says it (a redirect here)."""
+    why = no_line(referrer)
+    return "redirects here" if why == "redirect" else why
+
+
 def _place_list(referrers: Iterable[dict[str, Any]]) -> str:
     items = []
     for r in referrers:
@@ -105,10 +111,3 @@ def more_note(total: int, what: str, in_table: bool = True) -> str:
     if in_table:
         where = "the table of all URLs below has them (filter by outcome), the JSON report too"
     return f'<p class="note">{total - LIST_LIMIT} more {what}: {where}.</p>'
-
-
-def _no_line(referrer: dict[str, Any]) -> str:
-    """A referrer without a line: a redirect, a link only in the rendered
-    DOM, a navigation of the page's script."""
-    words = no_line(referrer)
-    return "redirects here" if words == "redirect" else words
