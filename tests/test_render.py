@@ -226,7 +226,7 @@ def test_auto_survives_the_hard_pages(auto):
     assert busy["seconds"] < TIMEOUT and len(auto.asked(TICK)) >= 2
     for path in LOOPS:
         entry = auto.entry(path)
-        assert entry["outcome"] == "ok" and entry["render"]["error"].startswith("RenderTimeout")
+        assert entry["outcome"] == "ok" and entry["render"]["error"].startswith("it did not finish within")
         assert entry["warning"].startswith("not rendered"), entry
         assert f"  {auto.base}{path}  [not rendered" in auto.stdout
     assert f"Pages not rendered, read from their HTML ({len(LOOPS)}):" in auto.stdout
@@ -283,16 +283,16 @@ def test_auto_counts_the_browsers_requests(auto):
     ok = [r for r in auto.report["rendered"] if "error" not in r]
     assert s["rendered_pages"] == len(ok) and s["render_failures"] == len(LOOPS)
     assert {r["page"][len(auto.base) :] for r in ok} >= {"/", "/docs", DIALOGS, NEVER_SETTLES}
-    assert s["render_requests"] == sum(r["requests"] for r in ok) > 0
+    # every render's requests, a failed render's too (/loop's app.js)
+    assert s["render_requests"] == sum(r.get("requests", 0) for r in auto.report["rendered"]) > 0
     seen = [h for h in auto.log if h.path not in BROWSER_NOISE]
     # summary.requests is every request the server saw, the browser's too;
     # exact in most audits, off by one or two in some (a request counted
     # as its page closes, never sent; a tick the server saw, not counted)
     assert abs(s["requests"] - len(seen)) <= RACE, (s["requests"], len(seen))
     browser = [h for h in seen if by_browser(h)]
-    # render_requests: the renders that ended; /loop's app.js (its render
-    # failed: it holds only its error) counts in requests, not here
-    assert abs(len(browser) - len(LOOPS) + 1 - s["render_requests"]) <= RACE, (
+    # render_requests: every request the browser sent
+    assert abs(len(browser) - s["render_requests"]) <= RACE, (
         len(browser),
         s["render_requests"],
     )

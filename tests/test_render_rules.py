@@ -96,7 +96,6 @@ def test_the_browser_is_found_and_checked(tmp_path):
 @pytest.mark.parametrize(
     "args, words",
     [
-        (["--browser", "/nonexistent/chromium"], "browser: '/nonexistent/chromium' is not an"),
         (["--browser", "/bin/echo"], "browser: /bin/echo is not a Chromium"),
         (["--render", "sometimes"], "render: 'sometimes' is not one of never, auto, always"),
     ],

@@ -96,7 +96,7 @@ class Pages:
         if render is not None:
             soft["render"] = render
         elif facts is not None:  # the render failed: the page as its HTML says
-            soft["render"] = {"error": facts.error}
+            soft["render"] = {"error": facts.error, "requests": facts.requests}
             warning = f"not rendered ({facts.error}): its links were read from its HTML"
             soft["warning"] = f"{soft['warning']}; {warning}" if soft.get("warning") else warning
         yield audit.result(

@@ -108,6 +108,7 @@ class PageSession:
         if context not in _GUARDED:  # a window the script opened asks for nothing
             _GUARDED.add(context)
             await context.route("**", _refuse)
+            context.on("page", _close_window)  # closed even once its opener's render ended
         await page.add_init_script(script=NO_DOWNLOADS)
         page.on("dialog", self._dialog)
         page.on("popup", self._popup)
@@ -189,6 +190,16 @@ async def _first(wait: Awaitable[Any], event: asyncio.Event) -> bool:
 
 async def _refuse(route: Route) -> None:
     await route.abort("blockedbyclient")
+
+
+async def _close_window(page: Page) -> None:
+    """A page of the context that a page opened (``window.open``): closed.
+    The pages scrapy-playwright opens for renders have no opener."""
+    try:
+        if await page.opener() is not None:
+            await page.close()
+    except Exception:  # closed meanwhile
+        pass
 
 
 async def close_page(page: Page | None) -> None:

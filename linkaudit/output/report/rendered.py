@@ -23,23 +23,25 @@ class RenderedPages:
         self.pages: list[dict[str, Any]] = []
         self.failures = 0
         self.remembered = 0
+        self.rendered = 0
         self.requests = 0
 
     def see(self, item: dict[str, Any]) -> None:
         render = item["render"]
-        if render.get("error"):
-            self.failures += 1
-        elif item.get("not_modified") or item.get("from_cache"):
-            self.remembered += 1  # rendered by an earlier audit, unchanged since
+        failed = bool(render.get("error"))
+        if item.get("not_modified") or item.get("from_cache"):
+            self.remembered += not failed  # an earlier audit's, the page unchanged since
         else:
-            self.requests += render.get("requests", 0)
+            self.requests += render.get("requests", 0)  # a failed render's too
+            self.failures += failed
+            self.rendered += not failed
         self.pages.append({"page": item["url"], **render})
 
     def counts(self, summary: dict[str, Any]) -> None:
         """The summary's counts of renders."""
         if self.mode == "never" and not self.pages:
             return
-        summary["rendered_pages"] = len(self.pages) - self.failures - self.remembered
+        summary["rendered_pages"] = self.rendered
         summary["render_requests"] = self.requests
         if self.remembered:
             summary["renders_remembered"] = self.remembered
