@@ -226,7 +226,9 @@ def test_auto_survives_the_hard_pages(auto):
     assert busy["seconds"] < TIMEOUT and len(auto.asked(TICK)) >= 2
     for path in LOOPS:
         entry = auto.entry(path)
-        assert entry["outcome"] == "ok" and entry["render"]["error"].startswith("it did not finish within")
+        assert entry["outcome"] == "ok" and entry["render"]["error"].startswith(
+            "it did not finish within"
+        )
         assert entry["warning"].startswith("not rendered"), entry
         assert f"  {auto.base}{path}  [not rendered" in auto.stdout
     assert f"Pages not rendered, read from their HTML ({len(LOOPS)}):" in auto.stdout

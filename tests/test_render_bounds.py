@@ -30,7 +30,9 @@ INTERRUPTED = 3  # nothing broken, the audit incomplete (linkaudit/cli.py)
 
 def _name(pid: int) -> str:
     try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        return (
+            Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        )
     except OSError:
         return ""
 
@@ -120,7 +122,8 @@ def _entry(report: dict, url: str) -> dict:
 @pytest.mark.parametrize(
     # Ctrl-C as a terminal sends it (to the process group), SIGTERM as a
     # service manager or kill(1) sends it (to linkaudit alone), SIGKILL
-    "how", ["finish", "SIGINT-group", "SIGTERM", "SIGKILL"]
+    "how",
+    ["finish", "SIGINT-group", "SIGTERM", "SIGKILL"],
 )
 def test_no_browser_process_is_left(tmp_path, how):
     finish = how == "finish"
@@ -299,7 +302,10 @@ def test_pages_rendered_at_once(tmp_path, pages):
         assert len(srv.requested(lambda h: h.path.startswith("/data?"))) == 4
     assert code == 0, err
     assert flight.most == pages
-    assert report["summary"]["rendered_pages"] == 5 and report["summary"].get("render_failures", 0) == 0
+    assert (
+        report["summary"]["rendered_pages"] == 5
+        and report["summary"].get("render_failures", 0) == 0
+    )
 
 
 # 6: dialogs dismissed, windows closed, downloads refused ---------------------
