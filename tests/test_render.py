@@ -36,7 +36,8 @@ from tests.helpers.reports import valid_item
 from tests.server import Hit, TestServer
 
 RACE = 3  # requests a page closing mid-request may leave uncounted or unsent
-TIMEOUT = 5  # LINKAUDIT_RENDER_TIMEOUT: /loop and /loop-early use it all
+TIMEOUT = 3  # LINKAUDIT_RENDER_TIMEOUT: /loop and /loop-early use it all
+SETTLE = 1  # LINKAUDIT_RENDER_SETTLE: /busy never goes quiet
 # a page of ours that leaves at once for a file that is gone: a script
 # navigation to a broken link (the app's own go to pages that are fine, and
 # a fine URL's referrers are not kept in the report)
@@ -96,7 +97,13 @@ def audit(srv: TestServer, tmp: Path, mode: str, starts=("/",), *more: str) -> A
     args = [srv.url + s for s in starts] + ["--render", mode, "--delay", "0"]
     args += ["--check-fragments", "--report", str(report), "--jsonl", str(feed), "-v", *more]
     started = time.monotonic()
-    out = run(tmp, *args, "-s", f"LINKAUDIT_RENDER_TIMEOUT={TIMEOUT}", timeout=120)
+    limits = [
+        "-s",
+        f"LINKAUDIT_RENDER_TIMEOUT={TIMEOUT}",
+        "-s",
+        f"LINKAUDIT_RENDER_SETTLE={SETTLE}",
+    ]
+    out = run(tmp, *args, *limits, timeout=120)
     seconds = time.monotonic() - started
     assert report.exists(), out.stderr[-3000:]
     data = json.loads(report.read_text())
