@@ -6,6 +6,7 @@ the frameworks' starter pages send are."""
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -126,15 +127,25 @@ def test_an_audit_names_the_shell_page_only(tmp_path, server):
     named = {u["url"]: u["app_shell"] for u in report["urls"] if u.get("app_shell")}
     assert named == {f"{n}/app/": 'an empty <div id="root"> and 1 script'}
     lines = out.stdout.splitlines()
-    at = lines.index(
-        "1 page looks built by JavaScript; its links were not checked: --render auto"
-    )
+    at = lines.index("1 page looks built by JavaScript; its links were not checked: --render auto")
     assert lines[at + 1] == f'  {n}/app/  [an empty <div id="root"> and 1 script]'
     assert f"{n}/about" not in out.stdout
     markdown = run(tmp_path, f"{n}/", "--delay", "0", "--format", "markdown").stdout
     assert "#### 1 page looks built by JavaScript" in markdown and f"{n}/app/" in markdown
     html = run(tmp_path, f"{n}/", "--delay", "0", "--format", "html").stdout
     assert "1 page looks built by JavaScript" in html and "&lt;div id=&quot;root&quot;&gt;" in html
+    junit = run(tmp_path, f"{n}/", "--delay", "0", "--format", "junit").stdout
+    suite = ET.fromstring(junit).find("testsuite[@name='built by JavaScript']")
+    (case,) = suite.findall("testcase")
+    skipped = case.find("skipped")
+    assert (
+        skipped.get("message").endswith("not checked: --render auto")
+        and f"{n}/app/" in skipped.text
+    )
+    sarif = json.loads(run(tmp_path, f"{n}/", "--delay", "0", "--format", "sarif").stdout)
+    (note,) = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "app-shell"]
+    assert note["level"] == "note" and "--render auto" in note["message"]["text"]
+    assert note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == f"{n}/app/"
 
 
 def test_a_local_build_names_it_too(tmp_path):

@@ -15,6 +15,7 @@ from xml.etree import ElementTree as ET
 
 from linkaudit.output.formats.common import (
     Report,
+    app_shells,
     ending,
     groups_by_target,
     places_of,
@@ -30,6 +31,7 @@ _SUITES = (
     "broken",
     "missing fragments",
     "behind bot walls",  # unchecked: a wall answered (rules/walls.py), named
+    "built by JavaScript",  # one case: the pages whose links were not checked
     "unchecked",
     "blocked",
     "redirect",
@@ -37,6 +39,7 @@ _SUITES = (
     "ok",
 )
 _NOT_VERIFIED = ("unchecked", "blocked", "excluded")
+SHELLS_LISTED = 20  # pages built by JavaScript a case lists
 
 
 def as_junit(report: Report, options: Options = DEFAULT) -> str:
@@ -69,6 +72,13 @@ def as_junit(report: Report, options: Options = DEFAULT) -> str:
             cases[u["outcome"]].append(_case(u, u["url"], "skipped", u["error"] or u["outcome"]))
         else:
             cases[u["outcome"]].append(_case(u, u["url"]))
+    words, shells = app_shells(report)
+    if shells:  # one notice, skipped: the pages' links were not checked
+        lines = [f"{u['url']}  [{u['app_shell']}]" for u in shells[:SHELLS_LISTED]]
+        if len(shells) > SHELLS_LISTED:
+            lines.append(f"and {len(shells) - SHELLS_LISTED:,} more pages (the JSON report)")
+        first = shells[0]
+        cases["built by JavaScript"].append(_case(first, words, "skipped", words, lines))
     root = ET.Element("testsuites", name="linkaudit")
     root.append(_audit_suite(report))
     for name, found in cases.items():

@@ -17,6 +17,7 @@ from urllib.parse import quote
 from linkaudit import PROJECT_URL, __version__
 from linkaudit.output.formats.common import (
     Report,
+    app_shells,
     broken_urls,
     groups_by_target,
     missing_fragments,
@@ -68,6 +69,9 @@ def as_sarif(report: Report, options: object = None) -> str:
             found["level"] = "note"
             found["properties"]["wall"] = wall
             results.append(found)
+    shells = _shells_result(report)
+    if shells is not None:
+        results.append(shells)
     sarif = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -96,6 +100,14 @@ def as_sarif(report: Report, options: object = None) -> str:
                                 "shortDescription": {
                                     "text": "A link a bot wall kept from being checked: not"
                                     " broken, not verified either"
+                                },
+                                "helpUri": PROJECT_URL,
+                            },
+                            {
+                                "id": "app-shell",
+                                "shortDescription": {
+                                    "text": "Pages built by JavaScript whose links were not"
+                                    " checked (--render auto checks them)"
                                 },
                                 "helpUri": PROJECT_URL,
                             },
@@ -235,4 +247,26 @@ def _fix_result(chosen: list[dict[str, Any]]) -> dict[str, Any]:
                 if edit not in edits:  # two links on a line: one edit each form
                     edits.append(edit)
         result["fixes"] = [_fix(f"Replace {first['from']} with {first['to']}", edits)]
+    return result
+
+
+def _shells_result(report: Report) -> dict[str, Any] | None:
+    """The pages that look built by JavaScript, not rendered: one note, at
+    the first page, the others related (one notice, not one per page)."""
+    words, pages = app_shells(report)
+    if not pages:
+        return None
+    places = [{"url": u["url"], "line": None} for u in pages]
+    related = places[1 : MAX_RELATED + 1]
+    result: dict[str, Any] = {
+        "ruleId": "app-shell",
+        "level": "note",
+        "message": _message(f"{words} ({pages[0]['url']}: {pages[0]['app_shell']})"),
+        "locations": [{"physicalLocation": _location(places[0])}],
+        "properties": {"pages": len(pages)},
+    }
+    if related:
+        result["relatedLocations"] = [
+            {"id": i, "physicalLocation": _location(r)} for i, r in enumerate(related, 1)
+        ]
     return result
