@@ -104,16 +104,17 @@ class PageSession:
         """scrapy-playwright's page init callback: before the page's
         navigation, its routes and handlers."""
         self.page = page
+        # first, the policy of its requests (registered after scrapy-playwright's
+        # own route: tried first); an error below leaves it in place
+        await page.route("**", self._route)
         context = page.context
         if context not in _GUARDED:  # a window the script opened asks for nothing
             _GUARDED.add(context)
             await context.route("**", _refuse)
             context.on("page", _close_window)  # closed even once its opener's render ended
-        await page.add_init_script(script=NO_DOWNLOADS)
         page.on("dialog", self._dialog)
         page.on("popup", self._popup)
-        # registered after scrapy-playwright's own route: tried first
-        await page.route("**", self._route)
+        await page.add_init_script(script=NO_DOWNLOADS)
 
     async def _route(self, route: Route, request: BrowserRequest) -> None:
         facts = self.facts
