@@ -17,9 +17,9 @@ Bounds:
   the render is cancelled and its page closed (a page whose scripts never
   stop is closed by Chromium, not waited on), and the page is read from
   its HTML, with a warning;
-- memory: while the browser runs, the resident memory of this process's
-  children (Playwright's driver, Chromium and its renderers) is read twice
-  a second; past ``LINKAUDIT_RENDER_MEMORY`` MiB, the renders in flight are
+- memory: while the browser runs, the memory of this process's children
+  (Playwright's driver, Chromium and its renderers: their proportional
+  set sizes, ``memory.py``) is read twice a second; past ``LINKAUDIT_RENDER_MEMORY`` MiB, the renders in flight are
   cancelled and their pages closed.  Each renderer's JavaScript heap is
   also capped (V8's ``--max-old-space-size``): a page that allocates
   without end crashes its own renderer first;

@@ -43,9 +43,26 @@ def descendants(pid: int) -> list[int]:
 
 
 def resident_bytes(pids: list[int]) -> int:
-    """The resident memory of ``pids`` together (``statm``'s resident pages)."""
+    """The memory ``pids`` hold together: the sum of their proportional set
+    sizes (``smaps_rollup``'s ``Pss``: a page shared by n of them counts
+    1/n in each), else of their resident sizes (``statm``).  Chromium's
+    processes share most of their pages (its code, fonts, shared memory):
+    the sum of their resident sizes counts those once per process, about
+    twice what the tree holds (1.1 GB of RSS for 0.5 GB of PSS with two
+    pages rendered at once)."""
     total = 0
     for pid in pids:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup", "rb") as fh:
+                for line in fh:
+                    if line.startswith(b"Pss:"):
+                        total += int(line.split()[1]) * 1024
+                        break
+                else:
+                    raise ValueError("no Pss")
+            continue
+        except (OSError, IndexError, ValueError):
+            pass
         try:
             with open(f"/proc/{pid}/statm", "rb") as fh:
                 total += int(fh.read().split()[1]) * PAGE
