@@ -19,10 +19,11 @@ Bounds:
   its HTML, with a warning;
 - memory: while the browser runs, the memory of this process's children
   (Playwright's driver, Chromium and its renderers: their proportional
-  set sizes, ``memory.py``) is read twice a second; past ``LINKAUDIT_RENDER_MEMORY`` MiB, the renders in flight are
-  cancelled and their pages closed.  Each renderer's JavaScript heap is
-  also capped (V8's ``--max-old-space-size``): a page that allocates
-  without end crashes its own renderer first;
+  set sizes, ``memory.py``) is read twice a second; past
+  ``LINKAUDIT_RENDER_MEMORY`` MiB, the renders in flight are cancelled
+  and their pages closed.  Each renderer's JavaScript heap is also
+  capped (V8's ``--max-old-space-size``): a page that allocates without
+  end crashes its own renderer first;
 - the browser starts only when a page needs it, once per audit, and is
   closed with the download handlers (the end of the crawl, Ctrl-C,
   SIGTERM: Scrapy closes its handlers on every way out).  Its driver is
