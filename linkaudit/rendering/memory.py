@@ -51,7 +51,9 @@ def descendants(pid: int) -> list[int]:
 
 
 def resident_bytes(pids: list[int]) -> int:
-    """The resident memory of ``pids`` together (``statm``'s resident pages)."""
+    """The resident memory of ``pids`` together (``statm``'s resident
+    pages): a page several of them share is counted in each (Chromium's
+    processes share most of theirs: :func:`shared_bytes` counts it once)."""
     total = 0
     for pid in pids:
         try:
