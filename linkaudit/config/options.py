@@ -183,8 +183,9 @@ OPTIONS: tuple[Option, ...] = (
     # seconds after load waited for the network to go quiet, then the DOM is read anyway
     Option("LINKAUDIT_RENDER_SETTLE", 3.0, c.number(_float, 0, maximum=c.HOUR)),
     Option("LINKAUDIT_RENDER_PAGES", 2, c.number(_int, 1, maximum=64)),
-    # MiB the browser's whole process tree may use: past it, its pages are closed
-    Option("LINKAUDIT_RENDER_MEMORY", 1024, c.number(_int, 128, maximum=1 << 20)),
+    # MiB the browser's whole process tree may use (PSS): past it, its pages
+    # are closed; an idle Chromium with one page holds about 340
+    Option("LINKAUDIT_RENDER_MEMORY", 1024, c.number(_int, 400, maximum=1 << 20)),
     # bytes of a sitemap read, and inflated (gzip file or Content-Encoding)
     Option("LINKAUDIT_SITEMAP_MAXSIZE", 50 * 1024 * 1024, c.number(_int, 1, maximum=c.SIZE)),
     # sitemap nesting read: 1 the sitemaps given or named by robots.txt, 2 those
