@@ -1,4 +1,4 @@
-"""--render end to end (issue 34): the test app (tests/helpers/jsapp.py)
+"""--render end to end: the test app (tests/helpers/jsapp.py)
 audited once per mode, and a plain site of HTML pages; asserted on the
 report (held to the schema), the text a user reads, the JSON lines feed,
 ``linkaudit show`` and the server's log of what was asked."""

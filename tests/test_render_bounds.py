@@ -1,5 +1,4 @@
-"""The bounds of ``--render`` and the browser's processes (issue 34,
-"Polite and bounded"): no Chromium left after any way an audit ends, no
+"""The bounds of ``--render`` and the browser's processes: no Chromium left after any way an audit ends, no
 browser started for a site that needs none, the time cap, the memory
 bound (the peak of the whole process tree, measured here as the product
 measures it: ``linkaudit/rendering/memory.py``), pages rendered at once,

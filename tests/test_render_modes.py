@@ -1,4 +1,4 @@
-"""--render in every mode (issue 34): ``scrapy crawl``, a local build
+"""--render in every mode: ``scrapy crawl``, a local build
 (``linkaudit DIR --render auto``), the audit database (a remembered page is
 rendered again only when it changed) and each worker of a shared audit on
 Redis.  A small app of our own: three client routes, each answered with the
