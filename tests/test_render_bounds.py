@@ -1,5 +1,5 @@
-"""The bounds of ``--render`` and the browser's processes: no Chromium left after any way an audit ends, no
-browser started for a site that needs none, the time cap, the memory
+"""The bounds of ``--render`` and the browser's processes: no Chromium
+left after any way an audit ends, no browser started for a site that needs none, the time cap, the memory
 bound (the peak of the whole process tree, measured here as the product
 measures it: ``linkaudit/rendering/memory.py``), pages rendered at once,
 dialogs, windows and downloads, and ``--render`` without a browser."""
