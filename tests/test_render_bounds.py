@@ -1,8 +1,9 @@
-"""The bounds of ``--render`` and the browser's processes: no Chromium
-left after any way an audit ends, no browser started for a site that needs none, the time cap, the memory
-bound (the peak of the whole process tree, measured here as the product
-measures it: ``linkaudit/rendering/memory.py``), pages rendered at once,
-dialogs, windows and downloads, and ``--render`` without a browser."""
+"""The bounds of ``--render`` and the browser's processes: no Chromium left
+after any way an audit ends, no browser started for a site that needs none,
+the time cap, the memory bound (the peak of the whole process tree, measured
+here as the product measures it: ``linkaudit/rendering/memory.py``), pages
+rendered at once, dialogs, windows and downloads, and ``--render`` without a
+browser."""
 
 from __future__ import annotations
 
