@@ -16,10 +16,11 @@ is read back.
   link does nothing (:data:`NO_DOWNLOADS`); new windows are closed as they open,
   before their first request (the context refuses every request of a page
   that is not the one rendered); dialogs are dismissed.
-- It has settled once loaded and the network has been quiet for 0.5 s
-  (Playwright's ``networkidle``), or after ``LINKAUDIT_RENDER_SETTLE``
-  seconds of waiting: then its DOM is read (``page.content()``), with its
-  title.
+- It has settled once loaded and the network has been quiet for 0.5 s (as
+  Playwright's ``networkidle``, but counting the requests a route holds
+  while robots.txt is asked: those are in flight too), or after
+  ``LINKAUDIT_RENDER_SETTLE`` seconds of waiting: then its DOM is read
+  (``page.content()``), with its title.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ FETCHED = frozenset({"script", "stylesheet", "xhr", "fetch", "eventsource"})
 # an answer's headers the browser must not be given: the body it gets is
 # the one the crawl decoded, whole
 NOT_PASSED = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+QUIET = 0.5  # seconds without a request in flight: the network is quiet (as networkidle)
+POLL = 0.05  # seconds between two looks at the requests in flight
 _GUARDED: weakref.WeakSet[Any] = weakref.WeakSet()  # contexts that refuse other pages' requests
 # A link with a ``download`` attribute that a script clicks is fetched by
 # Chromium's download manager, out of reach of ``page.route`` (the context's
@@ -99,6 +102,8 @@ class PageSession:
         self.started = time.monotonic()
         self.served = False  # the document was given
         self.navigated = asyncio.Event()  # the script navigated away
+        self.inflight = 0  # the page's requests in flight
+        self.changed = time.monotonic()  # when that last changed
 
     async def prepare(self, page: Page, _request: Any) -> None:
         """scrapy-playwright's page init callback: before the page's
@@ -114,6 +119,11 @@ class PageSession:
             context.on("page", _close_window)  # closed even once its opener's render ended
         page.on("dialog", self._dialog)
         page.on("popup", self._popup)
+        # the requests in flight, those waiting for robots.txt included
+        # (Playwright's "networkidle" does not count a request held by a route)
+        page.on("request", lambda _request: self._flight(1))
+        page.on("requestfinished", lambda _request: self._flight(-1))
+        page.on("requestfailed", lambda _request: self._flight(-1))
         await page.add_init_script(script=NO_DOWNLOADS)
 
     async def _route(self, route: Route, request: BrowserRequest) -> None:
@@ -141,6 +151,23 @@ class PageSession:
             self.sent()
         await route.fallback()  # scrapy-playwright's route sends it (its User-Agent ours)
 
+    def _flight(self, change: int) -> None:
+        self.inflight += change
+        self.changed = time.monotonic()
+
+    async def _quiet(self) -> bool:
+        """Wait for the network to be quiet (no request in flight for
+        :data:`QUIET` seconds) or the script to navigate, at most ``settle``
+        seconds: whether it did."""
+        deadline = time.monotonic() + self.settle
+        while True:
+            now = time.monotonic()
+            if self.navigated.is_set() or (self.inflight <= 0 and now - self.changed >= QUIET):
+                return True
+            if now >= deadline:
+                return False
+            await asyncio.sleep(min(POLL, deadline - now))
+
     async def _dialog(self, dialog: Any) -> None:
         self.facts.dialogs += 1
         try:
@@ -167,8 +194,7 @@ class PageSession:
         elif self.navigated.is_set():
             facts.settled = True
         else:
-            quiet = page.wait_for_load_state("networkidle", timeout=self.settle * 1000 or 1)
-            facts.settled = await _first(quiet, self.navigated)
+            facts.settled = await self._quiet()
         facts.dom = (await page.content())[: self.maxsize]
         facts.title = (await page.title())[:500]
         facts.seconds = time.monotonic() - self.started
