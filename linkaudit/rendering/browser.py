@@ -97,6 +97,12 @@ def playwright_settings(config: Any, user_agent: str) -> dict[str, Any]:
                 "--disable-background-networking",
                 "--disable-component-update",
                 "--mute-audio",
+                # the document is given (route.fulfill), from no address:
+                # Chromium takes it for the public internet and refuses its
+                # requests to other local hosts (Local Network Access), which
+                # a visitor's browser, the page loaded from its own address,
+                # lets through (an intranet's API, a build's other host)
+                "--disable-features=LocalNetworkAccessChecks",
             ],
         },
         "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": pages,
