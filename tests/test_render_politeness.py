@@ -11,7 +11,7 @@ from tests.conftest import validate
 from tests.helpers.command import run
 from tests.server import Route, TestServer
 
-DELAY = 1.0
+DELAY = 0.5
 
 
 def shell(script: str) -> str:
