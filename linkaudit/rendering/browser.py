@@ -18,8 +18,8 @@ Bounds:
   stop is closed by Chromium, not waited on), and the page is read from
   its HTML, with a warning;
 - memory: while the browser runs, the memory (PSS: memory.py) of this process's
-  children (Playwright's driver, Chromium and its renderers) is read twice
-  a second; past ``LINKAUDIT_RENDER_MEMORY`` MiB, the renders in flight are
+  children (Playwright's driver, Chromium and its renderers) is read four
+  times a second; past ``LINKAUDIT_RENDER_MEMORY`` MiB, the renders in flight are
   cancelled and their pages closed.  Each renderer's JavaScript heap is
   also capped (V8's ``--max-old-space-size``): a page that allocates
   without end crashes its own renderer first;
@@ -57,7 +57,7 @@ from linkaudit.signals import request_sent, robots_asked
 logger = logging.getLogger(__name__)
 
 CONTEXT = "linkaudit-render"
-MEMORY_INTERVAL = 0.5  # seconds between two readings of the browser's memory
+MEMORY_INTERVAL = 0.25  # seconds between two readings of the browser's memory
 MiB = 1024 * 1024
 
 
@@ -266,7 +266,7 @@ class Browser:
         return all(answer is not False for _, answer in answers)
 
     async def _watch_memory(self) -> None:
-        """The whole browser's resident memory, read twice a second: past
+        """The whole browser's resident memory, read four times a second: past
         the bound, the renders in flight are cancelled (their pages closed);
         so are they when the audit closes early (as queued requests are
         dropped: ``extensions/drain.py``)."""
