@@ -259,19 +259,6 @@ def test_a_popup_is_closed_and_asks_for_nothing(popup):
     assert popup.asked("/about") == [] and popup.code == 3  # 3: an incomplete audit
 
 
-def test_a_render_waiting_for_a_page_is_not_timed(tmp_path):
-    """One page at a time, an endless page first: the pages queued behind
-    it wait, then render; only the endless one times out."""
-    starts = ("/loop-early", "/about", "/docs", "/docs/intro")
-    with jsapp_server() as srv:
-        queued = audit(
-            srv, tmp_path, "auto", starts, "--depth", "0", "-s", "LINKAUDIT_RENDER_PAGES=1"
-        )
-    s = queued.report["summary"]
-    assert s["rendered_pages"] == len(starts) - 1 and s["render_failures"] == 1, s
-    assert "error" in queued.entry("/loop-early")["render"]
-
-
 def test_auto_asks_only_for_what_pages_need(auto):
     for path in NOT_FETCHED - {DISALLOWED}:
         assert [h.method for h in auto.asked(path)] == ["HEAD"], path
