@@ -272,27 +272,37 @@ class Browser:
         dropped: ``extensions/drain.py``)."""
         me = os.getpid()
         stats = self.crawler.stats
+        faulted = False
         while not self.closed:
-            used = tree_bytes(me)
-            if used > self.peak:
-                self.peak = used
-                stats.set_value("linkaudit/render_memory_peak", used)
-            if used > self.memory and self.inflight:
-                logger.warning(
-                    "The browser uses %d MiB, more than LINKAUDIT_RENDER_MEMORY (%d MiB): "
-                    "%d renders stopped",
-                    used // MiB,
-                    self.memory // MiB,
-                    len(self.inflight),
-                )
-                for task, session in list(self.inflight.items()):
-                    self.stopped.add(session)
-                    task.cancel()
-            if self.inflight and internals.engine_closing(self.crawler):
-                for task, session in list(self.inflight.items()):
-                    self.interrupted.add(session)
-                    task.cancel()
+            try:
+                self._look(me, stats)
+            except Exception:  # a fault of ours (said once): the renders keep their time cap
+                if not faulted:
+                    logger.exception("Internal error while reading the browser's memory")
+                faulted = True
             await asyncio.sleep(MEMORY_INTERVAL)
+
+    def _look(self, me: int, stats: Any) -> None:
+        """One reading of the browser's memory and of the audit's state."""
+        used = tree_bytes(me)
+        if used > self.peak:
+            self.peak = used
+            stats.set_value("linkaudit/render_memory_peak", used)
+        if used > self.memory and self.inflight:
+            logger.warning(
+                "The browser uses %d MiB, more than LINKAUDIT_RENDER_MEMORY (%d MiB): "
+                "%d renders stopped",
+                used // MiB,
+                self.memory // MiB,
+                len(self.inflight),
+            )
+            for task, session in list(self.inflight.items()):
+                self.stopped.add(session)
+                task.cancel()
+        if self.inflight and internals.engine_closing(self.crawler):
+            for task, session in list(self.inflight.items()):
+                self.interrupted.add(session)
+                task.cancel()
 
     async def close(self) -> None:
         """Close the browser (and Playwright's driver) if it was started."""
