@@ -86,3 +86,31 @@ def test_renders_wait_for_the_delay_and_ask_robots_of_every_host(tmp_path):
         if k.lower() == "user-agent"
     }
     assert len(agents) == 1 and agents.pop().startswith("linkaudit/")
+
+
+def test_a_websocket_is_asked_of_robots_txt_too(tmp_path):
+    script = (
+        "new WebSocket('ws://' + location.host + '/live');"
+        "new WebSocket('ws://' + location.host + '/private/live');"
+        "document.getElementById('root').innerHTML = '<a href=\"/next\">next</a>';"
+    )
+    routes = {
+        "/": shell("/app.js"),
+        "/app.js": Route(body=script, content_type="text/javascript"),
+        "/robots.txt": Route(
+            body="User-agent: *\nDisallow: /private/\n", content_type="text/plain"
+        ),
+    }
+    with TestServer(routes) as site:
+        out = run(
+            tmp_path, f"{site.url}/", "--render", "auto", "--delay", "0", "--report", "r.json"
+        )
+        log = list(site.log)
+    assert out.returncode == 1, out.stderr[-2000:]  # /next is a 404: found by the render
+    report = json.loads((tmp_path / "r.json").read_text())
+    validate(report)
+    upgrades = [h.path for h in log if h.headers.get("Upgrade") == "websocket"]
+    assert upgrades == ["/live"]  # the allowed one's handshake; never the disallowed one
+    assert not [h for h in log if h.path.startswith("/private/")]
+    (render,) = [u["render"] for u in report["urls"] if u.get("render")]
+    assert render["refused"] >= 1 and render["requests"] >= 2  # app.js and /live

@@ -4,7 +4,7 @@ is read back.
 - Its document is the page's own answer, already downloaded by the crawl
   (``route.fulfill``): the page is not requested twice.
 - It fetches what a page needs to run, and nothing else: scripts, styles
-  and data requests (``fetch``, XHR, event streams) go out if the host's
+  and data requests (``fetch``, XHR, event streams, WebSockets) go out if the host's
   robots.txt allows them (asked through the ``robots_asked`` signal: the
   crawl's own robots.txt parsers); images, media, fonts, frames, objects,
   beacons and everything else are refused before a byte is read (the
@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from playwright.async_api import Page, Route
+from playwright.async_api import Page, Route, WebSocketRoute
 from playwright.async_api import Request as BrowserRequest
 
 from linkaudit.rules.rendered import RenderFacts
@@ -45,6 +46,7 @@ FETCHED = frozenset({"script", "stylesheet", "xhr", "fetch", "eventsource"})
 # an answer's headers the browser must not be given: the body it gets is
 # the one the crawl decoded, whole
 NOT_PASSED = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+_ANY = re.compile("")  # every URL
 QUIET = 0.5  # seconds without a request in flight: the network is quiet (as networkidle)
 POLL = 0.05  # seconds between two looks at the requests in flight
 _GUARDED: weakref.WeakSet[Any] = weakref.WeakSet()  # contexts that refuse other pages' requests
@@ -112,6 +114,7 @@ class PageSession:
         # first, the policy of its requests (registered after scrapy-playwright's
         # own route: tried first); an error below leaves it in place
         await page.route("**", self._route)
+        await page.route_web_socket(_ANY, self._socket)  # (page.route does not see them)
         context = page.context
         if context not in _GUARDED:  # a window the script opened asks for nothing
             _GUARDED.add(context)
@@ -150,6 +153,21 @@ class PageSession:
         if self.sent is not None:
             self.sent()
         await route.fallback()  # scrapy-playwright's route sends it (its User-Agent ours)
+
+    async def _socket(self, socket: WebSocketRoute) -> None:
+        """A WebSocket the page opens: its handshake is an HTTP request,
+        asked of robots.txt as any other."""
+        url = socket.url
+        if url.startswith(("ws:", "wss:")):
+            url = "http" + url[2:]
+        if url.startswith(("http:", "https:")) and await self.allows(url):
+            self.facts.requests += 1
+            if self.sent is not None:
+                self.sent()
+            socket.connect_to_server()
+            return
+        self.facts.refused += 1
+        await socket.close()
 
     def _flight(self, change: int) -> None:
         self.inflight += change
