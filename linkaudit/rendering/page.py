@@ -47,6 +47,8 @@ FETCHED = frozenset({"script", "stylesheet", "xhr", "fetch", "eventsource"})
 # the one the crawl decoded, whole
 NOT_PASSED = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 _ANY = re.compile("")  # every URL
+MAX_NAVIGATIONS = 20  # a script's navigations kept (each a link; a loop could make thousands)
+MAX_URL = 65536  # characters of a navigation's URL kept (URLLENGTH_LIMIT's default)
 QUIET = 0.5  # seconds without a request in flight: the network is quiet (as networkidle)
 POLL = 0.05  # seconds between two looks at the requests in flight
 _GUARDED: weakref.WeakSet[Any] = weakref.WeakSet()  # contexts that refuse other pages' requests
@@ -136,7 +138,8 @@ class PageSession:
                 self.served = True
                 await route.fulfill(status=self.status, headers=self.headers, body=self.body)
                 return
-            facts.navigations.append(request.url)  # the script navigates: a redirect link
+            if len(facts.navigations) < MAX_NAVIGATIONS:  # the script navigates: a redirect link
+                facts.navigations.append(request.url[:MAX_URL])
             self.navigated.set()  # the page is left: its DOM is read as it is now
             await route.abort("aborted")
             return
