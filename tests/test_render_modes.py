@@ -8,6 +8,7 @@ drops the one link of the server's HTML."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -287,3 +288,30 @@ def test_each_worker_of_a_shared_audit_renders(tmp_path):
         answered = [h for h in one.log + two.log if h.path != "/favicon.ico"]
         assert report["summary"]["requests"] == len(answered)
         assert report["summary"]["render_requests"] == 2 * len(ROUTES)
+
+
+def test_always_on_the_demo_gives_the_plain_audits_answer(tmp_path):
+    """The bundled demo has far links, a redirect, binaries and robots.txt
+    rules: rendered, every page gives the same verdicts and the same
+    referrer lines as read from its HTML."""
+    answers = []
+    for mode in ("never", "always"):
+        (tmp_path / mode).mkdir()
+        out = run(tmp_path / mode, "--demo", "--render", mode, "--report", "r.json")
+        assert out.returncode == 1, out.stderr[-2000:]  # the demo's broken links
+        report = json.loads((tmp_path / mode / "r.json").read_text())
+        validate(report)
+        answers.append((report, {_port_free(u["url"]): _verdict(u) for u in report["urls"]}))
+    (plain, plain_urls), (rendered, rendered_urls) = answers
+    assert rendered_urls == plain_urls
+    assert rendered["summary"]["rendered_pages"] == plain["summary"]["pages"] > 0
+    assert all("error" not in r for r in rendered["rendered"])
+
+
+def _port_free(url: str) -> str:
+    return re.sub(r"//127\.0\.0\.1:\d+/", "//127.0.0.1/", url)
+
+
+def _verdict(entry: dict) -> tuple:
+    places = [(_port_free(r["url"]), r["line"], r.get("rendered")) for r in entry["referrers"]]
+    return entry["outcome"], entry["status"], entry["error"], places
