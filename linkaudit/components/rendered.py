@@ -57,12 +57,9 @@ def scan_rendered(
     section = render_section(
         facts,
         list(dict.fromkeys(u for u, line in scanned.links if line == RENDERED_LINE)),
-        [_resolved(discovery, value, base) for value in removed],
+        # resolved as the page's links were (a fault of ours: that link's, not the page's)
+        [discovery.resolve_link(value, base, url, None)[0] for value in removed],
         list(dict.fromkeys(u for u, line in scanned.links if line == NAVIGATION_LINE)),
     )
     return scanned, section
 
-
-def _resolved(discovery: Discovery, value: str, base: str) -> str:
-    """A removed link's URL, as a link of the page would be keyed."""
-    return discovery.rules.resolve(value, base)[0]

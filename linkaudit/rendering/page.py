@@ -20,7 +20,7 @@ is read back.
   Playwright's ``networkidle``, but counting the requests a route holds
   while robots.txt is asked: those are in flight too), or after
   ``LINKAUDIT_RENDER_SETTLE`` seconds of waiting: then its DOM is read
-  (``page.content()``), with its title.
+  (``page.content()``).
 """
 
 from __future__ import annotations
@@ -217,7 +217,6 @@ class PageSession:
         else:
             facts.settled = await self._quiet()
         facts.dom = (await page.content())[: self.maxsize]
-        facts.title = (await page.title())[:500]
         facts.seconds = time.monotonic() - self.started
 
 

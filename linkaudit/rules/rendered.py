@@ -55,7 +55,6 @@ class RenderFacts:
     then scanned from its HTML)."""
 
     dom: str = ""
-    title: str = ""
     navigations: list[str] = field(default_factory=list)
     windows: int = 0  # new windows the script opened, closed at once
     dialogs: int = 0  # alert, confirm, prompt: dismissed
