@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_process
+from tests.conftest import run_process, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent  # the venv's: linkaudit is installed there
@@ -367,6 +367,8 @@ def test_a_fork_or_a_repository_without_code_scanning_skips_the_upload(tmp_path)
         upload, notices, _ = _scanning(tmp_path, SCANNING_EVENT="push", **github)
         assert upload == "upload=false" and notices.startswith("::notice title=linkaudit::")
         assert "GitHub Advanced Security is off" in notices and "skipped" in notices
+        # the server logs an answer once it is sent: the script may be done first
+        wait_for(lambda: len(api.log) >= 1, 10, "the API's log")
         (hit,) = api.log
         assert hit.headers["Authorization"] == "Bearer t0ken"
         for status in (200, 404):  # analyses, or none yet: the upload is taken
