@@ -19,7 +19,7 @@ none); each caller imports them from the folder it already uses.
 
 from __future__ import annotations
 
-from scrapy.exceptions import DownloadFailedError, IgnoreRequest
+from scrapy.exceptions import DownloadFailedError, DownloadTimeoutError, IgnoreRequest
 
 
 class Interrupted(IgnoreRequest):
@@ -31,6 +31,15 @@ class HostHeld(IgnoreRequest):
     """A link check taken back from its host's download slot: the host asked
     us to wait (``Retry-After``).  Not a verdict: the request is asked again
     after the wait."""
+
+
+class ConnectTimedOut(DownloadTimeoutError):
+    """No connection within the download timeout: the server never
+    accepted one (its packets dropped, a host that is down, a name lookup
+    that never ended), raised by the download handler
+    (``network/handler.py``).  A timeout, retried and condemned as one; but
+    unlike a server that accepted the connection and then answered too
+    slowly, it says the server cannot be reached."""
 
 
 class HostFailing(IgnoreRequest):

@@ -60,7 +60,9 @@ nothing rather than failing an audit.
   tests/test_politeness.py), the CSV exporter's ``_join_if_needed``
   (``output/exporters.py``: list cells as JSON, tests/test_feeds.py), the
   redirect middleware's ``_engine_started`` (``middlewares/redirects.py``:
-  no warning that Scrapy's Referer middleware is off).
+  no warning that Scrapy's Referer middleware is off), the download agent's
+  ``_cb_timeout`` (``network/handler.py``: a timeout before any connection
+  is ``ConnectTimedOut``, tests/test_unreachable.py).
 - Twisted's client errors are in its private ``twisted.web._newclient``.
 - argparse: ``config/file.py`` reads a parser's options and exclusive
   groups, converts a value as the command line does, and knows the classes

@@ -7,6 +7,7 @@ for every other request.  Every wait is bounded by ``hold``.
 
 from __future__ import annotations
 
+import select
 import socket
 import struct
 import threading
@@ -139,4 +140,42 @@ class RawServer:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
+        self.sock.close()
+
+
+class DroppingPort:
+    """A port on 127.0.0.1 that never completes a connection, as a server
+    whose packets are dropped (a firewall's DROP, a machine that is down):
+    nothing is refused, nothing answered.  A listening socket whose accept
+    queue is full and never read: Linux drops a SYN while the queue is
+    full, so a client's connect waits (resending its SYN) until its own
+    timeout."""
+
+    __test__ = False
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(0)
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._fillers: list[socket.socket] = []
+
+    def __enter__(self) -> DroppingPort:
+        # connections that complete fill the queue; the first one that does
+        # not is the proof that it is full
+        for _ in range(16):
+            filler = socket.socket()
+            self._fillers.append(filler)
+            filler.setblocking(False)
+            filler.connect_ex(("127.0.0.1", self.port))
+            _, connected, _ = select.select([], [filler], [], 0.5)
+            if not connected:
+                return self
+        self.__exit__()
+        raise RuntimeError("the accept queue never filled: connections are not dropped here")
+
+    def __exit__(self, *exc: object) -> None:
+        for filler in self._fillers:
+            filler.close()
         self.sock.close()

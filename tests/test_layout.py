@@ -268,6 +268,7 @@ def test_the_rules_are_pure():
 HOOKS = {
     "middlewares/robots.py": {"_parse_robots"},
     "middlewares/redirects.py": {"_engine_started"},
+    "network/handler.py": {"_cb_timeout"},
     "output/exporters.py": {"_join_if_needed"},
 }
 # Public though underscored (the standard library documents them): a named

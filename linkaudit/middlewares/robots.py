@@ -13,16 +13,22 @@ changes what an answer means:
 - 4xx: no rules, everything allowed;
 - 5xx (after any Retry-After waits): the host counts as disallowed for this
   run (RFC 9309), and each URL there is ``blocked`` with that reason;
-- no answer within ``DOWNLOAD_TIMEOUT``: the host's URLs are not requested
-  and end ``unchecked``, the reason naming robots.txt (RFC 9309, 2.3.1.4:
-  an unreachable robots.txt means no crawling).  Before, the host failure
-  cache (hostfailures.py) took the timeout for a dead host and failed every
-  URL there ``Timed out`` without asking it: a verdict on links never
-  requested, of a host that may only have a slow robots.txt;
-- any other failure to get an HTTP answer: one INFO line, and the URLs are
-  requested anyway so that each reports the real failure (``DNS lookup
-  failed``, ``Connection refused``) as ``broken`` rather than hiding it
-  behind ``blocked``: those say at once, and for certain, that a link is dead.
+- no answer within ``DOWNLOAD_TIMEOUT`` from a server that accepted the
+  connection: the host's URLs are not requested and end ``unchecked``, the
+  reason naming robots.txt (RFC 9309, 2.3.1.4: an unreachable robots.txt
+  means no crawling).  Before, the host failure cache (hosts/failures.py)
+  took the timeout for a dead host and failed every URL there ``Timed out``
+  without asking it: a verdict on links never requested, of a host that
+  may only have a slow robots.txt;
+- any other failure to get an HTTP answer, a server that cannot be reached
+  at all included (no connection within ``DOWNLOAD_TIMEOUT``: its packets
+  dropped, ``network/handler.py`` tells it from a slow answer): one INFO
+  line, and the URLs are requested anyway, so that each reports the real
+  failure (``DNS lookup failed``, ``Connection refused``, ``Could not
+  connect within 15 s``) as ``broken`` rather than hiding it behind
+  ``blocked`` or ``unchecked``: a visitor's browser gives up on such a
+  server too, so those say that a link is dead.  The host failure cache
+  fails them at once, with the robots.txt's words, without asking again.
 """
 
 from __future__ import annotations
@@ -45,7 +51,12 @@ from linkaudit import internals
 from linkaudit.config import config_of
 from linkaudit.exceptions import RobotsBlocked, RobotsUnanswered
 from linkaudit.meta import MAXSIZE, TRUNCATED
-from linkaudit.network.failures import is_network_failure, is_timeout
+from linkaudit.network.failures import (
+    describe_failure,
+    is_network_failure,
+    is_timeout,
+    never_connected,
+)
 from linkaudit.rules.sitemap import robots_sitemaps
 from linkaudit.signals import robots_asked
 from linkaudit.signals import robots_sitemaps as robots_sitemaps_found
@@ -115,19 +126,19 @@ class RobotsMiddleware(RobotsTxtMiddleware):
                 response = await self.crawler.engine.download_async(robots)
                 await self._parse_robots(response, netloc, request)
             except Exception as exc:
-                if is_network_failure(exc) and is_timeout(exc):
+                if is_network_failure(exc) and is_timeout(exc) and not never_connected(exc):
                     self.unanswered[netloc] = (
                         f"robots.txt of {netloc} did not answer within {self.timeout:g} s "
                         "(RFC 9309: an unreachable robots.txt means no crawling)"
                     )
                     logger.info("%s: its URLs are not requested", self.unanswered[netloc])
                 elif is_network_failure(exc):
+                    host = urlparse_cached(request).hostname or netloc
                     logger.info(
-                        "robots.txt of %s could not be fetched (%s: %s): its URLs are "
+                        "robots.txt of %s could not be fetched (%s): its URLs are "
                         "checked and will report the failure",
                         netloc,
-                        type(exc).__name__,
-                        exc,
+                        describe_failure(exc, host=host, timeout=self.timeout),
                     )
                 elif not isinstance(exc, IgnoreRequest):  # a fault of ours: say so
                     logger.error(

@@ -21,6 +21,7 @@ from scrapy.exceptions import (
 from twisted.internet import error as twisted_error
 
 from linkaudit import internals
+from linkaudit.exceptions import ConnectTimedOut
 
 _newclient = internals.newclient_errors()  # Twisted's HTTP client's own errors
 ParseError = _newclient.ParseError
@@ -63,6 +64,13 @@ def is_network_failure(exc: BaseException) -> bool:
 
 def is_timeout(exc: BaseException) -> bool:
     return isinstance(exc, DownloadTimeoutError | twisted_error.TimeoutError | TimeoutError)
+
+
+def never_connected(exc: BaseException) -> bool:
+    """The request timed out before a connection was made (the server never
+    accepted one: ``network/handler.py``), not while a server that accepted
+    it was answering."""
+    return any(isinstance(c, ConnectTimedOut) for c in _causes(exc))
 
 
 def is_unanswered(exc: BaseException) -> bool:
@@ -113,6 +121,8 @@ def describe_failure(exc: BaseException, *, host: str, timeout: float) -> str:
         return f"DNS lookup failed for {host}"
     if has(DownloadConnectionRefusedError, twisted_error.ConnectionRefusedError):
         return "Connection refused"
+    if has(ConnectTimedOut):  # as browsers tell it from a slow answer
+        return f"Could not connect within {timeout:g} s"
     if any(is_timeout(c) for c in causes) or has(twisted_error.TCPTimedOutError):
         return f"Timed out after {timeout:g} s"
     text = " | ".join(str(c) for c in causes if str(c)) or type(exc).__name__

@@ -18,6 +18,17 @@ These are patches of Twisted's module attributes and of Scrapy's download
 agent (whose timer is its private ``_timeout_cl``), installed when the
 handler is created (``linkaudit/internals.py``).
 
+A download that times out before its connection was made fails with
+:class:`~linkaudit.exceptions.ConnectTimedOut` (a ``DownloadTimeoutError``
+still): the server never accepted the connection, which says it cannot be
+reached, where a server that accepted it and answered too slowly is only
+slow (``middlewares/robots.py`` tells the two apart for a robots.txt).
+Scrapy's agent reports both as the same ``DownloadTimeoutError``; what its
+timer interrupted tells them apart: a connection still being made (or a
+name still being resolved) fails with Twisted's
+``ConnectingCancelledError``, or with Twisted's own connect ``TimeoutError``
+(a backstop, ``network/endpoint.py``), and nothing else does.
+
 It also sends ``request_sent`` (``linkaudit/signals.py``) as each request
 goes to the network: later than Scrapy's ``request_reached_downloader``,
 which fires while the request may still wait in its slot's queue.
@@ -29,16 +40,23 @@ from typing import Any
 
 from scrapy import Request
 from scrapy.crawler import Crawler
+from scrapy.exceptions import DownloadTimeoutError
 from scrapy.http import Response
+from twisted.internet import error as twisted_error
 from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
 
 from linkaudit import internals
+from linkaudit.exceptions import ConnectTimedOut
 from linkaudit.meta import RENDER
 from linkaudit.network.endpoint import HostnameEndpoint
 from linkaudit.network.looplag import INTERVAL, LoopLag
 from linkaudit.signals import request_sent
 
 http11 = internals.scrapy_http11()  # Scrapy's own, imported at less cost
+
+# what a download fails with when no connection was made (see above)
+CONNECTING = (twisted_error.ConnectingCancelledError, twisted_error.TimeoutError)
 
 
 class HttpDownloadHandler(http11.HTTP11DownloadHandler):
@@ -82,6 +100,21 @@ class FairAgent(internals.download_agent_class()):  # type: ignore[misc]
             lag = LoopLag.of(internals.agent_crawler(self))
             FairTimer(self, deferred, timeout, lag).arm(timeout)
         return deferred
+
+    def _cb_timeout(self, result: Any, request: Request, url: str, timeout: float) -> Any:
+        """Scrapy's check of the download's timer (a hook: see
+        ``linkaudit/internals.py``), and a timeout before any connection
+        said as such."""
+        connecting = isinstance(result, Failure) and result.check(*CONNECTING) is not None
+        try:
+            result = super()._cb_timeout(result, request, url, timeout)
+        except DownloadTimeoutError:  # our timer fired: what did it interrupt?
+            if not connecting:
+                raise
+        if not connecting:
+            return result
+        words = f"No connection to {url} within {timeout:g} s"
+        raise ConnectTimedOut(words) from result.value
 
 
 class FairTimer:
