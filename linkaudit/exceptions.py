@@ -42,6 +42,18 @@ class ConnectTimedOut(DownloadTimeoutError):
     slowly, it says the server cannot be reached."""
 
 
+class RobotsTxtWait(IgnoreRequest):
+    """A robots.txt answered 429 (or 503) with ``Retry-After``: its host is
+    held until ``until`` (``time.monotonic``; ``hosts/holds.py``), and the
+    robots.txt is asked again, after its ``tries``-th wait, by the first
+    request of the host given back (``middlewares/robots.py``).  Not a
+    verdict."""
+
+    def __init__(self, message: str, tries: int, until: float):
+        super().__init__(message)
+        self.tries, self.until = tries, until
+
+
 class HostFailing(IgnoreRequest):
     """A request not sent, or an answer not judged: its host was given up
     (the back-off); the URL ends ``unchecked``."""

@@ -5,11 +5,14 @@ and the servers' request logs."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
+import sys
 import threading
 import time
 
-from tests.conftest import check_no_fault, run_crawl, validate
+from tests.conftest import Spawned, check_no_fault, run_crawl, validate, wait_for
 from tests.helpers.command import run
 from tests.server import Route, TestServer
 
@@ -279,3 +282,85 @@ def test_a_host_answering_429_to_every_new_url_is_not_asked_one_url_per_wait(tmp
         (h.path, h.status, round(h.at - first_429, 1)) for h in asked
     ]
     assert all(crawl.url(f"{busy.url}/b{i}")["outcome"] == "ok" for i in range(6))
+
+
+def stop_at_once(servers: list[TestServer]) -> None:
+    """Stop many servers together (each takes up to half a second)."""
+    threads = [threading.Thread(target=server.httpd.shutdown) for server in servers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+
+
+def test_a_robots_txt_asking_to_wait_holds_its_host_not_a_download_place(tmp_path, server):
+    """Twenty far hosts whose robots.txt answers 429 ``Retry-After: 30``.
+    Before, each wait was slept inside the robots.txt's download, and every
+    request waiting for it held a download place: the sixteen places were
+    taken for the whole wait, the other hosts' links waited with them, and
+    Ctrl-C waited too (17 s).  Now the wait is the host's: its requests are
+    set aside, the other hosts' links are checked at once, a host whose
+    robots.txt asks for one short wait is asked again after it and its
+    links checked by its rules, and SIGINT ends the audit within a second
+    or two, the report written."""
+    report = tmp_path / "report.json"
+    with contextlib.ExitStack() as stack:
+        healthy = stack.enter_context(TestServer(host="127.0.1.1"))
+        patient = stack.enter_context(TestServer(host="127.0.1.2"))
+        waiting = [stack.enter_context(TestServer(host=f"127.0.1.{i}")) for i in range(3, 23)]
+        stack.callback(stop_at_once, [healthy, patient, *waiting])
+        for host in waiting:
+            host.add("/robots.txt", Route(429, "busy", headers={"Retry-After": "30"}))
+        rules = "User-agent: *\nDisallow: /no\n"
+        once = [(429, {"Retry-After": "1"}), (200, {})]
+        patient.add("/robots.txt", Route(body=rules, content_type="text/plain", sequence=once))
+        healthy.add("/h*", "fine")
+        patient.add("/p*", "fine")
+        links = [f"{host.url}/w{i}" for host in waiting for i in range(2)]
+        links += [f"{healthy.url}/h{i}" for i in range(5)]
+        links += [f"{patient.url}/p0", f"{patient.url}/p1", f"{patient.url}/no"]
+        server.add("/", "".join(f'<a href="{link}">x</a>' for link in links))
+        cmd = [sys.executable, "-m", "linkaudit", f"{server.url}/", "--report", str(report)]
+        started = time.monotonic()
+        crawl = Spawned([*cmd, "--delay", "0"])
+        try:
+            checked = [f"/h{i}" for i in range(5)]
+            wait_for(
+                lambda: (
+                    {h.path for h in healthy.log} >= set(checked)
+                    and {h.path for h in patient.log} >= {"/p0", "/p1"}
+                ),
+                timeout=20,
+                what="the healthy host's and the patient host's links",
+            )
+            interrupted = time.monotonic()
+            crawl.signal(signal.SIGINT)
+            code = crawl.wait(timeout=30)
+            took = time.monotonic() - interrupted
+        finally:
+            if crawl.proc.poll() is None:
+                crawl.proc.kill()
+    # the other hosts' links, checked while the twenty waited
+    assert max(h.arrived for h in healthy.log) - started < 10
+    # the patient host: asked again after its wait, then checked by its rules
+    asked = [(h.path, h.status) for h in patient.log]
+    robots = patient.hits("/robots.txt")
+    assert [h.status for h in robots] == [429, 200], asked
+    assert robots[1].arrived - robots[0].at >= 0.9
+    assert all(h.arrived >= robots[1].at for h in patient.log if h.path != "/robots.txt")
+    assert "/no" not in {path for path, _ in asked}
+    # the twenty: their robots.txt asked once, nothing else
+    assert all([h.path for h in host.log] == ["/robots.txt"] for host in waiting)
+    assert took < 5, took
+    data = json.loads(report.read_text())
+    validate(data)
+    check_no_fault(crawl.stderr, report=data)
+    assert data["finish_reason"] == "shutdown" and code == 3, crawl.stderr[-3000:]
+    entries = {u["url"]: u for u in data["urls"]}
+    for host in waiting:
+        for i in range(2):
+            entry = entries[f"{host.url}/w{i}"]
+            assert entry["outcome"] == "unchecked", entry
+    assert all(entries[f"{healthy.url}/h{i}"]["outcome"] == "ok" for i in range(5))
+    assert entries[f"{patient.url}/p0"]["outcome"] == "ok"
+    assert entries[f"{patient.url}/no"]["outcome"] == "blocked"

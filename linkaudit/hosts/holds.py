@@ -26,6 +26,19 @@ A set-aside request still counts as pending (the scheduler's length), so
 the crawl is not idle and the next breadth-first level is not released
 while a host waits.
 
+A robots.txt that answers 429 (or 503) with ``Retry-After`` holds its
+host too (``robots=True``): the link checks waiting for it leave the
+downloader (``middlewares/robots.py`` fails them with :class:`HostHeld`),
+are set aside with the host's others, and the first one given back asks
+for the robots.txt again.  Waiting inside the robots.txt's download held
+one download place per host (and each request waiting for it held one
+more): twenty such hosts took every place for a minute, and Ctrl-C waited
+for them.  Nothing of the host can be sent before its robots.txt is read,
+so a robots.txt's hold sets aside every request of the host, even one
+given back before; it is bounded as the others are
+(``LINKAUDIT_RETRY_AFTER_MAX`` a wait, ``LINKAUDIT_RETRY_AFTER_TIMES``
+waits).
+
 A request is set aside (or taken back) once: given back, it is sent at the
 host's pace even if a new 429 holds the host again, and only the requests
 that come after (a retry, a new URL) wait for the new hold.  A limiter per
@@ -62,6 +75,7 @@ class HostHolds:
         self.crawler = crawler
         self.until: dict[str, float] = {}
         self.aside: dict[str, list[Request]] = {}
+        self.robots: set[str] = set()  # held for their robots.txt: everything set aside
         self._waiting = 0
 
     @classmethod
@@ -71,16 +85,21 @@ class HostHolds:
             cls._of[crawler] = cls(crawler)
         return cls._of[crawler]
 
-    def hold(self, request: Request, seconds: float) -> None:
+    def hold(self, request: Request, seconds: float, robots: bool = False) -> float:
         """No request to ``request``'s host for ``seconds`` (a longer hold
-        already there stays)."""
+        already there stays); ``robots``: the host's robots.txt asked for
+        the wait, and none of its requests is sent before it is over.
+        Returns when the host's wait ends (``time.monotonic``)."""
+        now = time.monotonic()
         if seconds <= 0:  # no wait: nothing to take back
-            return
+            return now
         downloader = self.crawler.engine.downloader
         key = downloader.get_slot_key(request)
-        until = time.monotonic() + seconds
+        if robots:
+            self.robots.add(key)
+        until = now + seconds
         if until <= self.until.get(key, 0.0):
-            return
+            return self.until[key]
         self.until[key] = until
         # the timer names its hold: a timer that fires a little early (the
         # reactor's clock) still releases it, one of a hold extended since does not
@@ -97,13 +116,14 @@ class HostHolds:
                 stats.inc_value(f"downloader/request_method_count/{queued.method}", -1)
             stats.inc_value("linkaudit/retry_after_taken_back")
             deferred.errback(Failure(HostHeld(f"{key} asked to wait {seconds:g} s")))
+        return until
 
     def set_aside(self, request: Request) -> bool:
         """Keep ``request`` here if its host is held (True)."""
-        if not self.until or request.meta.get(HELD_ONCE):
+        if not self.until:
             return False
         key = self.crawler.engine.downloader.get_slot_key(request)
-        if key not in self.until:
+        if key not in self.until or (request.meta.get(HELD_ONCE) and key not in self.robots):
             return False
         request.meta[HELD_ONCE] = True
         self.aside.setdefault(key, []).append(request)
@@ -118,6 +138,7 @@ class HostHolds:
         if self.until.get(key) != until:
             return  # extended since: the later timer releases it
         del self.until[key]
+        self.robots.discard(key)
         requests = self.aside.pop(key, [])
         self._waiting -= len(requests)
         if internals.engine_closing(self.crawler):

@@ -7,13 +7,17 @@ and the URL ends ``unchecked`` rather than stalling the audit.
 
 The wait is the host's (``linkaudit/hosts/holds.py``): none of its link
 checks is sent before it is over, and none of them holds a download place
-meanwhile, so the other hosts go on.  Only a robots.txt, fetched outside the
-scheduler (and one per host), still waits here.
+meanwhile, so the other hosts go on.  A robots.txt that asks to wait
+(fetched outside the scheduler, by the first request to its host) holds its
+host the same way: it ends in :class:`RobotsTxtWait`, which carries the
+robots.txt to ask again, and the robots.txt middleware sends the requests
+waiting for it back to the scheduler (``middlewares/robots.py``).  It used
+to be waited for here, inside its download: a download place held per host,
+and Ctrl-C waiting for it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 
@@ -22,6 +26,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import Request, Response
 
 from linkaudit.config import config_of
+from linkaudit.exceptions import RobotsTxtWait
 from linkaudit.hosts.holds import HostHolds
 from linkaudit.meta import CHECK_URL, HELD_ONCE, RETRY_AFTER_TRIES
 from linkaudit.rules.statuses import delay_seconds, http_date, is_bot_wall
@@ -63,7 +68,7 @@ class RetryAfterMiddleware:
     def from_crawler(cls, crawler: Crawler) -> RetryAfterMiddleware:
         return cls(crawler)
 
-    async def process_response(
+    def process_response(
         self, request: Request, response: Response, spider: object = None
     ) -> Request | Response:
         if response.status not in self.codes:
@@ -86,10 +91,10 @@ class RetryAfterMiddleware:
             wait,
         )
         self.stats.inc_value("linkaudit/retry_after")
-        if CHECK_URL in request.meta:
-            self.holds.hold(request, wait)  # the retry waits with the host's other requests
-        else:
-            await asyncio.sleep(wait)
+        if CHECK_URL not in request.meta:  # a robots.txt: its host waits, not its download
+            until = self.holds.hold(request, wait, robots=True)
+            raise RobotsTxtWait(f"{request.url} asked to wait {wait:g} s", tries + 1, until)
+        self.holds.hold(request, wait)  # the retry waits with the host's other requests
         retry = request.replace(dont_filter=True)
         retry.meta[RETRY_AFTER_TRIES] = tries + 1
         retry.meta.pop(HELD_ONCE, None)  # a new request: it waits for the new hold

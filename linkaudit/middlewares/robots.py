@@ -10,6 +10,11 @@ changes what an answer means:
   download stops there (a 1 GiB or endless robots.txt of a far host costs
   500 KiB, not the process's memory), and a compressed one is inflated to
   that size and no further; what was read is parsed, never an error;
+- 429 or 503 with ``Retry-After`` (within ``LINKAUDIT_RETRY_AFTER_MAX``,
+  at most ``LINKAUDIT_RETRY_AFTER_TIMES`` times): the host is held
+  (``hosts/holds.py``), the requests waiting for its robots.txt go back to
+  the scheduler, set aside, and the first one given back asks again.  No
+  download place is held meanwhile, and Ctrl-C does not wait for it;
 - 4xx: no rules, everything allowed;
 - 5xx (after any Retry-After waits): the host counts as disallowed for this
   run (RFC 9309), and each URL there is ``blocked`` with that reason;
@@ -34,6 +39,7 @@ changes what an answer means:
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from scrapy import signals
@@ -49,8 +55,8 @@ from twisted.internet.defer import Deferred
 
 from linkaudit import internals
 from linkaudit.config import config_of
-from linkaudit.exceptions import RobotsBlocked, RobotsUnanswered
-from linkaudit.meta import MAXSIZE, TRUNCATED
+from linkaudit.exceptions import HostHeld, RobotsBlocked, RobotsTxtWait, RobotsUnanswered
+from linkaudit.meta import HELD_ONCE, MAXSIZE, RETRY_AFTER_TRIES, TRUNCATED
 from linkaudit.network.failures import (
     describe_failure,
     is_network_failure,
@@ -74,6 +80,9 @@ class RobotsMiddleware(RobotsTxtMiddleware):
         self.reasons: dict[str, str] = {}  # netloc -> why everything is disallowed
         self.unanswered: dict[str, str] = {}  # netloc -> why nothing there is asked
         self.timeout = config_of(crawler)["DOWNLOAD_TIMEOUT"]
+        # netloc -> its robots.txt's waits so far, and when the one asked for ends
+        self.waits: dict[str, tuple[int, float]] = {}
+        self.news: dict[str, Deferred[None]] = {}  # netloc -> fired when a fetch ends
         crawler.signals.connect(self._on_bytes, signal=signals.bytes_received)
         crawler.signals.connect(self.allows, signal=robots_asked)
         settings = crawler.settings
@@ -87,7 +96,10 @@ class RobotsMiddleware(RobotsTxtMiddleware):
             request = Request(url, meta={"dont_obey_robotstxt": True})
         except ValueError:
             return False
-        parser = await self.robot_parser(request)
+        try:
+            parser = await self.robot_parser(request)
+        except HostHeld:  # its robots.txt asked to wait: not known, not allowed
+            return False
         netloc = urlparse_cached(request).netloc
         if netloc in self.unanswered or netloc in self.reasons:
             return False
@@ -104,61 +116,95 @@ class RobotsMiddleware(RobotsTxtMiddleware):
                 raise StopDownload(fail=False)
 
     async def robot_parser(self, request: Request) -> RobotParser | None:
-        # The parent's method, but a fetch failure is one line, not a traceback.
+        """The parent's method, but a fetch failure is one line, not a
+        traceback, and a robots.txt that asks to wait (429 or 503 with
+        ``Retry-After``) holds its host instead of a download place: the
+        requests waiting for it leave the downloader (:class:`HostHeld`:
+        set aside by the scheduler until the wait is over), and the first
+        one given back asks for the robots.txt again."""
         netloc = urlparse_cached(request).netloc
         parsers = internals.robots_parsers(self)
+        tries = None
         if netloc not in parsers:
             parsers[netloc] = Deferred()
-            robots = Request(
-                f"{urlparse_cached(request).scheme}://{netloc}/robots.txt",
-                priority=self.DOWNLOAD_PRIORITY,
-                # Scrapy's size limits would cancel the download (and then
-                # allow everything): ours cut it and keep what was read
-                meta={
-                    "dont_obey_robotstxt": True,
-                    MAXSIZE: self.maxsize,
-                    "download_maxsize": 0,
-                    "download_warnsize": 0,
-                },
-                callback=NO_CALLBACK,
-            )
-            try:
-                response = await self.crawler.engine.download_async(robots)
-                await self._parse_robots(response, netloc, request)
-            except Exception as exc:
-                if is_network_failure(exc) and is_timeout(exc) and not never_connected(exc):
-                    self.unanswered[netloc] = (
-                        f"robots.txt of {netloc} did not answer within {self.timeout:g} s "
-                        "(RFC 9309: an unreachable robots.txt means no crawling)"
-                    )
-                    logger.info("%s: its URLs are not requested", self.unanswered[netloc])
-                elif is_network_failure(exc):
-                    host = urlparse_cached(request).hostname or netloc
-                    logger.info(
-                        "robots.txt of %s could not be fetched (%s): its URLs are "
-                        "checked and will report the failure",
-                        netloc,
-                        describe_failure(exc, host=host, timeout=self.timeout),
-                    )
-                elif not isinstance(exc, IgnoreRequest):  # a fault of ours: say so
-                    logger.error(
-                        "Internal error while reading robots.txt of %s (a bug in linkaudit: "
-                        "please report it with this log); its URLs are checked without it",
-                        netloc,
-                        exc_info=True,
-                    )
-                internals.robots_failed(self, exc, netloc)
-            self.crawler.stats.inc_value("robotstxt/request_count")
-        parser = parsers[netloc]
-        if isinstance(parser, Deferred):
-            # Not the Deferred's result: turning a Deferred into a Future
+            tries = 0
+        elif netloc in self.waits and self._waited(request, netloc):
+            tries, _ = self.waits.pop(netloc)  # the wait is over: asked again
+        if tries is not None:
+            await self._fetch(request, netloc, tries)
+        while isinstance(parsers[netloc], Deferred):
+            if netloc in self.waits:  # the host waits, not in a download place
+                raise HostHeld(f"robots.txt of {netloc} asked to wait (Retry-After)")
+            # Not the parsers' Deferred: turning a Deferred into a Future
             # consumes it (Twisted's asFuture), so with several requests
-            # waiting for one robots.txt, Scrapy's version hands the parser to
-            # the first and None ("allowed") to the others, which were then
-            # sent whatever robots.txt says.  The outcome is in the parsers.
-            await maybe_deferred_to_future(parser)
-            parser = parsers[netloc]
-        return parser
+            # waiting for one robots.txt, Scrapy's version hands the parser
+            # to the first and None ("allowed") to the others, which were
+            # then sent whatever robots.txt says.  The outcome is in the
+            # parsers; this says when to look again.
+            news = self.news.setdefault(netloc, Deferred())
+            await maybe_deferred_to_future(news)
+        return parsers[netloc]
+
+    async def _fetch(self, request: Request, netloc: str, tries: int) -> None:
+        """Ask ``netloc``'s robots.txt (its ``tries``-th wait behind it) and
+        keep the outcome: a parser, no rules, or a wait."""
+        robots = Request(
+            f"{urlparse_cached(request).scheme}://{netloc}/robots.txt",
+            priority=self.DOWNLOAD_PRIORITY,
+            # Scrapy's size limits would cancel the download (and then
+            # allow everything): ours cut it and keep what was read
+            meta={
+                "dont_obey_robotstxt": True,
+                MAXSIZE: self.maxsize,
+                "download_maxsize": 0,
+                "download_warnsize": 0,
+                RETRY_AFTER_TRIES: tries,
+            },
+            callback=NO_CALLBACK,
+        )
+        try:
+            response = await self.crawler.engine.download_async(robots)
+            await self._parse_robots(response, netloc, request)
+        except RobotsTxtWait as wait:  # its host is held (hosts/retryafter.py)
+            self.waits[netloc] = (wait.tries, wait.until)
+        except Exception as exc:
+            self._failed(exc, request, netloc)
+        finally:
+            self.crawler.stats.inc_value("robotstxt/request_count")
+            news = self.news.pop(netloc, None)
+            if news is not None:
+                news.callback(None)
+
+    def _waited(self, request: Request, netloc: str) -> bool:
+        """The wait ``netloc``'s robots.txt asked for is over for
+        ``request``: its time has come, or the request is one the host's
+        hold gave back (a reactor's timer may fire a little early)."""
+        return time.monotonic() >= self.waits[netloc][1] or bool(request.meta.get(HELD_ONCE))
+
+    def _failed(self, exc: Exception, request: Request, netloc: str) -> None:
+        """No robots.txt: why, in one line, and what it means for the host."""
+        if is_network_failure(exc) and is_timeout(exc) and not never_connected(exc):
+            self.unanswered[netloc] = (
+                f"robots.txt of {netloc} did not answer within {self.timeout:g} s "
+                "(RFC 9309: an unreachable robots.txt means no crawling)"
+            )
+            logger.info("%s: its URLs are not requested", self.unanswered[netloc])
+        elif is_network_failure(exc):
+            host = urlparse_cached(request).hostname or netloc
+            logger.info(
+                "robots.txt of %s could not be fetched (%s): its URLs are "
+                "checked and will report the failure",
+                netloc,
+                describe_failure(exc, host=host, timeout=self.timeout),
+            )
+        elif not isinstance(exc, IgnoreRequest):  # a fault of ours: say so
+            logger.error(
+                "Internal error while reading robots.txt of %s (a bug in linkaudit: "
+                "please report it with this log); its URLs are checked without it",
+                netloc,
+                exc_info=(type(exc), exc, exc.__traceback__),
+            )
+        internals.robots_failed(self, exc, netloc)
 
     async def _parse_robots(self, response: Response, netloc: str, request: Request) -> None:
         status = response.status
