@@ -11,8 +11,12 @@ import signal
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import (
     ROOT,
+    Spawned,
+    check_no_fault,
     crawl_command,
     journal_records,
     run_process,
@@ -96,6 +100,40 @@ def test_ctrl_c_twice_loses_nothing_the_journal_rebuilds_the_report(tmp_path, se
         assert entry["outcome"] == "ok" and entry["referrer_count"] == 1
     assert by_url[f"{server.url}/p4"]["outcome"] == "unchecked"
     assert by_url[f"{server.url}/p4"]["referrers"] == [{"url": f"{server.url}/", "line": 10}]
+
+
+@pytest.mark.parametrize("how", ["SIGINT", "--max-time"])
+def test_an_interrupted_audit_counts_the_requests_the_servers_saw(
+    tmp_path, server, far_server, how
+):
+    """``summary.requests`` counts a request as it is sent.  It counted each
+    as it entered the downloader, where, at the default pace, most wait for
+    their host's delay: an audit interrupted after a few seconds reported
+    20 requests when the servers had received 6, the rest dropped at the
+    close, never sent.  robots.txt is counted, as the report's words say."""
+    near = [f"/p{i}" for i in range(30)]
+    far = [f"{far_server.url}/f{i}" for i in range(30)]
+    server.add("/", "".join(f'<a href="{link}">x</a>' for link in near + far))
+    server.add("/p*", Route(body="slow", content_type="text/plain", delay=0.5))
+    far_server.add("/f*", Route(body="slow", content_type="text/plain", delay=0.5))
+    report = tmp_path / "report.json"
+    cmd = [sys.executable, "-m", "linkaudit", f"{server.url}/", "--report", str(report)]
+    if how == "SIGINT":
+        crawl = Spawned(cmd)
+        wait_for(lambda: len(server.arrivals) >= 5, what="the audit under way")
+        crawl.signal(signal.SIGINT)
+    else:
+        crawl = Spawned([*cmd, "--max-time", "3"])
+    code = crawl.wait(timeout=60)
+    data = json.loads(report.read_text())
+    validate(data)
+    check_no_fault(crawl.stderr, report=data)
+    assert code == 3 and data["complete"] is False, crawl.stderr[-2000:]
+    assert data["finish_reason"] == ("shutdown" if how == "SIGINT" else "closespider_timeout")
+    assert data["summary"]["unchecked"] > 0
+    received = server.arrivals + far_server.arrivals
+    assert "/robots.txt" in received
+    assert data["summary"]["requests"] == len(received), (data["summary"], received)
 
 
 def test_rebuilding_from_a_bad_journal_is_one_line(tmp_path):

@@ -106,14 +106,11 @@ class HostHolds:
         call_later(seconds, self._release, key, until)
         # robots.txt (fetched outside the scheduler) stays where it is
         stats = self.crawler.stats
-        counted = stats.get_value("downloader/request_count") is not None
         for queued, deferred in list(internals.queued_downloads(self.crawler, key)):
             if CHECK_URL not in queued.meta or queued.meta.get(HELD_ONCE):
                 downloader.slots[key].queue.append((queued, deferred))
                 continue
-            if counted:  # counted on its way to the slot, and never sent
-                stats.inc_value("downloader/request_count", -1)
-                stats.inc_value(f"downloader/request_method_count/{queued.method}", -1)
+            # never sent, so not counted (middlewares/stats.py counts requests sent)
             stats.inc_value("linkaudit/retry_after_taken_back")
             deferred.errback(Failure(HostHeld(f"{key} asked to wait {seconds:g} s")))
         return until
