@@ -12,15 +12,25 @@ answers."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import time
 
 import pytest
+from scrapy.exceptions import DownloadTimeoutError
 from twisted.internet import error, task
 from twisted.internet.interfaces import IHostnameResolver, IReactorPluggableNameResolver
 from zope.interface import directlyProvides, implementer
 
+from linkaudit.exceptions import ConnectTimedOut, HostUnreachable
 from linkaudit.network.endpoint import HostnameEndpoint
+from linkaudit.network.failures import (
+    describe_failure,
+    is_network_failure,
+    never_connected,
+    no_route,
+)
 from tests.conftest import check_no_fault, validate
 from tests.helpers.command import run
 from tests.rawserver import DroppingPort, RawServer, silent
@@ -131,3 +141,21 @@ def test_a_download_cancelled_while_the_name_is_resolved_never_connected():
     assert failures and failures[0].check(error.ConnectingCancelledError)
     (receiver,) = clock.nameResolver.receivers
     receiver.resolutionComplete()  # no AlreadyCalledError
+
+
+def test_the_words_of_a_server_that_cannot_be_reached():
+    """What the link says, the host failure cache's repeat of it included;
+    a host the system has no route to (``EHOSTUNREACH``: a neighbour that
+    never answers ARP, an ICMP "host unreachable") is not a fault of ours
+    nor an odd Twisted message."""
+    never = ConnectTimedOut("No connection to http://h/ within 15 s")
+    assert describe_failure(never, host="h", timeout=15) == "Could not connect within 15 s"
+    repeated = HostUnreachable(str(never))
+    repeated.__cause__ = never
+    assert describe_failure(repeated, host="h", timeout=15) == "Could not connect within 15 s"
+    assert never_connected(repeated) and not never_connected(DownloadTimeoutError())
+    for number in (errno.EHOSTUNREACH, errno.ENETUNREACH, errno.EHOSTDOWN):
+        unreachable = error.getConnectError((number, os.strerror(number)))
+        assert no_route(unreachable) and is_network_failure(unreachable)
+        assert describe_failure(unreachable, host="h", timeout=15) == "No route to host"
+    assert not no_route(error.ConnectionRefusedError())

@@ -2,11 +2,11 @@
 
 Scrapy caches successful DNS lookups only, and retries a dead host for each
 of its URLs: a site linking 200 times to a host that is down would wait 200
-timeouts.  After the first DNS failure, refused connection or connect
-timeout on a host (``host:port``), its other requests fail at once with the
-same error.  A timeout counts only while the host has never answered in
-this run (its robots.txt is asked first, so that is where it shows): a host
-that answers and is merely slow on one page is not condemned.
+timeouts.  After the first DNS failure, refused connection, connect
+timeout or missing route on a host (``host:port``), its other requests fail
+at once with the same error.  A timeout counts only while the host has never
+answered in this run (its robots.txt is asked first, so that is where it
+shows): a host that answers and is merely slow on one page is not condemned.
 
 Setting: ``LINKAUDIT_HOST_FAILURE_CACHE`` (default True).
 """
@@ -28,7 +28,7 @@ from twisted.internet import error as twisted_error
 
 from linkaudit.config import config_of
 from linkaudit.exceptions import HostUnreachable
-from linkaudit.network.failures import is_timeout
+from linkaudit.network.failures import is_timeout, no_route
 
 logger = logging.getLogger(__name__)
 
@@ -74,8 +74,10 @@ class HostFailureCacheMiddleware:
         host = urlparse_cached(request).netloc
         if isinstance(exception, HostUnreachable) or host in self.down:
             return
-        if isinstance(exception, _UNREACHABLE) or (
-            is_timeout(exception) and host not in self.answered
+        if (
+            isinstance(exception, _UNREACHABLE)
+            or no_route(exception)
+            or (is_timeout(exception) and host not in self.answered)
         ):
             self.down[host] = exception
             # the robots.txt middleware already says so in its own line

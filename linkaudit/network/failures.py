@@ -7,6 +7,7 @@ of linkaudit's, reported as an internal error, never as a broken link.
 
 from __future__ import annotations
 
+import errno
 import ssl
 
 from OpenSSL.SSL import Error as SSLError
@@ -66,6 +67,21 @@ def is_timeout(exc: BaseException) -> bool:
     return isinstance(exc, DownloadTimeoutError | twisted_error.TimeoutError | TimeoutError)
 
 
+# What the system says of a host it has no way to (ICMP unreachable, a
+# neighbour that never answers ARP): Twisted names ENETUNREACH
+# ``NoRouteError`` and leaves the others a plain ``ConnectError``
+_NO_ROUTE = {errno.EHOSTUNREACH, errno.ENETUNREACH, errno.EHOSTDOWN, errno.ENETDOWN}
+
+
+def no_route(exc: BaseException) -> bool:
+    """The host or its network cannot be reached (no route, host down)."""
+    return any(
+        isinstance(c, twisted_error.NoRouteError)
+        or (isinstance(c, twisted_error.ConnectError) and c.osError in _NO_ROUTE)
+        for c in _causes(exc)
+    )
+
+
 def never_connected(exc: BaseException) -> bool:
     """The request timed out before a connection was made (the server never
     accepted one: ``network/handler.py``), not while a server that accepted
@@ -121,6 +137,8 @@ def describe_failure(exc: BaseException, *, host: str, timeout: float) -> str:
         return f"DNS lookup failed for {host}"
     if has(DownloadConnectionRefusedError, twisted_error.ConnectionRefusedError):
         return "Connection refused"
+    if no_route(exc):
+        return "No route to host"
     if has(ConnectTimedOut):  # as browsers tell it from a slow answer
         return f"Could not connect within {timeout:g} s"
     if any(is_timeout(c) for c in causes) or has(twisted_error.TCPTimedOutError):
@@ -153,8 +171,6 @@ def describe_failure(exc: BaseException, *, host: str, timeout: float) -> str:
         return f"TLS error: {text}"
     if has(DownloadCancelledError):
         return "Download cancelled"
-    if has(twisted_error.NoRouteError):
-        return "No route to host"
     if has(DownloadFailedError):
         return f"Download failed: {str(exc) or type(exc).__name__}"
     return f"{type(exc).__name__}: {str(exc)}" if str(exc) else type(exc).__name__
