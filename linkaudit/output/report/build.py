@@ -92,6 +92,9 @@ def report_entries(
         item = _entry_item(entry, near, finish_reason, max_depth, policy, now)
         if soft is not None and soft.judge(entry, item):
             summary["soft_404"] += 1
+        if item["outcome"] not in ("ok", "redirect") or item.get("soft_404"):
+            # a finding names the pages that link to it through redirects too
+            item["referrers"] += sections.redirects.through(entry.url)
         if entry.url in missing:
             item["missing_fragments"] = missing[entry.url]
             for gap in item["missing_fragments"]:
