@@ -67,6 +67,11 @@ def places(referrers: list[dict[str, Any]], total: int | None = None) -> str:
     """The pages and lines that link to a target: the first few in view,
     the rest (to LIST_LIMIT) behind <details>; ``total``: the link count,
     when the report kept fewer referrers than it counted."""
+    if not referrers and total:  # an ok URL's places are not kept (a soft 404's)
+        return (
+            f'<p class="muted">Linked {total:,} times; the report keeps the places of the'
+            " URLs that are not ok only.</p>"
+        )
     if not referrers:
         return '<p class="muted">Linked from no page: a start URL, or a sitemap.</p>'
     # a page's line before a redirect that leads here: the page is what a person edits
