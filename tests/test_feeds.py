@@ -6,12 +6,17 @@ report's verdict."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 
-from linkaudit.items import CONTRACT_FIELDS, OPTIONAL_FIELDS
+from linkaudit.items import CONTRACT_FIELDS, OPTIONAL_FIELDS, UrlResult
+from linkaudit.output.report.build import build_report
+from linkaudit.output.report.revisions import revisions
+from linkaudit.rules.recheck import RecheckPolicy, iso
+from linkaudit.state.memory import MemoryState
 from tests.conftest import SCHEMA, run_crawl
 from tests.helpers.command import run
-from tests.helpers.reports import ITEM_SCHEMA, valid_item
+from tests.helpers.reports import ITEM_SCHEMA, site_facts, valid_item
 from tests.server import Route
 
 FIELDS = [*CONTRACT_FIELDS, *OPTIONAL_FIELDS, "revised"]
@@ -179,3 +184,49 @@ def test_the_last_item_of_a_url_is_the_report_s_verdict(tmp_path, server):
     assert post["revised"] and post["outcome"] == "ok" and post["soft_404"]
     assert post["warning"].startswith("soft 404: the page is the answer to a URL")
     assert {i["url"] for i in items if i["revised"]} == late
+
+
+def test_revisions_are_the_verdicts_the_report_decides_at_the_end():
+    """From the recorded results alone (what the report pipeline sends as
+    the crawl closes): a loop's URLs, and a failure whose grace period ran
+    out while the audit ran, as the report shows them; nothing else."""
+    start = 1_800_000_000.0
+    state = MemoryState()
+    for path, depth in (("/", 0), ("/a", 1), ("/b", 2), ("/flaky", 1), ("/gone", 1)):
+        state.discover(f"http://s{path}", depth)
+    state.add_referrers(
+        "http://s/", [("http://s/a", 2), ("http://s/flaky", 3), ("http://s/gone", 4)]
+    )
+    state.add_referrers("http://s/a", [("http://s/b", None)])
+    state.add_referrers("http://s/b", [("http://s/a", None)])
+    results = [
+        UrlResult("http://s/", True, "ok", 0, status=200, method="GET"),
+        UrlResult("http://s/a", True, "redirect", 1, status=301, location="http://s/b"),
+        UrlResult("http://s/b", True, "redirect", 2, status=302, location="http://s/a"),
+        UrlResult("http://s/flaky", True, "broken", 1, status=503, error="503", method="GET"),
+        UrlResult("http://s/gone", True, "broken", 1, status=404, error="404", method="GET"),
+    ]
+    for result in results:  # failing since it is recorded (the memory state)
+        state.record(result, start - 100 if result.url.endswith("/gone") else start + 1)
+    facts = site_facts(
+        started_at=iso(start),
+        now=start + 100,
+        # /flaky: ok at the start, broken by now; /gone: broken from the start
+        policy=RecheckPolicy(report_after=50),
+        baseline=frozenset(),
+    )
+    items = {item["url"]: item for item in revisions(state, facts)}
+    assert set(items) == {"http://s/a", "http://s/b", "http://s/flaky"}
+    for item in items.values():
+        valid_item(item)
+        assert list(item) == FIELDS and item["revised"] is True
+        assert item["outcome"] == "broken" and item["new"] is True  # (an empty baseline)
+    assert items["http://s/a"]["error"] == items["http://s/b"]["error"] == "Redirect loop"
+    assert items["http://s/flaky"]["warning"] is None
+    report = {u["url"]: u for u in build_report(state, facts)["urls"]}
+    for url, item in items.items():  # as the report will show them
+        assert _verdict(item) == _verdict(report[url])
+        assert item["referrers"] == report[url]["referrers"]
+    # the grace period still running at the end: shown ok as it was, no revision
+    still = revisions(state, dataclasses.replace(facts, now=start + 10))
+    assert {item["url"] for item in still} == {"http://s/a", "http://s/b"}
