@@ -16,6 +16,7 @@ from linkaudit.output.formats.html.parts import (
     more_note,
     section,
 )
+from linkaudit.output.formats.places import is_hop
 
 
 def redirects_section(report: Report) -> str:
@@ -156,12 +157,16 @@ def _wall_item(wall: str, n: int) -> str:
 
 
 def _first_place(entry: dict[str, Any]) -> str:
-    if not entry["referrers"]:
+    """The first page and line that link ``entry`` (a page before a
+    redirect that leads there), and how many more."""
+    referrers = entry["referrers"]
+    if not referrers:
         return '<span class="muted">no page</span>'
-    r = entry["referrers"][0]
+    r = next((place for place in referrers if not is_hop(place)), referrers[0])
     at = f" line {r['line']}" if r["line"] is not None else ""
     if r.get("rendered"):
         at = " (rendered)"
-    more = max(entry["referrer_count"], len(entry["referrers"])) - 1
+    via = f" through {link(r['via'])}" if r.get("via") else ""
+    more = max(entry["referrer_count"], len(referrers)) - 1
     said = f' <span class="muted">and {more:,} more</span>' if more > 0 else ""
-    return link(r["url"]) + esc(at) + said
+    return link(r["url"]) + esc(at) + via + said
