@@ -71,8 +71,8 @@ class ReportPipeline:
         settings = self.crawler.settings
         if not (settings.getdict("FEEDS") or settings.get("FEED_URI")):
             return
-        audit = self._audit()
-        if audit.state.shared:
+        audit = audit_of(self.crawler)
+        if audit is None or audit.state.shared:
             return
         facts = report_facts(
             self.config,
@@ -87,7 +87,7 @@ class ReportPipeline:
         send = self.crawler.signals.send_catch_log
         revised = 0
         for item in revisions(audit.state, facts):
-            send(signal=signals.item_scraped, item=item, response=None, spider=spider)
+            send(signal=signals.item_scraped, item=item, response=None, spider=self.crawler.spider)
             revised += 1
         if revised:
             self.crawler.stats.set_value("linkaudit/revised_items", revised)
