@@ -25,7 +25,7 @@ WORDS = Path(__file__).with_name("settings.toml")
 SECTION = re.compile(r"^\s*# -- (.+)$")
 OPTION = re.compile(r"""^\s*Option\(\s*["']([A-Z0-9_]+)["']""")
 # Scrapy settings of the project module that are plumbing, not behaviour
-NOT_SETTINGS = {"CONTRACT_FIELDS", "OPTIONAL_FIELDS", "PROJECT_URL"}
+NOT_SETTINGS = {"FEED_FIELDS", "PROJECT_URL"}
 
 
 def _sections(module: Any) -> dict[str, str]:

@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # The report contract's per-URL fields, in the contract's order.  With
-# OPTIONAL_FIELDS they are the fields of feed exports (FEED_EXPORT_FIELDS),
-# so `-O links.jsonl` carries exactly what docs/item.schema.json documents.
+# OPTIONAL_FIELDS (and ``revised``) they are the fields of feed exports
+# (FEED_FIELDS), so `-O links.jsonl` carries exactly what
+# docs/item.schema.json documents.
 CONTRACT_FIELDS = (
     "url",
     "near",
@@ -94,6 +95,10 @@ class UrlResult:
     # removed, its navigations and the render's cost; or why it could not
     # be rendered (rules/rendered.py: render_section)
     render: dict[str, Any] | None = None
+    # Feeds only: the item revises an earlier one of its URL, a verdict the
+    # report made when the audit ended (output/report/revisions.py); never
+    # true on an item of a check, never in the report
+    revised: bool = False
 
     def optional_dict(self) -> dict[str, Any]:
         """The optional fields that are set."""
@@ -118,6 +123,11 @@ OPTIONAL_FIELDS = (
     "app_shell",
     "render",
 )
+
+
+# The fields of a feed item (FEED_EXPORT_FIELDS): a report entry's, every
+# optional one always present, and whether it revises an earlier item
+FEED_FIELDS = (*CONTRACT_FIELDS, *OPTIONAL_FIELDS, "revised")
 
 
 def page_stats(size: int, last_modified: str | None, links: int, images: int) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from scrapy.settings import default_settings as _scrapy_defaults
 
 from linkaudit import PROJECT_URL, __version__
 from linkaudit.config.options import defaults
-from linkaudit.items import CONTRACT_FIELDS, OPTIONAL_FIELDS
+from linkaudit.items import FEED_FIELDS
 
 BOT_NAME = "linkaudit"
 SPIDER_MODULES = ["linkaudit.spiders"]
@@ -152,7 +152,7 @@ CONCURRENT_ITEMS = 1
 # which are new each time, so it never hits (4 % of an audit's CPU).
 WARN_ON_GENERATOR_RETURN_VALUE = False
 # One item per checked URL, as docs/item.schema.json describes
-FEED_EXPORT_FIELDS = [*CONTRACT_FIELDS, *OPTIONAL_FIELDS]
+FEED_EXPORT_FIELDS = list(FEED_FIELDS)
 FEED_EXPORTERS = {"csv": "linkaudit.output.exporters.CsvItemExporter"}
 # a feed's file never written through a link planted at its path
 FEED_STORAGES = {s: "linkaudit.output.exporters.NoFollowFileStorage" for s in ("", "file")}

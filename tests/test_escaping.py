@@ -193,6 +193,8 @@ def _entry(url: str, value: str, outcome: str = "broken") -> dict[str, Any]:
     referrers = [
         {"url": f"http://site.test/{value}", "line": 3},
         {"url": "http://site.test/p", "line": None, "file": f"public/{value}.html"},
+        # a page's link through a redirect, named by the redirect's URL
+        {"url": "http://site.test/q", "line": 7, "via": f"http://site.test/{value}"},
     ]
     return {
         "url": url,

@@ -160,8 +160,9 @@ def _wait_finished(scrapyd: Scrapyd, job_id: str, timeout: float = 60) -> dict:
 
 def test_deployed_project_audits_a_site_with_report_and_feed(tmp_path, scrapyd, server):
     server.add("/", '<a href="/a.html">a</a>\n<a href="/missing">missing</a>\n')
-    server.add("/a.html", '<img src="/logo.png">')
+    server.add("/a.html", '<img src="/logo.png">\n<a href="/loop">loop</a>')
     server.add("/logo.png", Route(body=b"png", content_type="image/png"))
+    server.add("/loop", Route(301, headers={"Location": "/loop"}))  # a loop of one
     report = tmp_path / "report.json"
 
     job_id = _schedule(scrapyd, f"{server.url}/", report, "DOWNLOAD_DELAY=0")
@@ -179,7 +180,14 @@ def test_deployed_project_audits_a_site_with_report_and_feed(tmp_path, scrapyd, 
     items = [json.loads(line) for line in feed.read_text().splitlines()]
     for item in items:
         valid_item(item)
-    assert sorted(i["url"] for i in items) == [u["url"] for u in data["urls"]]
+    assert sorted({i["url"] for i in items}) == [u["url"] for u in data["urls"]]
+    # the loop, found when the audit ended: one more item, the report's verdict
+    last = {i["url"]: i for i in items}
+    assert {u["url"]: u["outcome"] for u in data["urls"]} == {
+        url: i["outcome"] for url, i in last.items()
+    }
+    assert [i["url"] for i in items if i["revised"]] == [f"{server.url}/loop"]
+    assert last[f"{server.url}/loop"]["error"] == "Redirect loop"
     # HEAD first, a GET only for the site's pages, as from the command line
     assert server.methods("/logo.png") == ["HEAD"]
     assert server.methods("/a.html") == ["HEAD", "GET"]

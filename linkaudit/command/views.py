@@ -56,9 +56,12 @@ def add_view_options(p: argparse.ArgumentParser) -> None:
 
 
 def view_options(ns: argparse.Namespace) -> Options:
-    """The :class:`Options` the command line asks for (``-v``: every place)."""
+    """The :class:`Options` the command line asks for (``-v``: every place;
+    the report's file as the user named it: ``linkaudit``'s ``--report``,
+    ``linkaudit show REPORT``, ``linkaudit report --report``)."""
     return Options(
         max_referrers=None if getattr(ns, "verbose", 0) else ns.max_referrers,
         max_bytes=ns.max_bytes,
         junit_all=ns.junit_all,
+        report=getattr(ns, "report", None),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any
 
 from scrapy import Spider, signals
@@ -16,6 +17,7 @@ from linkaudit.items import UrlResult
 from linkaudit.output.recording import record, write_final_report
 from linkaudit.output.report.build import now_iso
 from linkaudit.output.report.facts import report_facts
+from linkaudit.output.report.revisions import revisions
 from linkaudit.rules.soft404 import is_probe
 from linkaudit.rules.statuses import internal_error
 from linkaudit.signals import report_written
@@ -45,6 +47,7 @@ class ReportPipeline:
         self.config = config_of(crawler)
         self.policy = self.config.policy
         self.started_at = now_iso()  # open_spider sets it again when the crawl starts
+        self.decided_at: float | None = None  # when the feeds' revisions were decided
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
         crawler.signals.connect(self.item_error, signal=signals.item_error)
 
@@ -54,6 +57,41 @@ class ReportPipeline:
 
     def open_spider(self, spider: Spider | None = None) -> None:
         self.started_at = now_iso()
+
+    def close_spider(self, spider: Spider | None = None) -> None:
+        """The verdicts the report decides when the audit ends (a redirect
+        loop, a soft 404 found by a probe, a grace period that ran out),
+        sent to the feeds as revised items (``report/revisions.py``).
+
+        Here, not on ``spider_closed``: the pipelines close before that
+        signal is sent, and the feed exports close on it.  Only when a feed
+        is written (the pass reads every entry of the state), and not in a
+        shared audit, whose report is built from every worker's results,
+        once they are all done."""
+        settings = self.crawler.settings
+        if not (settings.getdict("FEEDS") or settings.get("FEED_URI")):
+            return
+        audit = audit_of(self.crawler)
+        if audit is None or audit.state.shared:
+            return
+        facts = report_facts(
+            self.config,
+            started_at=self.started_at,
+            finish_reason="finished",  # (only URLs that were checked are revised)
+            pages=0,
+            requests=0,
+            baseline=audit.baseline,
+            files=audit.files,
+        )
+        self.decided_at = facts.now  # the report's grace periods end when these did
+        send = self.crawler.signals.send_catch_log
+        revised = 0
+        for item in revisions(audit.state, facts):
+            send(signal=signals.item_scraped, item=item, response=None, spider=self.crawler.spider)
+            revised += 1
+        if revised:
+            self.crawler.stats.set_value("linkaudit/revised_items", revised)
+            logger.info("linkaudit: %d feed items revised by the report's verdicts", revised)
 
     def process_item(self, item: Any, spider: Spider | None = None) -> Any:
         if not isinstance(item, UrlResult):
@@ -128,6 +166,8 @@ class ReportPipeline:
             retries=retries,
             files=audit.files,
         )
+        if self.decided_at is not None:  # the time the feeds' revisions were decided at
+            facts = replace(facts, now=self.decided_at)
         write_final_report(
             self.config,
             state,

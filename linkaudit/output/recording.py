@@ -31,14 +31,19 @@ def record(
     state: AuditState, item: UrlResult, config: Config, baseline: frozenset[str] | None
 ) -> UrlResult:
     """Record ``item`` (its outcome, its links as referrers) and return it as
-    the user is shown it: a failure in its grace period as ok with a warning,
-    new breakage against a baseline marked ``new``."""
+    the user is shown it (the feeds), as the report will show it: a failure
+    in its grace period as ok with a warning, a page whose title says not
+    found broken when soft 404s are errors (``LINKAUDIT_SOFT_404``), new
+    breakage against a baseline marked ``new``.  What only the whole audit
+    tells is sent again when it ends (``report/revisions.py``)."""
     now = time.time()
     if not item.from_cache:  # a cached outcome keeps the time it was checked
         item.checked_at = iso(now)
     state.add_referrers(item.url, item.links)
     failing_since = state.record(item, now)
     shown = config.policy.present(item, failing_since, now)
+    if shown.soft_404 and shown.outcome == "ok" and config["LINKAUDIT_SOFT_404"] == "error":
+        shown = replace(shown, outcome="broken", error=shown.warning)  # as report/soft404.py
     if baseline is not None and shown.outcome == "broken" and item.url not in baseline:
         shown = replace(shown, new=True)
     return shown

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from linkaudit.output.formats.places import first_places, linked_from, more_text
+from linkaudit.output.formats.places import first_places, is_hop, linked_from, more_text
 from linkaudit.output.report.groups import group_text
 from linkaudit.rules.walls import wall_named
 
@@ -64,13 +64,23 @@ def no_line(referrer: dict[str, Any]) -> str:
 
 def where(referrer: dict[str, Any]) -> str:
     """A referrer in words: ``page line 12``, or ``page (redirect)``; a
-    local build's page as its file first: ``public/about.html:12 (page)``."""
+    local build's page as its file first: ``public/about.html:12 (page)``;
+    a link through redirects says which: ``page line 7, through /old``."""
     line = referrer["line"]
     if referrer.get("file"):
         at = f":{line}" if line is not None else f" ({no_line(referrer)})"
-        return f"{referrer['file']}{at} ({referrer['url']})"
-    at = f" line {line}" if line is not None else f" ({no_line(referrer)})"
-    return f"{referrer['url']}{at}"
+        said = f"{referrer['file']}{at} ({referrer['url']})"
+    else:
+        at = f" line {line}" if line is not None else f" ({no_line(referrer)})"
+        said = f"{referrer['url']}{at}"
+    return said + through(referrer)
+
+
+def through(referrer: dict[str, Any]) -> str:
+    """``, through URL`` for a place that links the target through a
+    redirect (``via``, the URL the page links); "" for any other."""
+    via = referrer.get("via")
+    return f", through {via}" if via else ""
 
 
 def missing_fragments(report: Report) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -128,7 +138,9 @@ def places_of(
             else:
                 own.extend(group["referrers"])
     # the template's lines first (each stands for many pages), then the
-    # places in pages' own content: ``limit`` lines in all
+    # places in pages' own content (a page's line before a redirect that
+    # leads here: the page is what a person edits): ``limit`` lines in all
+    own = sorted(own, key=is_hop)
     words, left = first_places(own, None if limit is None else max(limit - len(lines), 0), say)
     templates = len(lines)
     left += len(lines[limit:]) if limit is not None else 0

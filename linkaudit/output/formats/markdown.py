@@ -35,7 +35,7 @@ from linkaudit.output.formats.common import (
 )
 from linkaudit.output.formats.places import DEFAULT, Options
 from linkaudit.output.report.build import OUTCOMES
-from linkaudit.output.report.groups import block_name
+from linkaudit.output.report.groups import and_more, block_name
 from linkaudit.output.report.history import broken_for, history_line
 from linkaudit.output.report.redirects import fix_words
 from linkaudit.rules.suggest import WHY, suggestion_target
@@ -68,12 +68,14 @@ def cell(markdown: str) -> str:
 
 
 def where(referrer: dict[str, Any]) -> str:
-    """common.where in markdown: ``page`` line 12, a local build's file first."""
+    """common.where in markdown: ``page`` line 12, a local build's file
+    first, through a redirect: ``page`` line 7, through ``old``."""
     line = referrer["line"]
     at = f" line {line}" if line is not None else f" ({no_line(referrer)})"
+    via = f", through {code(referrer['via'])}" if referrer.get("via") else ""
     if referrer.get("file"):
-        return f"{code(referrer['file'])}{at} ({code(referrer['url'])})"
-    return code(referrer["url"]) + at
+        return f"{code(referrer['file'])}{at} ({code(referrer['url'])}){via}"
+    return code(referrer["url"]) + at + via
 
 
 def group_words(group: dict[str, Any], first: int = 3) -> str:
@@ -82,10 +84,9 @@ def group_words(group: dict[str, Any], first: int = 3) -> str:
     block = group.get("block") or ""
     plain = block.startswith(RUN) or _SIGNATURE.fullmatch(block)
     name = block_name(block) if plain else code(block)
-    more = ", ..." if len(pages) > first else ""
     return (
         f"in the site template ({name}), on {group['pages']} pages "
-        f"(first: {', '.join(code(p) for p in pages[:first])}{more})"
+        f"(first: {', '.join(code(p) for p in pages[:first])}{and_more(len(pages) - first)})"
     )
 
 
@@ -95,7 +96,7 @@ def as_markdown(report: Report, options: Options = DEFAULT) -> str:
     however many pages link to it, within ``options.max_bytes``: whole
     rows, then ``and N more: see the report``."""
     s = report["summary"]
-    page = _Page(options.max_bytes)
+    page = _Page(options.max_bytes, options.report)
     page.add(_head(report))
     trend = history_line(report, stamp=code)  # --db: the audits kept
     if trend:
@@ -236,12 +237,18 @@ def _fix_row(chosen: list[dict[str, Any]], limit: int | None) -> str:
 
 class _Page:
     """Markdown within ``cap`` bytes (UTF-8): blocks and rows whole or not
-    at all; what is left out is counted in a last line."""
+    at all; what is left out is counted in a line; the last line names the
+    report's file (``report``, when known)."""
 
     _NOTE = "and {:,} more: see the report"
 
-    def __init__(self, cap: int) -> None:
-        self.cap = cap - len(self._NOTE.format(10**12).encode()) - 2  # the note fits
+    def __init__(self, cap: int, report: str | None = None) -> None:
+        # a report's name can be long (a path): it never takes more than a quarter
+        self.last = [""] + [f"The whole report: {code(report)}"] if report else []
+        if len("\n".join(self.last).encode("utf-8", "surrogatepass")) > cap // 4:
+            self.last = ["", "The whole report: the JSON report the audit wrote"]
+        last = len("\n".join(self.last).encode("utf-8", "surrogatepass"))
+        self.cap = cap - len(self._NOTE.format(10**12).encode()) - 2 - last  # both fit
         self.lines: list[str] = []
         self.size = 0
         self.left = 0  # rows not shown
@@ -264,7 +271,7 @@ class _Page:
 
     def text(self) -> str:
         tail = ["", self._NOTE.format(self.left)] if self.left else []
-        return "\n".join(self.lines + tail)
+        return "\n".join(self.lines + tail + self.last)
 
 
 def _more(left: int) -> str:
@@ -287,6 +294,8 @@ def _rendered_row(section: dict[str, Any]) -> str:
         f"- {code(section['page'])}: {section['added_count']} only after rendering, "
         f"{section['removed_count']} removed by its script"
     )
-    if section["navigations"]:
-        row += "; navigates to " + ", ".join(code(u) for u in section["navigations"][:3])
+    navigations = section["navigations"]
+    if navigations:
+        row += "; navigates to " + ", ".join(code(u) for u in navigations[:3])
+        row += and_more(len(navigations) - 3)
     return row

@@ -23,11 +23,14 @@ class Options:
     """How much a format shows: the first ``max_referrers`` places of a
     finding (None: every one, ``--verbose``), markdown within
     ``max_bytes`` (UTF-8), JUnit with every URL (``junit_all``) or only
-    those that fail or could not be checked."""
+    those that fail or could not be checked; ``report``: the report's file,
+    as the user named it, which markdown's last line names (None: unknown,
+    no such line)."""
 
     max_referrers: int | None = MAX_REFERRERS
     max_bytes: int = MAX_BYTES
     junit_all: bool = False
+    report: str | None = None
 
 
 DEFAULT = Options()
@@ -47,16 +50,33 @@ def distinct(referrers: Iterable[dict[str, Any]]) -> list[tuple[dict[str, Any], 
     return [(r, n) for r, n in seen.values()]
 
 
+def is_hop(referrer: dict[str, Any]) -> bool:
+    """A referrer that is a redirect leading here, not a page's link (no
+    line, and not a link only the rendered page has)."""
+    return referrer["line"] is None and not referrer.get("rendered")
+
+
 def linked_from(referrers: list[dict[str, Any]], count: int | None = None) -> str:
-    """``linked from 1,168 pages (1,170 links), all at line 2``."""
-    pages = len({r["url"] for r in referrers})
-    links = max(count or 0, len(referrers))
+    """``linked from 1,168 pages (1,170 links), all at line 2``; redirects
+    that lead here are counted apart (``; 1 redirect leads here``): a
+    page's link through one is among the pages' links (``via``)."""
+    direct = [r for r in referrers if not r.get("via")]
+    hopping = [r for r in direct if is_hop(r)]
+    hops = {r["url"] for r in hopping}
+    placed = [r for r in referrers if not is_hop(r)]
+    pages = len({r["url"] for r in placed})
+    # the count is of the links to this URL itself, a redirect's among them
+    links = max(count or 0, len(direct)) - len(hopping) + len(referrers) - len(direct)
+    if not pages and hops:
+        return f"reached only through {len(hops):,} redirect{'s' if len(hops) != 1 else ''}"
     text = f"linked from {pages:,} page{'s' if pages != 1 else ''}"
     if links != pages:
         text += f" ({links:,} links)"
-    lines = {r["line"] for r in referrers}
+    lines = {r["line"] for r in placed}
     if pages > 1 and len(lines) == 1 and None not in lines:
         text += f", all at line {lines.pop()}"
+    if hops:
+        text += f"; {len(hops):,} redirect{'s lead' if len(hops) != 1 else ' leads'} here"
     return text
 
 

@@ -21,6 +21,7 @@ from linkaudit.output.formats.common import (
     broken_urls,
     groups_by_target,
     missing_fragments,
+    no_line,
     shown,
     walled,
 )
@@ -169,6 +170,12 @@ def _result(
     one line are one), the others related; the target itself when no page
     links to it (a start URL, a sitemap's)."""
     places = [r for r, _n in distinct(referrers)] or [{"url": target, "line": None}]
+    # located at a page and line that links the target (code scanning
+    # annotates a line): a redirect that leads here has no line, and is a
+    # related location like any other place
+    first = next((i for i, r in enumerate(places) if r["line"] is not None), 0)
+    if first:
+        places.insert(0, places.pop(first))
     related = places[1 : MAX_RELATED + 1]
     if referrers:
         text += f"; {linked_from(referrers, count)}"
@@ -178,13 +185,11 @@ def _result(
         "ruleId": rule,
         "level": level,
         "message": _message(text),
-        "locations": [{"physicalLocation": _location(places[0])}],
+        "locations": [_place(places[0])],
         "properties": {"referrerCount": max(count or 0, len(referrers)), "places": len(places)},
     }
     if related:
-        result["relatedLocations"] = [
-            {"id": i, "physicalLocation": _location(r)} for i, r in enumerate(related, 1)
-        ]
+        result["relatedLocations"] = [{"id": i, **_place(r)} for i, r in enumerate(related, 1)]
     result["_places"] = places[: MAX_RELATED + 1]  # for the fixes; removed below
     return result
 
@@ -196,8 +201,8 @@ def _suggested_fixes(result: dict[str, Any], target: str, url: str) -> dict[str,
     kept) or a link not found on its line."""
     edits = []
     for r in result.pop("_places"):
-        if not r.get("file") or r["line"] is None:
-            continue
+        if not r.get("file") or r["line"] is None or r.get("via"):
+            continue  # (through a redirect, the line holds the redirect's URL)
         fix = {"page": r["url"], "file": r["file"], "line": r["line"]}
         region, text = written_edit({**fix, "from": target, "to": url})
         if "startColumn" in region:
@@ -215,6 +220,19 @@ def _fix(description: str, edits: list[tuple[dict[str, Any], dict[str, Any], str
         replacement = {"deletedRegion": region, "insertedContent": {"text": text}}
         change.setdefault("replacements", []).append(replacement)
     return {"description": _message(description), "artifactChanges": list(changes.values())}
+
+
+def _place(referrer: dict[str, Any]) -> dict[str, Any]:
+    """A place as a SARIF location, with what it is when it does not link
+    the target itself: a redirect that leads here, a page's link through
+    one (``via``), a link only the rendered page has."""
+    place: dict[str, Any] = {"physicalLocation": _location(referrer)}
+    if referrer.get("via"):
+        place["message"] = _message(f"links {referrer['via']}, which redirects here")
+    elif referrer["line"] is None:
+        why = no_line(referrer)
+        place["message"] = _message("redirects here" if why == "redirect" else why)
+    return place
 
 
 def _location(referrer: dict[str, Any]) -> dict[str, Any]:
@@ -258,10 +276,13 @@ def _shells_result(report: Report) -> dict[str, Any] | None:
         return None
     places = [{"url": u["url"], "line": None} for u in pages]
     related = places[1 : MAX_RELATED + 1]
+    text = f"{words} ({pages[0]['url']}: {pages[0]['app_shell']})"
+    left = len(places) - 1 - len(related)
+    text += f"; {left:,} more pages in the report" if left else ""
     result: dict[str, Any] = {
         "ruleId": "app-shell",
         "level": "note",
-        "message": _message(f"{words} ({pages[0]['url']}: {pages[0]['app_shell']})"),
+        "message": _message(text),
         "locations": [{"physicalLocation": _location(places[0])}],
         "properties": {"pages": len(pages)},
     }

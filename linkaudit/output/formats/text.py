@@ -25,6 +25,8 @@ from linkaudit.output.report.history import broken_for, history_line
 from linkaudit.output.report.redirects import fix_text, fix_words
 from linkaudit.rules.suggest import suggestion_text
 
+RENDERED_LINKS = 3  # links of a rendered page listed per kind (then how many more)
+
 
 def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
     """What to act on first: one line that says it all, the counts, then
@@ -92,7 +94,7 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
     if shells:
         lines.append(shells)  # (it ends with the option: no colon)
         lines.extend(f"  {u['url']}  [{u['app_shell']}]" for u in pages)
-    lines.extend(_rendered_lines(report))
+    lines.extend(_rendered_lines(report, None if limit is None else RENDERED_LINKS))
     lines.extend(_sitemap_lines(report.get("sitemap")))
     lines.extend(get_only_lines(report))
     lines.extend(_limit_lines(report))
@@ -265,10 +267,11 @@ def _suggested(entry: dict[str, Any]) -> str:
     return f"  {suggestion_text(found, entry['url'])}" if found else ""
 
 
-def _rendered_lines(report: dict[str, Any]) -> list[str]:
+def _rendered_lines(report: dict[str, Any], shown: int | None) -> list[str]:
     """--render: how many pages were rendered, the pages whose DOM links
     differ from their HTML's (links only after rendering, removed by the
-    script, script navigations: each apart), and the renders that failed."""
+    script, script navigations: each apart, the first ``shown`` of each and
+    how many more), and the renders that failed."""
     words, changed, _failures = rendered(report)  # (the failures: a warning each)
     if not words:
         return []
@@ -278,9 +281,16 @@ def _rendered_lines(report: dict[str, Any]) -> list[str]:
             f"  {section['page']}  {section['added_count']} only after rendering, "
             f"{section['removed_count']} removed by its script"
         )
-        lines.extend(f"    + {url}" for url in section["added"][:3])
-        lines.extend(f"    - {url}" for url in section["removed"][:3])
-        lines.extend(f"    -> {url} (script navigation)" for url in section["navigations"][:3])
+        for mark, urls, count, kind in (
+            ("+", section["added"], section["added_count"], "only after rendering"),
+            ("-", section["removed"], section["removed_count"], "removed by its script"),
+            ("->", section["navigations"], len(section["navigations"]), "script navigations"),
+        ):
+            after = " (script navigation)" if mark == "->" else ""
+            listed = urls[:shown]  # the first few (-v: all the report lists, 100)
+            lines.extend(f"    {mark} {url}{after}" for url in listed)
+            if count > len(listed):  # the report counts them all
+                lines.append(f"    and {count - len(listed):,} more {kind}")
     if len(changed) > RENDERED_SHOWN:
         more = len(changed) - RENDERED_SHOWN
         lines.append(f"  ... and {more:,} more pages (the report's rendered list)")

@@ -8,6 +8,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from typing import Any
 
 from linkaudit.output.jsontext import json_text
@@ -61,11 +62,20 @@ def build_report(state: AuditState, facts: ReportFacts) -> dict[str, Any]:
 
 
 def report_entries(
-    state: AuditState, report: dict[str, Any], facts: ReportFacts
+    state: AuditState,
+    report: dict[str, Any],
+    facts: ReportFacts,
+    late: set[str] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Each URL's entry, sorted by URL and built one at a time; once the
     last is out, ``report`` holds the rest of the report (its summary counts
-    them).  The state's entries are read once (``sections.Sections``)."""
+    them).  The state's entries are read once (``sections.Sections``).
+
+    ``late``: only the entries whose verdict the report decides, not
+    their check (a redirect loop, a soft 404 found by a probe, a failure
+    whose grace period ended as the audit ran) are wanted: the URL of each
+    is added to ``late`` before it is yielded, entries that cannot be one
+    are skipped, and ``report`` is not to be read (``revisions.py``)."""
     near = tuple(facts.near_prefixes)  # is_near takes a tuple, as str.startswith does
     finish_reason, max_depth, baseline = facts.finish_reason, facts.max_depth, facts.baseline
     policy, now, files = facts.policy, facts.now, facts.files
@@ -86,12 +96,24 @@ def report_entries(
         summary["soft_404"] = 0
     if facts.fragments:
         summary["missing_fragments"] = 0
+    since = _epoch(facts.started_at, now)
     for entry in entries:
         if soft is not None and soft.skip(entry.url):
             continue  # a probe: no link
+        expired = late is not None and _expired(entry, policy, since, now)
+        if late is not None and not (expired or entry.url in sections.looped or _probed(entry)):
+            continue  # only the late verdicts are asked for: this one was its check's
         item = _entry_item(entry, near, finish_reason, max_depth, policy, now)
+        said = item.get("soft_404")  # (a title that says not found: said as checked)
         if soft is not None and soft.judge(entry, item):
             summary["soft_404"] += 1
+        if late is not None and (
+            expired or entry.url in sections.looped or (item.get("soft_404") and not said)
+        ):
+            late.add(entry.url)
+        if item["outcome"] not in ("ok", "redirect") or item.get("soft_404"):
+            # a finding names the pages that link to it through redirects too
+            item["referrers"] += sections.redirects.through(entry.url)
         if entry.url in missing:
             item["missing_fragments"] = missing[entry.url]
             for gap in item["missing_fragments"]:
@@ -164,6 +186,29 @@ def report_entries(
         earlier = baseline or frozenset()
         new, fixed = len(broken_now - earlier), len(earlier - broken_now)
         report["history"] = history.section(report, fixed=fixed, new=new)
+
+
+def _probed(entry: Entry) -> bool:
+    """A page the soft-404 probes may find to be one (its fingerprint kept)."""
+    result = entry.result
+    return result is not None and result.fingerprint is not None and not result.soft_404
+
+
+def _expired(entry: Entry, policy: RecheckPolicy | None, since: float, now: float) -> bool:
+    """A failure whose grace period (LINKAUDIT_REPORT_AFTER) ended while
+    the audit ran: its check may have shown it ok, the report shows it broken."""
+    result = entry.result
+    if policy is None or result is None or result.outcome != "broken":
+        return False
+    before = policy.present(result, entry.failing_since, since)
+    return before.outcome != policy.present(result, entry.failing_since, now).outcome
+
+
+def _epoch(stamp: str, default: float) -> float:
+    try:
+        return datetime.fromisoformat(stamp).timestamp()
+    except (TypeError, ValueError):  # a run's start as a journal or a test gives it
+        return default
 
 
 def _add_files(referrers: list[dict[str, Any]], files: Callable[[str], str | None]) -> None:

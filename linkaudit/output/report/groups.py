@@ -106,7 +106,9 @@ class Groups:
         own: list[dict[str, Any]] = []
         for referrer in item["referrers"]:
             index = blocks.get(referrer["url"])
-            block = index.of(item["url"], referrer["line"]) if index is not None else None
+            # a link through a redirect is the page's link to the redirect
+            linked = referrer.get("via") or item["url"]
+            block = index.of(linked, referrer["line"]) if index is not None else None
             if block is None:
                 own.append(referrer)
             else:
@@ -166,7 +168,10 @@ def _place(referrer: dict[str, Any]) -> tuple[str, int]:
 
 
 def _pages(referrers: list[dict[str, Any]]) -> int:
-    return len({r["url"] for r in referrers})
+    """The pages among ``referrers``: a redirect that leads to the target
+    (no line, not a rendered link) is no page, the pages that link it are
+    (``via``)."""
+    return len({r["url"] for r in referrers if r["line"] is not None or r.get("rendered")})
 
 
 def _group(
@@ -199,10 +204,16 @@ def block_name(block: str) -> str:
 
 
 def group_text(group: dict[str, Any], first: int = 3) -> str:
-    """``in the site template (footer), on 487 pages (first: /, /about, /blog/)``."""
+    """``in the site template (footer), on 487 pages (first: /, /about,
+    /blog/ and 484 more)``."""
     pages = list(dict.fromkeys(r["url"] for r in group["referrers"]))
-    more = ", ..." if len(pages) > first else ""
     return (
         f"in the site template ({block_name(group['block'])}), on {group['pages']} pages "
-        f"(first: {', '.join(pages[:first])}{more})"
+        f"(first: {', '.join(pages[:first])}{and_more(len(pages) - first)})"
     )
+
+
+def and_more(left: int) -> str:
+    """`` and 484 more`` after the first items of a list cut for length
+    ("" when none is left out)."""
+    return f" and {left:,} more" if left > 0 else ""

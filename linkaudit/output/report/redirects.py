@@ -8,6 +8,11 @@ From the results alone, in the report's one pass over the entries (the
 redirects and their referrers), then the outcome of every URL the chains
 reach, looked up: the same from every door, and no memory for audits
 without redirects.
+
+The same chains tell where a URL reached through redirects is linked: a
+page that links ``/old``, which redirects to ``/gone``, is a place of
+``/gone`` too (:meth:`RedirectFixes.through`), marked ``via`` the URL the
+page links, as every format names it ("line 7, through /old").
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
-from linkaudit.rules.rendered import source_line
+from linkaudit.rules.rendered import referrer_fields, source_line
 from linkaudit.state.base import Entry
 
 PERMANENT = frozenset({301, 308})
@@ -40,15 +45,34 @@ class RedirectFixes:
 
     def __init__(self) -> None:
         self.hops: dict[str, tuple[int, str]] = {}  # redirecting URL -> (status, location)
-        self.places: dict[str, list[tuple[str, int]]] = {}  # -> the page links to it
+        # redirecting URL -> the pages' links to it (page, line): a source
+        # line, or a rendered link's (rules/rendered.py), not another redirect
+        self.places: dict[str, list[tuple[str, int]]] = {}
+        self._reached: dict[str, list[str]] | None = None  # URL -> the redirects leading to it
 
     def see(self, entry: Entry) -> None:
         result = entry.result
         if result is not None and result.outcome == "redirect" and result.location:
             self.hops[entry.url] = (result.status or 0, result.location)
-            links = [(page, n) for page, n in entry.referrers if source_line(n) is not None]
+            links = [(page, n) for page, n in entry.referrers if n is not None]
             if links:
                 self.places[entry.url] = links
+
+    def through(self, url: str) -> list[dict[str, Any]]:
+        """The pages' links that reach ``url`` through redirects (after
+        :meth:`see` saw every entry): each a referrer of the report with
+        ``via``, the redirecting URL the page links (the first of the
+        chain), sorted by page and line.  As many as the chains' starts
+        have places: a chain is 20 hops at most, and a loop ends it."""
+        if self._reached is None:
+            reached: dict[str, list[str]] = {}
+            for start in self.places:
+                for later in _chain(start, self.hops)[0][1:]:
+                    reached.setdefault(later, []).append(start)
+            self._reached = reached
+        starts = self._reached.get(url, ())
+        found = sorted((page, n, start) for start in starts for page, n in self.places[start])
+        return [{**referrer_fields(page, n), "via": start} for page, n, start in found]
 
     def loops(self) -> set[str]:
         """The redirecting URLs whose chain comes back to a URL it passed
@@ -74,10 +98,13 @@ class RedirectFixes:
             if entry is not None and entry.result is not None:
                 ends[final] = (entry.result.outcome, entry.result.status)
         fixes = []
-        for url, links in self.places.items():
+        for url, linked in self.places.items():
             chain, loop = chains[url]
             if loop or not replaceable(chain[-1]):
                 continue  # a broken link; no page is to link to javascript: or hold a password
+            links = [(page, n) for page, n in linked if source_line(n) is not None]
+            if not links:
+                continue  # links only the rendered DOM has: no line to edit
             statuses = [hops[u][0] for u in chain if u in hops]
             if chain[-1] in hops:  # cut at MAX_HOPS: too many redirects
                 end: tuple[str, int | None] = ("broken", hops[chain[-1]][0])

@@ -45,6 +45,7 @@ class Sections:
         self.suggest = Suggestions(near, facts.suggest) if facts.suggest is not None else None
         self.read_sitemap = False  # a sitemap was read (one that is a link of the report)
         self.entries: list[Entry] = []
+        self.looped: set[str] = set()  # the redirects found in a loop (broken)
 
     def read(self, state: AuditState) -> list[Entry]:
         """The one pass over the state's entries: each is seen by every
@@ -79,7 +80,8 @@ class Sections:
         any entry is shown (every door reports the same: a crawl, a build's
         walk, ``linkaudit report``); history sees the pages linking to them."""
         history, policy, now = self.facts.history, self.facts.policy, self.facts.now
-        for url in self.redirects.loops():
+        self.looped = self.redirects.loops()
+        for url in self.looped:
             at = bisect_left(entries, url, key=_by_url)
             entry = entries[at] = looped(entries[at])
             if history is not None:

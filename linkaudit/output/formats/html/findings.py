@@ -22,7 +22,7 @@ from linkaudit.output.formats.html.parts import (
 )
 from linkaudit.output.formats.html.trend import broken_for
 from linkaudit.output.formats.places import linked_from
-from linkaudit.output.report.groups import block_name
+from linkaudit.output.report.groups import and_more, block_name
 from linkaudit.rules.suggest import WHY, suggestion_target
 
 
@@ -58,19 +58,18 @@ def _broken_card(
 def _gap_card(u: dict[str, Any], gap: dict[str, Any]) -> str:
     why = f"No element with the id <code>{esc(gap['fragment'])}</code> on the page."
     url = f"{u['url']}#{gap['fragment']}"
-    return _target(u, url, why, places(gap["referrers"]), bool(gap.get("new")), 4)
+    return _target(u, url, why, places(gap["referrers"]), bool(gap.get("new")))
 
 
 def _soft_card(u: dict[str, Any]) -> str:
     why = f"{badge('soft 404', 'warn')} {esc(u.get('warning'))}"
     where = places(u["referrers"], u["referrer_count"])
-    return _target(u, u["url"], why, where, bool(u.get("new")), 4)
+    return _target(u, u["url"], why, where, bool(u.get("new")))
 
 
 def broken_section(report: Report) -> str:
     """Each broken URL with its error and every page and line linking to
-    it (new ones first, with a baseline); then missing fragments, soft
-    404s, failures in their grace period, and what the baseline had."""
+    it (new ones first, with a baseline)."""
     broken = [u for u in report["urls"] if u["outcome"] == "broken"]
     broken.sort(key=lambda u: not u.get("new"))  # stable: URL order within
     templates: dict[str, list[dict[str, Any]]] = {}
@@ -81,41 +80,74 @@ def broken_section(report: Report) -> str:
     body += more_note(len(broken), "URLs")
     if not broken:
         body = '<p class="good">No broken links.</p>'
-    gaps = missing_fragments(report)
-    if gaps or "missing_fragments" in report["summary"]:
-        text = "".join(_gap_card(u, gap) for u, gap in gaps[:LIST_LIMIT]) or "<p>None.</p>"
-        text += more_note(len(gaps), "missing fragments", in_table=False)
-        body += section("fragments", "Missing fragments", len(gaps), text, 3)
-    soft = [u for u in report["urls"] if u.get("soft_404")]
-    if soft or "soft_404" in report["summary"]:
-        text = "<p>Pages that answer as found but read like an error page.</p>" if soft else ""
-        text += "".join(_soft_card(u) for u in soft[:LIST_LIMIT]) or "<p>None.</p>"
-        text += more_note(len(soft), "URLs")
-        body += section("soft-404", "Soft 404s", len(soft), text, 3)
-    shells, pages = app_shells(report)
-    if shells:
-        items = "".join(
-            f"<li>{link(u['url'])}: {esc(u['app_shell'])}</li>" for u in pages[:LIST_LIMIT]
-        )
-        text = f'<p>{esc(shells)}.</p><ul class="plain">{items}</ul>'
-        text += more_note(len(pages), "URLs", in_table=False)
-        body += section("app-shells", "Built by JavaScript", len(pages), text, 3)
-    body += _rendered_section(report)
-    failing = [u for u in report["urls"] if u.get("warning") and not u.get("soft_404")]
-    failing = [u for u in failing if not (u.get("render") or {}).get("error")]  # above
-    if failing:
-        items = "".join(
-            f"<li>{link(u['url'])}: {esc(u['warning'])}</li>" for u in failing[:LIST_LIMIT]
-        )
-        text = f'<ul class="plain">{items}</ul>{more_note(len(failing), "URLs")}'
-        body += section("warnings", "Failing, not reported broken yet", len(failing), text, 3)
-    if report.get("fixed"):
-        fixed = report["fixed"]
-        items = "".join(f"<li>{link(url)}</li>" for url in fixed[:LIST_LIMIT])
-        text = f'<p>Broken in the baseline, not now.</p><ul class="plain">{items}</ul>'
-        text += more_note(len(fixed), "URLs", in_table=False)
-        body += section("fixed", "Fixed since the baseline", len(fixed), text, 3)
     return section("broken", "Broken links", len(broken), body)
+
+
+def other_sections(report: Report) -> dict[str, str]:
+    """The findings beside the broken links, each a section of its own (a
+    card of the page, never inside the broken links'): missing fragments,
+    soft 404s, pages built by JavaScript, rendered pages, failures in their
+    grace period, and what the baseline had; "" for those with nothing to say."""
+    return {
+        "fragments": _fragments_section(report),
+        "soft-404": _soft_section(report),
+        "app-shells": _shells_section(report),
+        "rendered": _rendered_section(report),
+        "warnings": _warnings_section(report),
+        "fixed": _fixed_section(report),
+    }
+
+
+def _fragments_section(report: Report) -> str:
+    """Links to fragments a page does not have (with --check-fragments:
+    "None." when there are none)."""
+    gaps = missing_fragments(report)
+    if not gaps and "missing_fragments" not in report["summary"]:
+        return ""
+    text = "".join(_gap_card(u, gap) for u, gap in gaps[:LIST_LIMIT]) or "<p>None.</p>"
+    text += more_note(len(gaps), "missing fragments", in_table=False)
+    return section("fragments", "Missing fragments", len(gaps), text)
+
+
+def _soft_section(report: Report) -> str:
+    soft = [u for u in report["urls"] if u.get("soft_404")]
+    if not soft:
+        return ""
+    text = "<p>Pages that answer as found but read like an error page.</p>"
+    text += "".join(_soft_card(u) for u in soft[:LIST_LIMIT])
+    return section("soft-404", "Soft 404s", len(soft), text + more_note(len(soft), "URLs"))
+
+
+def _shells_section(report: Report) -> str:
+    shells, pages = app_shells(report)
+    if not shells:
+        return ""
+    items = "".join(f"<li>{link(u['url'])}: {esc(u['app_shell'])}</li>" for u in pages[:LIST_LIMIT])
+    text = f'<p>{esc(shells)}.</p><ul class="plain">{items}</ul>'
+    text += more_note(len(pages), "URLs", in_table=False)
+    return section("app-shells", "Built by JavaScript", len(pages), text)
+
+
+def _warnings_section(report: Report) -> str:
+    """Failures in their grace period, and other warnings of URLs that are
+    not broken (a render's failure is the rendered section's)."""
+    failing = [u for u in report["urls"] if u.get("warning") and not u.get("soft_404")]
+    failing = [u for u in failing if not (u.get("render") or {}).get("error")]
+    if not failing:
+        return ""
+    items = "".join(f"<li>{link(u['url'])}: {esc(u['warning'])}</li>" for u in failing[:LIST_LIMIT])
+    text = f'<ul class="plain">{items}</ul>{more_note(len(failing), "URLs")}'
+    return section("warnings", "Failing, not reported broken yet", len(failing), text)
+
+
+def _fixed_section(report: Report) -> str:
+    fixed = report.get("fixed")
+    if not fixed:
+        return ""
+    items = "".join(f"<li>{link(url)}</li>" for url in fixed[:LIST_LIMIT])
+    text = f'<p>Broken in the baseline, not now.</p><ul class="plain">{items}</ul>'
+    text += more_note(len(fixed), "URLs", in_table=False)
+    return section("fixed", "Fixed since the baseline", len(fixed), text)
 
 
 def _group_status(group: dict[str, Any]) -> str:
@@ -140,7 +172,7 @@ def groups_section(report: Report) -> str:
     for g in sorted(groups, key=lambda g: g["kind"] != "template")[:LIST_LIMIT]:
         pages = list(dict.fromkeys(r["url"] for r in g["referrers"]))
         if g["kind"] == "template":
-            first = ", ".join(link(p) for p in pages[:3]) + (", ..." if len(pages) > 3 else "")
+            first = ", ".join(link(p) for p in pages[:3]) + and_more(len(pages) - 3)
             words = (
                 f" in the site template ({esc(block_name(g.get('block') or ''))}),"
                 f" on {g['pages']} pages (first: {first})"
@@ -193,6 +225,7 @@ def _rendered_section(report: Report) -> str:
         parts = "".join(
             f"<p>{esc(label)} ({count:,}):</p>"
             f'<ul class="plain">{"".join(f"<li>{link(u)}</li>" for u in urls)}</ul>'
+            + _not_listed(count, len(urls))
             for label, urls, count in lists
             if count
         )
@@ -204,4 +237,13 @@ def _rendered_section(report: Report) -> str:
             f"<li>{link(r['page'])}: {esc(r['error'])}</li>" for r in failures[:LIST_LIMIT]
         )
         text += f'<p>Not rendered, read from their HTML:</p><ul class="plain">{items}</ul>'
-    return section("rendered", "Rendered in Chromium", len(changed) + len(failures), text, 3)
+        text += more_note(len(failures), "pages", in_table=False)
+    return section("rendered", "Rendered in Chromium", len(changed) + len(failures), text)
+
+
+def _not_listed(count: int, listed: int) -> str:
+    """Under a rendered page's list the report cut (rules/rendered.py,
+    LISTED): how many it left out."""
+    if count <= listed:
+        return ""
+    return f'<p class="note">and {count - listed:,} more: the report lists the first {listed}.</p>'

@@ -16,6 +16,7 @@ from linkaudit.output.formats.html.parts import (
     more_note,
     section,
 )
+from linkaudit.output.formats.places import is_hop
 
 
 def redirects_section(report: Report) -> str:
@@ -139,13 +140,14 @@ def _walls_section(report: Report) -> str:
         for u in urls[:LIST_LIMIT]
     )
     total = sum(len(urls) for _wall, urls in found)
+    notes = "".join(more_note(len(urls), f"URLs behind {esc(wall)}") for wall, urls in found)
     text = (
         "<p>Not broken: a bot wall answered in the page's place, so the page was not seen."
         " Open them in a browser.</p>"
         f'<ul class="callouts">{"".join(_wall_item(w, len(u)) for w, u in found)}</ul>'
         '<div class="wide"><table><thead><tr><th scope="col">URL</th><th scope="col">Wall</th>'
         '<th scope="col">Why</th><th scope="col">Linked from</th></tr></thead>'
-        f"<tbody>{rows}</tbody></table></div>"
+        f"<tbody>{rows}</tbody></table></div>{notes}"
     )
     return section("walls-list", "Behind bot walls, not verified", total, text, 3)
 
@@ -155,11 +157,16 @@ def _wall_item(wall: str, n: int) -> str:
 
 
 def _first_place(entry: dict[str, Any]) -> str:
-    if not entry["referrers"]:
+    """The first page and line that link ``entry`` (a page before a
+    redirect that leads there), and how many more."""
+    referrers = entry["referrers"]
+    if not referrers:
         return '<span class="muted">no page</span>'
-    r = entry["referrers"][0]
+    r = next((place for place in referrers if not is_hop(place)), referrers[0])
     at = f" line {r['line']}" if r["line"] is not None else ""
     if r.get("rendered"):
         at = " (rendered)"
-    more = entry["referrer_count"] - 1
-    return link(r["url"]) + esc(at) + (f' <span class="muted">+{more}</span>' if more > 0 else "")
+    via = f" through {link(r['via'])}" if r.get("via") else ""
+    more = max(entry["referrer_count"], len(referrers)) - 1
+    said = f' <span class="muted">and {more:,} more</span>' if more > 0 else ""
+    return link(r["url"]) + esc(at) + via + said

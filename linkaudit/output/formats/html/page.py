@@ -17,7 +17,11 @@ from importlib.resources import files
 from typing import Any
 
 from linkaudit.output.formats.common import Report, ending
-from linkaudit.output.formats.html.findings import broken_section, groups_section
+from linkaudit.output.formats.html.findings import (
+    broken_section,
+    groups_section,
+    other_sections,
+)
 from linkaudit.output.formats.html.lists import (
     redirects_section,
     sitemap_section,
@@ -48,6 +52,12 @@ COLUMNS = (
 NAV = (
     ("trend", "Over time"),
     ("broken", "Broken"),
+    ("fragments", "Fragments"),
+    ("soft-404", "Soft 404s"),
+    ("app-shells", "Built by JavaScript"),
+    ("rendered", "Rendered"),
+    ("warnings", "Failing"),
+    ("fixed", "Fixed"),
     ("groups", "Grouped"),
     ("redirects", "Redirects"),
     ("sitemap", "Sitemap"),
@@ -81,6 +91,7 @@ def as_html(report: Report, options: object = None) -> str:
         "summary": _summary(report),
         "trend": trend_section(report),  # with --db: the history, what is broken longest
         "broken": broken_section(report),
+        **other_sections(report),  # each its own section, "" when it has nothing to say
         "groups": groups_section(report),  # "" when the report has none: no section
         "redirects": redirects_section(report),
         "sitemap": sitemap_section(report),
@@ -128,6 +139,11 @@ def _summary(report: Report) -> str:
     proportional bar; new and fixed since the baseline."""
     s = report["summary"]
     state = "complete" if report["complete"] else "incomplete"
+    # what stopped it and what is left, after the word: "complete" once,
+    # "incomplete (time limit ...): 24 URLs not checked", never "complete (complete)"
+    said = ending(report)
+    rest = said[len(state) :] if said.startswith(state) else f" ({said})"
+    more = f' <span class="muted">{esc(rest.strip())}</span>' if rest.strip() else ""
     sites = ", ".join(link(u) for u in report["start_urls"])
     facts = (
         ("Site", f'<span id="site">{sites}</span>'),
@@ -137,7 +153,7 @@ def _summary(report: Report) -> str:
         (
             "Audit",
             f'<span id="complete" data-complete="{str(report["complete"]).lower()}">{state}</span>'
-            f' <span class="muted">({esc(ending(report))})</span>',
+            + more,
         ),
     )
     dl = "".join(f"<div><dt>{k}</dt><dd>{v}</dd></div>" for k, v in facts)

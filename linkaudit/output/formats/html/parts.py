@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import quote
 
 from linkaudit.output.formats.common import no_line, shown
+from linkaudit.output.formats.places import is_hop
 
 SHOWN_REFERRERS = 5  # a target's first pages in view; the rest behind <details>
 # Items a static list holds: past this, a list points at the all-URLs table,
@@ -66,16 +67,25 @@ def places(referrers: list[dict[str, Any]], total: int | None = None) -> str:
     """The pages and lines that link to a target: the first few in view,
     the rest (to LIST_LIMIT) behind <details>; ``total``: the link count,
     when the report kept fewer referrers than it counted."""
+    if not referrers and total:  # an ok URL's places are not kept (a soft 404's)
+        return (
+            f'<p class="muted">Linked {total:,} times; the report keeps the places of the'
+            " URLs that are not ok only.</p>"
+        )
     if not referrers:
         return '<p class="muted">Linked from no page: a start URL, or a sitemap.</p>'
-    kept = referrers[:LIST_LIMIT]
+    # a page's line before a redirect that leads here: the page is what a person edits
+    kept = sorted(referrers, key=is_hop)[:LIST_LIMIT]
     html = _place_list(kept[:SHOWN_REFERRERS])
     rest = kept[SHOWN_REFERRERS:]
     if rest:
         html += f"<details><summary>{len(rest)} more</summary>{_place_list(rest)}</details>"
     total = max(total or 0, len(referrers))
     if total > len(kept):
-        html += f'<p class="muted">{total} links in all; {len(kept)} shown.</p>'
+        html += (
+            f'<p class="muted">and {total - len(kept):,} more: {total:,} links in all,'
+            " the JSON report has them.</p>"
+        )
     return html
 
 
@@ -91,9 +101,13 @@ def _place_list(referrers: Iterable[dict[str, Any]]) -> str:
         line = r["line"]
         at = f"line {line}" if line is not None else _no_line(r)
         file = f' <span class="file">{esc(r["file"])}</span>' if r.get("file") else ""
+        via = data = ""
+        if r.get("via"):  # the page links a redirect that leads here
+            via = f' <span class="via">through {link(r["via"])}</span>'
+            data = f' data-via="{esc(r["via"])}"'
         items.append(
-            f'<li data-page="{esc(r["url"])}" data-line="{esc(line)}">'
-            f'{link(r["url"])} <span class="line">{at}</span>{file}</li>'
+            f'<li data-page="{esc(r["url"])}" data-line="{esc(line)}"{data}>'
+            f'{link(r["url"])} <span class="line">{at}</span>{file}{via}</li>'
         )
     return f'<ul class="places">{"".join(items)}</ul>'
 
