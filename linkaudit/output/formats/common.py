@@ -9,6 +9,7 @@ from typing import Any
 
 from linkaudit.output.formats.places import first_places, linked_from, more_text
 from linkaudit.output.report.groups import group_text
+from linkaudit.rules.guards import OUTSIDE_ROOT
 from linkaudit.rules.walls import wall_named
 
 Report = dict[str, Any]
@@ -50,6 +51,16 @@ def walled(report: Report) -> list[tuple[str, list[dict[str, Any]]]]:
             if wall is not None:
                 by_wall.setdefault(wall, []).append(u)
     return sorted(by_wall.items())
+
+
+def outside_root(report: Report) -> int:
+    """URLs on the site's own host but outside ``--root-url`` that
+    ``--skip-far`` left out (``rules/guards.py``): the summary counts them."""
+    return sum(
+        1
+        for u in report["urls"]
+        if u["outcome"] == "excluded" and (u.get("error") or "").startswith(OUTSIDE_ROOT)
+    )
 
 
 def no_line(referrer: dict[str, Any]) -> str:
