@@ -5,8 +5,9 @@ true, one clear line for each input mistake, before anything else."""
 from __future__ import annotations
 
 import json
+import re
 
-from tests.helpers.command import refused, run
+from tests.helpers.command import on_terminal, refused, run
 from tests.server import Route, TestServer
 
 
@@ -101,3 +102,90 @@ def test_a_bad_setting_is_said_before_anything_else(tmp_path):
             assert out.stderr.startswith(f"linkaudit: error: {words}"), out.stderr
             assert out.stderr.count("\n") == 1, (site, setting, out.stderr)
             refused(out, words)
+
+
+ERASE = "\r\x1b[K"
+STATUS = re.compile(
+    r"linkaudit: \d+ checked, \d+ queued, \d+ broken, [\d.]+ requests/s, \d+:\d\d elapsed"
+)
+
+
+def _status_never_glued(sent: str) -> int:
+    """Every status line is followed by the erasing of it (a redraw, a log
+    line's, the end's), never by other text; how many were drawn."""
+    drawn = list(STATUS.finditer(sent))
+    glued = [sent[m.start() : m.end() + 80] for m in drawn if not sent.startswith(ERASE, m.end())]
+    assert not glued, glued[:3]
+    return len(drawn)
+
+
+def test_a_hint_is_a_line_of_its_own_beside_the_status_line(tmp_path):
+    """stdout and stderr on one terminal, as in a shell: the pace hint (a
+    log line) starts on a line of its own, never at the end of the status
+    line, and the status line comes back after it."""
+    links = "".join(f'<a href="/p{i}">{i}</a>' for i in range(6))
+    pages = {"/": Route(body=links), "/p*": Route(body="x", content_type="text/plain")}
+    with TestServer(pages) as site:
+        code, sent = on_terminal(
+            tmp_path,
+            f"{site.url}/",
+            *("--delay", "0.5", "--concurrency", "1", "-s", "LINKAUDIT_PACE_HINT=true"),
+            *("-s", "LINKAUDIT_PACE_HINT_AFTER=0.5", "-s", "LINKAUDIT_PACE_HINT_LONG=1"),
+            *("-s", "LINKAUDIT_PROGRESS_INTERVAL=0.05"),
+        )
+    assert code == 0, sent
+    hint = sent.index("WARNING: about ")
+    # what the terminal shows on the hint's line before it: nothing but the
+    # log line's own start (the status line erased)
+    shown = sent[sent.rindex("\r", 0, hint) : hint]
+    assert re.fullmatch(r"\r\x1b\[K[\d-]+ [\d:]+ \[linkaudit\.hosts\.pacehint\] ", shown), shown
+    assert _status_never_glued(sent) >= 3
+    assert STATUS.search(sent, hint)  # drawn again below the hint
+    summary = sent[sent.rindex(ERASE) + len(ERASE) :]
+    assert summary.startswith("linkaudit: 0 broken links; 7 URLs"), repr(summary[:200])
+
+
+def test_a_walk_s_log_lines_are_lines_of_their_own(tmp_path):
+    build = tmp_path / "chain"
+    build.mkdir()
+    for i in range(1_500):
+        (build / f"p{i}.html").write_text(f'<a href="p{i + 1}.html">next</a>')
+    (build / "index.html").write_text('<a href="p0.html">start</a>')
+    code, sent = on_terminal(tmp_path, "chain", "-vv", "-s", "LINKAUDIT_PROGRESS_INTERVAL=0.01")
+    assert code == 1, sent[-2000:]  # p1500.html is missing
+    assert _status_never_glued(sent) >= 10
+    assert sent.count("Walking depth ") >= 100
+
+
+def test_continue_with_db_is_said_only_when_a_run_continues_so(tmp_path):
+    """An audit stopped early: with --db the same command continues it,
+    and says so; without, a rerun with --db would start afresh, so the
+    words say how to make an audit resumable instead.  A walk of a build
+    (no --db) is no different; a finished audit says nothing of it."""
+    links = "".join(f'<a href="/p{i}">{i}</a>' for i in range(8))
+    pages = {"/": Route(body=links), "/p*": Route(body="x", content_type="text/plain")}
+    with TestServer(pages) as site:
+        limited = (f"{site.url}/", "--delay", "0", "--max-requests", "3")
+        out = run(tmp_path, *limited, "--report", "r.json")
+        first = out.stdout.splitlines()[0]
+        assert out.returncode == 3, out.stdout + out.stderr
+        assert "with --db to continue" not in out.stdout and "continue" not in first, first
+        assert first.endswith("; to make an audit that stops resumable, give it --db FILE")
+        out = run(tmp_path, *limited, "--db", "a.db", "--report", "r.json")
+        first = out.stdout.splitlines()[0]
+        assert first.endswith("; run the same command again to continue"), first
+        left = json.loads((tmp_path / "r.json").read_text())["summary"]["unchecked"]
+        again = run(tmp_path, *limited, "--db", "a.db", "--report", "r.json")
+        after = json.loads((tmp_path / "r.json").read_text())["summary"]["unchecked"]
+        assert after < left, (left, after, again.stdout)  # it did continue
+        done = run(tmp_path, f"{site.url}/", "--delay", "0", "--db", "a.db")
+        assert done.stdout.splitlines()[0].endswith("; complete"), done.stdout
+    build = tmp_path / "chain"
+    build.mkdir()
+    for i in range(3_000):
+        (build / f"p{i}.html").write_text(f'<a href="p{i + 1}.html">next</a>')
+    (build / "index.html").write_text('<a href="p0.html">start</a>')
+    out = run(tmp_path, "chain", "--max-time", "0.3")
+    first = out.stdout.splitlines()[0]
+    assert "time limit (--max-time) reached" in first, first
+    assert first.endswith("; to make an audit that stops resumable, give it --db FILE"), first

@@ -224,9 +224,11 @@ def ending(report: dict[str, Any]) -> str:
     left = report["summary"].get("unchecked", 0)
     if left:
         said += f": {plural(left, 'URL')} not checked"
-    if reason in _ENDINGS:  # an audit database resumes where this one stopped
-        again = "again" if "history" in report else "with --db"
-        said += f"; run the same command {again} to continue"
+    if reason in _ENDINGS:
+        if "history" in report:  # an audit database (--db): its next run resumes this one
+            said += "; run the same command again to continue"
+        else:  # kept in memory, gone: a run with --db would start afresh
+            said += "; to make an audit that stops resumable, give it --db FILE"
     return said
 
 
