@@ -86,11 +86,6 @@ class Config:
         return (root if root.endswith("/") else root + "/", start[: start.rfind("/") + 1])
 
     @property
-    def build_address(self) -> str:
-        """A build directory's address (its URLs are its files), or ``""``."""
-        return self.guards.files
-
-    @property
     def max_depth(self) -> int | None:
         return self.values["LINKAUDIT_DEPTH"]
 
