@@ -49,17 +49,12 @@ if TYPE_CHECKING:
 __all__ = ["build_parser", "main"]
 
 
-def _walked(ns: argparse.Namespace) -> tuple[Config, Walked] | None:
-    """A build directory walked as files (``linkaudit/localbuild/``), when the
-    audit asks nothing else of the crawl for it; None: the crawl reads it."""
+def _walk_config(ns: argparse.Namespace) -> tuple[Config, str] | None:
+    """The configuration of a build directory walked as files
+    (``linkaudit/localbuild/``), when the audit asks nothing else of the
+    crawl for it, and its log's level; None: the crawl reads it."""
     from linkaudit.config import Config
-    from linkaudit.localbuild.walk import (
-        log_to_stderr,
-        plain_settings,
-        walk,
-        walkable_settings,
-        walks,
-    )
+    from linkaudit.localbuild.walk import plain_settings, walkable_settings, walks
 
     if (
         ns.local_dir is None
@@ -70,13 +65,37 @@ def _walked(ns: argparse.Namespace) -> tuple[Config, Walked] | None:
         return None
     settings = plain_settings(choices.chosen(ns), ns.settings)
     config = Config.build(settings, choices.arguments(ns), choices.names(ns))
-    if not walks(config):
-        return None
-    handler = log_to_stderr(settings.get("LOG_LEVEL"))
+    return (config, settings.get("LOG_LEVEL")) if walks(config) else None
+
+
+def _walk(config: Config, level: str) -> Walked:
+    """The walk of the build (its log on stderr until the crawl, if one
+    follows, installs its own)."""
+    from linkaudit.localbuild.walk import log_to_stderr, walk
+
+    handler = log_to_stderr(level)
     walked = walk(config)
     if not walked.done:  # the crawl goes on, with its own log handler
         logging.getLogger().removeHandler(handler)
-    return config, walked
+    return walked
+
+
+def _crawl_config(ns: argparse.Namespace, walked_for: float = 0.0) -> tuple[Settings, Config]:
+    """The crawl's settings and configuration, checked (a shared audit's
+    Redis too); ``walked_for``: the seconds a walk of the build took."""
+    from linkaudit.config import Config
+
+    settings = choices.settings(ns)
+    if walked_for and settings.getfloat("CLOSESPIDER_TIMEOUT"):
+        # --max-time counts the walk: the crawl of far links has the rest
+        left = settings.getfloat("CLOSESPIDER_TIMEOUT") - walked_for
+        settings.set("CLOSESPIDER_TIMEOUT", max(left, 0.001), priority="cmdline")
+    config = Config.build(settings, choices.arguments(ns), choices.names(ns))
+    if config["LINKAUDIT_REDIS"]:
+        from linkaudit.command.shared import check_shared
+
+        check_shared(config, settings)
+    return settings, config
 
 
 def _crawl(settings: Settings, config: Config, walked: Walked | None = None) -> Any:
@@ -157,37 +176,38 @@ def _main(argv: list[str]) -> int:
     with site_of as site:
         if site is not None:
             ns.urls = [site.url]
-            # a build read from its files has an address, and no server
-            served = "served at" if site.served else "read as"
-            what = "demo site at" if ns.demo else f"{ns.local_dir} {served}"
-            if not ns.quiet:  # -q: a clean audit says nothing
-                print(f"linkaudit: {what} {site.url}", file=sys.stderr)
-        from linkaudit.config import Config, ConfigError
+        from linkaudit.config import ConfigError
 
-        try:
+        walked = None
+        try:  # every setting checked before the command says anything else
             started = time.monotonic()
-            walked = _walked(ns)
-            if walked is not None and walked[1].done:  # nothing left for a crawl
-                from linkaudit.localbuild.walk import finish
-
-                config = walked[0]
-                finish(config, walked[1])
-                del walked
-                return _shown(config, ns)
-            settings = choices.settings(ns)
-            if walked is not None and settings.getfloat("CLOSESPIDER_TIMEOUT"):
-                # --max-time counts the walk: the crawl of far links has the rest
-                left = settings.getfloat("CLOSESPIDER_TIMEOUT") - (time.monotonic() - started)
-                settings.set("CLOSESPIDER_TIMEOUT", max(left, 0.001), priority="cmdline")
-            config = Config.build(settings, choices.arguments(ns), choices.names(ns))
-            if config["LINKAUDIT_REDIS"]:
-                from linkaudit.command.shared import check_shared
-
-                check_shared(config, settings)
+            walking = _walk_config(ns)
+            if walking is None:
+                settings, config = _crawl_config(ns)
+            else:
+                config, level = walking
         except ConfigError as exc:
             print(f"linkaudit: error: {blame_file(str(exc), from_file, source)}", file=sys.stderr)
             return EXIT_USAGE
-        crawler = _crawl(settings, config, walked[1] if walked else None)
+        if site is not None and not ns.quiet:  # -q: a clean audit says nothing
+            # a build read from its files has an address, and no server
+            served = "served at" if site.served else "read as"
+            what = "demo site at" if ns.demo else f"{ns.local_dir} {served}"
+            print(f"linkaudit: {what} {site.url}", file=sys.stderr)
+        if walking is not None:
+            walked = _walk(config, level)
+            if walked.done:  # nothing left for a crawl
+                from linkaudit.localbuild.walk import finish
+
+                finish(config, walked)
+                del walked
+                return _shown(config, ns)
+            try:  # the far links left: the crawl checks them
+                settings, config = _crawl_config(ns, time.monotonic() - started)
+            except ConfigError as exc:  # (the walk's settings were the same)
+                print(f"linkaudit: error: {exc}", file=sys.stderr)
+                return EXIT_USAGE
+        crawler = _crawl(settings, config, walked)
     from linkaudit.audit import audit_of
 
     audit = audit_of(crawler)

@@ -24,7 +24,8 @@ START = ["https://example.com/"]
 NOT_ROWS = {
     "--report": {"LINKAUDIT_REPORT"},  # always passed on: the command's default, made absolute
     "--demo": {"DOWNLOAD_DELAY", "LINKAUDIT_PACE_HINT"},  # the demo's pace, not an option's
-    "--quiet": {"LINKAUDIT_PROGRESS"},  # no status line either
+    "--quiet": {"LINKAUDIT_PROGRESS", "LOG_LEVEL"},  # no status line either; the log's ERROR
+    "--verbose": {"LOG_LEVEL"},  # the log's level (a setting checked, without a row's option)
 }
 # a row's option that changes another setting too
 ALSO = {"--delay": {"LINKAUDIT_PACE_HINT"}}  # no hint to lower a delay the user chose

@@ -94,3 +94,31 @@ def test_a_setting_without_words_fails_the_build(tmp_path, monkeypatch):
 
 def test_the_example_report_is_valid():
     validate(json.loads((ROOT / "docs" / "example-report.json").read_text()))
+
+
+def test_the_guide_for_users_of_other_checkers_names_what_exists():
+    """docs/guide/tools.md: every option it offers is one ``linkaudit
+    --help`` lists, every ``-s NAME`` a setting, ``--format`` every format;
+    it says rendering exists; and the usage line of a build is right."""
+    import re
+
+    from linkaudit.command.parser import build_parser
+    from linkaudit.config.options import BY_SETTING
+    from linkaudit.internals import parser_actions
+    from linkaudit.output.formats import FORMATS
+
+    text = (ROOT / "docs" / "guide" / "tools.md").read_text()
+    ours = "\n".join(row.split(" | ", 1)[1] for row in text.splitlines() if " | " in row)
+    flags = {f for a in parser_actions(build_parser()) for f in a.option_strings}
+    named = set(re.findall(r"`(--[a-z][a-z0-9-]*)", ours))
+    assert named and named <= flags, named - flags
+    settings = set(re.findall(r"`-s ([A-Z_]+)=", ours))
+    assert settings and settings <= BY_SETTING.keys(), settings - BY_SETTING.keys()
+    formats = re.search(r"`--format text`(.*?) \(what is printed\)", ours).group(0)
+    assert set(re.findall(r"`(?:--format )?([a-z]+)`", formats)) == set(FORMATS)
+    assert "`--render auto`" in text and "are not seen" not in text
+    usage = run_process([sys.executable, "-m", "linkaudit", "--help"]).stdout
+    for flag in ("--concurrency", "--render", "--root-url"):
+        assert flag in usage
+    # a build needs no --root-url: the usage line says it is optional
+    assert "linkaudit [OPTIONS] DIRECTORY [--root-url URL]\n" in usage

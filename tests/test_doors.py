@@ -261,7 +261,8 @@ def test_the_first_line_is_in_words_not_internals(tmp_path):
             r"2\d URLs not checked;",
             first,
         ), first
-        assert "URLs not checked; run the same command with --db to continue" in first
+        # (nothing to continue without --db: tests/test_doors_messages.py)
+        assert "URLs not checked; to make an audit that stops resumable, give it --db" in first
         assert "closespider" not in out.stdout and "(finished" not in out.stdout
         assert out.stderr.strip().splitlines()[-1] == (
             f"linkaudit: written: report {tmp_path / 'r.json'}, HTML report {tmp_path / 'r.html'}"

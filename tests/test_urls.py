@@ -38,7 +38,14 @@ BASE = "http://example.org/foo/bar"
         # a host is kept as the Standard serialises it: a trailing dot is
         # another name, so are empty labels (browsers request them as written)
         ("http://www.example.com./", "http://www.example.com./"),
-        ("http://h/p?", "http://h/p?"),  # an empty query stays: it is sent
+        # an empty query names no parameter: the URL without it (docs/urls.md),
+        # so font-face's "x.eot?#iefix" and "x.eot" are one URL; a query of
+        # one "?" is not empty
+        ("http://h/p?", "http://h/p"),
+        ("http://h/x.eot?#iefix", "http://h/x.eot"),
+        ("http://h/?", "http://h/"),
+        ("http://h/p??", "http://h/p??"),
+        ("http://h/p?=", "http://h/p?="),
     ],
 )
 def test_canonical(raw, canonical):

@@ -15,7 +15,7 @@ SECTIONS = {
     "configuration": "configuration",
 }
 USAGE = """linkaudit [OPTIONS] URL [URL ...]
-       linkaudit [OPTIONS] DIRECTORY --root-url URL
+       linkaudit [OPTIONS] DIRECTORY [--root-url URL]
        linkaudit history --db PATH
        linkaudit show REPORT.json --format FORMAT
        linkaudit report --redis URL --audit NAME
@@ -23,8 +23,11 @@ USAGE = """linkaudit [OPTIONS] URL [URL ...]
 EXAMPLES = """examples:
   linkaudit https://example.com/
       audit a live site, one request a second per host
-  linkaudit ./public --root-url https://example.com/
+  linkaudit ./public
       audit a static build before it is deployed (no server needed)
+  linkaudit ./public --root-url https://example.com/docs/
+      the same, for a site that lives at that address (its links to it are
+      checked in the build)
   linkaudit https://example.com/ --db links.db --fail-on new
       every day: resume, recheck, and fail only on new breakage
   linkaudit --demo

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import shlex
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -19,6 +20,12 @@ def local_site(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> Any:
     for u in ns.urls:  # a path that is not there: not "not an http(s) URL"
         if "://" not in u and u.startswith((".", "/", "~")) and not os.path.exists(u):
             parser.error(f"{u}: no such directory (give a URL, or a build directory)")
+        if "://" not in u and os.path.isfile(u):  # a page of a build: the build is its folder
+            folder = os.path.dirname(u.rstrip(os.sep)) or "."
+            parser.error(
+                f"{u} is a file: give the build directory it is in"
+                f" (linkaudit {shlex.quote(folder)}), or a URL"
+            )
     if folders and len(ns.urls) > 1:
         parser.error(f"{folders[0]} is a directory: give it alone, without other URLs")
     if ns.port is not None:

@@ -171,6 +171,8 @@ class Config:
                 patterns=values["LINKAUDIT_EXCLUDE"],
                 include=values["LINKAUDIT_INCLUDE"],
                 skip_far=values["LINKAUDIT_SKIP_FAR"],
+                files=_build_address(values),
+                root=values["LINKAUDIT_ROOT_URL"] or "",
             ),
             policy=RecheckPolicy(
                 recheck_after=values["LINKAUDIT_RECHECK_AFTER"],
@@ -196,6 +198,13 @@ class Config:
                 "a shared audit keeps its state in Redis"
             )
         return REDIS_STATE
+
+
+def _build_address(values: Mapping[str, Any]) -> str:
+    """The address a build directory (LINKAUDIT_LOCAL_DIR) is audited at:
+    its first start URL (``linkaudit DIR`` makes it), or ``""``."""
+    starts = values["LINKAUDIT_START"]
+    return starts[0] if values["LINKAUDIT_LOCAL_DIR"] and starts else ""
 
 
 def _read(option: Option, settings: Any, labels: Mapping[str, str]) -> Any:

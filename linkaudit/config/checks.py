@@ -74,11 +74,35 @@ def _status(text: str, value: Any) -> int:
     text = text.strip()
     # ASCII digits only: int() takes "²" and "١٠٠" too
     if not (text.isascii() and text.isdigit()):
-        raise ValueError(f"{value!r} is not an HTTP status") from None
+        raise ValueError(f"{value!r} is not an HTTP status{_ranges_taken(text)}") from None
     status = int(text)
     if not 100 <= status <= 999:
         raise ValueError(f"{status} is not an HTTP status (100-999)")
     return status
+
+
+def _ranges_taken(text: str) -> str:
+    """What the statuses' syntax takes, with the range meant by a class
+    written as other tools write it (``2xx``, ``4XX``)."""
+    taken = "; it takes statuses and ranges, comma-separated"
+    if len(text) == 3 and text[0] in "12345" and text[1:].lower() == "xx":
+        low = int(text[0]) * 100
+        return f"{taken}: {low}-{low + 99} for {text} (e.g. {low}-{low + 99},429)"
+    return f"{taken} (e.g. 200-299,429)"
+
+
+def log_level(settings: Any, name: str) -> Any:
+    """A level Python's logging takes (Scrapy hands it on as it is): a
+    name in capitals, or a number."""
+    import logging
+
+    value = settings.get(name)
+    if value is None or isinstance(value, int) and not isinstance(value, bool):
+        return value
+    text = str(value).strip()
+    if text in logging.getLevelNamesMapping() or (text.isascii() and text.isdigit()):
+        return value
+    raise ValueError(f"{value!r} is not a log level (DEBUG, INFO, WARNING, ERROR or CRITICAL)")
 
 
 def patterns(settings: Any, name: str) -> tuple[re.Pattern[str], ...]:

@@ -295,6 +295,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("TWISTED_DNS_RESOLVER", None, c.component),
     Option("LOG_FORMATTER", None, c.component),
     Option("STATS_CLASS", None, c.component),
+    # -- the log
+    Option("LOG_LEVEL", None, c.log_level),
 )
 # fmt: on
 BY_SETTING = {option.setting: option for option in OPTIONS}

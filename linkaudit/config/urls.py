@@ -55,11 +55,43 @@ def optional_url(settings: Any, name: str) -> str | None:
     return _http_url(value, "URL") if value else None
 
 
+# A host and port as people type them without a scheme: a name with a dot
+# (example.com), localhost, an IPv4 or bracketed IPv6 address, a :port
+_BARE = re.compile(
+    r"(?P<host>localhost|\[[0-9A-Fa-f:.]+\]|[0-9]+(?:\.[0-9]+){3}|"
+    r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.(?P<tld>[A-Za-z]{2,63}))"
+    r"(?P<port>:[0-9]{1,5})?(?:[/?#].*)?",
+    re.ASCII | re.DOTALL,
+)
+# names whose last label is a file's extension, not a top-level domain
+_FILE_ENDINGS = frozenset(
+    "html htm xhtml shtml php asp aspx jsp xml json txt md css js pdf png jpg gif svg".split()
+)
+
+
+def _meant(raw: str) -> str | None:
+    """The URL a value without a scheme most likely meant: ``http://`` for
+    this machine, an address or a port (``127.0.0.1:9201``), else
+    ``https://`` (``example.com/docs``); None when it does not look like a
+    host (``index.html``, ``mailto:...``)."""
+    value = raw.strip()
+    m = _BARE.fullmatch(value)
+    if m is None or (m["tld"] or "").lower() in _FILE_ENDINGS:
+        return None
+    local = m["tld"] is None or m["port"] is not None
+    try:
+        return canonicalize(("http://" if local else "https://") + value)
+    except InvalidURL:
+        return None
+
+
 def _http_url(raw: str, what: str) -> str:
     """A URL the user gave, canonical; errors never show its password."""
     shown = masked(raw)
     if scheme_of(raw) not in HTTP_SCHEMES:
-        raise ValueError(f"{shown!r} is not an http(s) {what}")
+        meant = _meant(raw)
+        hint = f" (did you mean {masked(meant)}?)" if meant else ""
+        raise ValueError(f"{shown!r} is not an http(s) {what}{hint}")
     try:
         url = canonicalize(raw)
     except InvalidURL as exc:

@@ -5,7 +5,9 @@ Settings: ``LINKAUDIT_PROGRESS`` (default False; the ``linkaudit`` command
 turns it on when its stdout is a terminal and it is not ``--quiet``) and
 ``LINKAUDIT_PROGRESS_INTERVAL`` (seconds between redraws, default 0.25).
 The line is drawn on stdout with a carriage return and erased when the
-audit ends, so the summary printed after it starts on a clean line.
+audit ends, so the summary printed after it starts on a clean line; a log
+line (a warning, the pace hint) erases it first, so it is a line of its
+own (``output/status.py``, ``TerminalLine``).
 """
 
 from __future__ import annotations
@@ -23,17 +25,15 @@ from linkaudit import internals
 from linkaudit.audit import audit_of
 from linkaudit.config import config_of
 from linkaudit.items import UrlResult
-from linkaudit.output.status import ERASE, status_line
+from linkaudit.output.status import TerminalLine, status_line
 from linkaudit.state.base import ProgressCounts
-
-_ERASE = ERASE
 
 
 class Progress:
     def __init__(self, crawler: Crawler, interval: float, stream: TextIO):
         self.crawler = crawler
         self.interval = interval
-        self.stream = stream
+        self.line = TerminalLine(stream)
         self.checked = self.broken = 0
         self.started = time.monotonic()
         self.loop: task.LoopingCall | None = None
@@ -77,11 +77,9 @@ class Progress:
             self.crawler.stats.get_value("downloader/request_count", 0),
             time.monotonic() - self.started,
         )
-        self.stream.write(_ERASE + line)
-        self.stream.flush()
+        self.line.draw(line)
 
     def spider_closed(self, spider: Any) -> None:
         if self.loop is not None and self.loop.running:
             self.loop.stop()
-        self.stream.write(_ERASE)
-        self.stream.flush()
+        self.line.close()

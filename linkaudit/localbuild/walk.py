@@ -35,7 +35,7 @@ from linkaudit.localbuild.static import answer, served_path
 from linkaudit.output.recording import record, write_final_report
 from linkaudit.output.report.build import now_iso
 from linkaudit.output.report.facts import report_facts
-from linkaudit.output.status import ERASE, status_line
+from linkaudit.output.status import TerminalLine, status_line
 from linkaudit.state.memory import MemoryState
 
 logger = logging.getLogger(__name__)
@@ -144,19 +144,18 @@ def walk(config: Config) -> Walked:
         if not gc.get_freeze_count():
             gc.freeze()
         gc.set_threshold(threshold, *collecting[1:])
+    status = StatusLine(config["LINKAUDIT_PROGRESS_INTERVAL"])
     try:
-        interval = config["LINKAUDIT_PROGRESS_INTERVAL"]
         if config["LINKAUDIT_PROGRESS"]:
-            walker.run(stopped=stopped, progress=StatusLine(interval))
+            walker.run(stopped=stopped, progress=status)
         else:
             walker.run(stopped=stopped)
     finally:
         gc.set_threshold(*collecting)
         for number, handler in previous.items():
             signal.signal(number, handler)
-    if config["LINKAUDIT_PROGRESS"]:
-        sys.stdout.write(ERASE)
-        sys.stdout.flush()
+        if config["LINKAUDIT_PROGRESS"]:
+            status.line.close()
     if stop:
         logger.warning("Received %s, the walk stops: the report will be incomplete", stop[0])
     elif late:
@@ -178,6 +177,7 @@ class StatusLine:
 
     def __init__(self, interval: float):
         self.interval = interval
+        self.line = TerminalLine(sys.stdout)  # a log line erases it first
         self.started = self.drawn = time.monotonic()
         self.counted = self.broken = 0  # the items looked at so far, the broken among them
 
@@ -190,9 +190,9 @@ class StatusLine:
         self.broken += sum(items[i].outcome == "broken" for i in range(self.counted, len(items)))
         self.counted = len(items)
         queued = walk.state.waiting()
-        line = status_line(len(items), queued, self.broken, walk.requests, now - self.started)
-        sys.stdout.write(ERASE + line)
-        sys.stdout.flush()
+        self.line.draw(
+            status_line(len(items), queued, self.broken, walk.requests, now - self.started)
+        )
 
 
 def finish(config: Config, walked: Walked) -> None:

@@ -8,6 +8,7 @@ import os
 import shutil
 import sys
 from typing import Any
+from urllib.parse import urlsplit
 
 from linkaudit.config import Config
 from linkaudit.output.exitstatus import EXIT_USAGE, exit_code
@@ -75,15 +76,25 @@ def scope_notes(report: dict[str, Any]) -> list[str]:
                 f"the site is {shown(prefix)}: the directory of the start URL "
                 f"{shown(start)} (--near sets it)"
             )
-    if report["summary"].get("pages", 0) <= 1 and list(prefixes) == list(starts):
-        for start in starts:
-            directory = directory_of(start)
-            if directory is not None:
-                notes.append(
-                    f"warning: the site (what starts with {shown(start)}) was one page;"
-                    f" to audit its directory, start at {shown(directory)} or give"
-                    f" --near {shown(directory)}"
-                )
+    if list(prefixes) != list(starts):  # --near, or an index page read as its directory
+        return notes
+    one_page = report["summary"].get("pages", 0) <= 1
+    for start in starts:
+        directory = directory_of(start)
+        if directory is None:
+            continue
+        # a query is part of the prefix: only URLs that start with it are the site
+        query = " (its query included)" if urlsplit(start).query else ""
+        if one_page:
+            said = f"warning: the site (what starts with {shown(start)}{query}) was one page"
+        elif query:
+            said = f"the site is what starts with {shown(start)}{query}"
+        else:
+            continue
+        notes.append(
+            f"{said}; to audit its directory, start at {shown(directory)} or give"
+            f" --near {shown(directory)}"
+        )
     return notes
 
 

@@ -9,6 +9,16 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+_EMPTY_SEGMENT = re.compile(r"/(?=/)")  # a slash that another follows: an empty segment
+# The start of the reason a far link on the host of --root-url (the site's
+# own address, outside the part the build is of) is left out by --skip-far
+OUTSIDE_ROOT = "Excluded: outside --root-url"
+
+
+def _authority(url: str) -> str:
+    """A canonical URL's host and port (``example.com``, ``127.0.0.1:8000``)."""
+    return url.split("/", 3)[2].rpartition("@")[2] if "://" in url else ""
+
 
 @dataclass(frozen=True)
 class TrapGuards:
@@ -20,6 +30,15 @@ class TrapGuards:
     only: far URLs are checked, never crawled, so they cannot trap the crawl
     (``https://web.archive.org/web/2020/https://example.com/`` is a real
     link).  User info and the user's patterns apply to every URL.
+
+    ``files``: the address of a build directory read from its files
+    (``linkaudit DIR``), or ``""``.  A build is finite: every path under it
+    is a file that is there or not, so a ``//`` in one is no trap but a
+    link to check (``href="https;//example.com/x"`` resolves to a missing
+    file: broken, not excluded).  Static hosts merge the slashes
+    (``a//b`` is the file ``a/b``), so a page that links ``.//`` would
+    make ``/d//``, ``/d///``... without end: there the empty segments count
+    among the repeated ones (``max_segment_repeat``).
     """
 
     max_path_segments: int = 32
@@ -29,6 +48,8 @@ class TrapGuards:
     patterns: tuple[re.Pattern[str], ...] = ()
     include: tuple[re.Pattern[str], ...] = ()
     skip_far: bool = False
+    files: str = ""
+    root: str = ""  # --root-url: the site's own address (its links are mapped into the build)
 
     def reason(self, url: str, near: bool = True) -> str | None:
         parts = urlsplit(url)
@@ -37,7 +58,9 @@ class TrapGuards:
         chosen = self._chosen(url, near)
         if chosen:
             return chosen
-        return self._trap(parts.path) if near else None
+        if not near:
+            return None
+        return self._trap(parts.path, finite=bool(self.files) and url.startswith(self.files))
 
     def _chosen(self, url: str, near: bool) -> str | None:
         """The user's choice: a URL matching an include pattern is checked
@@ -52,12 +75,26 @@ class TrapGuards:
         if self.include:
             return "Excluded: matches no LINKAUDIT_INCLUDE pattern"
         if self.skip_far and not near:
+            if self.root and _authority(url) in (_authority(self.root), _authority(self.files)):
+                # the site's own host (or the build's address: a root-relative
+                # link), but not the part the build is of: said apart, and
+                # counted in the summary (output/formats/text.py)
+                return (
+                    f"{OUTSIDE_ROOT} {self.root}, on its host: not requested (LINKAUDIT_SKIP_FAR)"
+                )
             return "Excluded: outside the site, not requested (LINKAUDIT_SKIP_FAR)"
         return None
 
-    def _trap(self, path: str) -> str | None:
-        if self.exclude_double_slash and "//" in path:
+    def _trap(self, path: str, finite: bool = False) -> str | None:
+        if "//" in path and not finite and self.exclude_double_slash:
             return "Excluded: '//' in the path (crawler trap guard)"
+        if finite and self.max_segment_repeat and "//" in path:
+            empty = len(_EMPTY_SEGMENT.findall(path))
+            if empty > self.max_segment_repeat:
+                return (
+                    f"Excluded: '//' more than {self.max_segment_repeat} times in the path "
+                    "(crawler trap guard)"
+                )
         segments = [s for s in path.split("/") if s]
         if self.max_path_segments and len(segments) > self.max_path_segments:
             return f"Excluded: path deeper than {self.max_path_segments} segments"

@@ -42,8 +42,10 @@ def site_prefix(start_url: str) -> str:
 
 def directory_of(start_url: str) -> str | None:
     """The directory a start URL that names a page (not a directory) lies
-    in; None when it names a directory already."""
+    in, or, for a directory with a query (``/?a=1``, a prefix that holds
+    little but that page), the directory without it; None when it names a
+    directory already."""
     parts = urlsplit(start_url)
     if parts.path.endswith("/") or not parts.path:
-        return None
+        return parts._replace(query="", fragment="").geturl() if parts.query else None
     return parts._replace(path=parts.path.rpartition("/")[0] + "/", query="", fragment="").geturl()

@@ -11,9 +11,10 @@ port and an empty user information dropped.  What the Standard rejects is
 :class:`InvalidURL` and is never requested.
 
 The report contract (``shared/contract/report.md``) then asks for a few
-normalisations on top: no fragment, escapes of unreserved characters decoded
-(``%7E`` is ``~``), other escapes in upper-case hex, a ``%`` that starts no
-escape left as it is, the query in its order.  ``canonicalize`` is
+normalisations on top: no fragment, no empty query (``x.eot?#iefix`` is
+``x.eot``), escapes of unreserved characters decoded (``%7E`` is ``~``),
+other escapes in upper-case hex, a ``%`` that starts no escape left as it
+is, the query in its order.  ``canonicalize`` is
 idempotent: ``canonicalize(canonicalize(u)) == canonicalize(u)``.
 
 Other schemes (``mailto:``, ``javascript:``...) are never requested: they
@@ -69,6 +70,8 @@ def _fix_escape(m: re.Match[str]) -> str:
 def _contract_form(href: str) -> str:
     """A WHATWG-serialised http(s) URL in the contract's canonical form."""
     href = href.partition("#")[0]
+    if href.find("?") == len(href) - 1:  # an empty query names no parameter (docs/urls.md)
+        href = href[:-1]
     if "%" in href:  # the host never holds one: ada decodes and maps it
         href = _ESCAPE.sub(_fix_escape, href)
     return href

@@ -26,3 +26,41 @@ def refused(out: subprocess.CompletedProcess, words: str) -> str:
     assert words in errors[0], out.stderr
     assert "Traceback" not in out.stderr
     return errors[0]
+
+
+def on_terminal(tmp_path: Path, *args: str, timeout: float = 60) -> tuple[int, str]:
+    """``linkaudit ARGS`` with stdout and stderr on one pseudo-terminal, as
+    in a shell: the exit code and everything the terminal was sent, in
+    order (checked for faults of ours)."""
+    import os
+    import pty
+    import threading
+
+    from tests.conftest import check_no_fault
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([LINKAUDIT, *args], cwd=tmp_path, stdout=slave, stderr=slave)
+    os.close(slave)
+    chunks: list[bytes] = []
+
+    def read() -> None:  # until the child closes the terminal
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the other end is closed
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        proc.wait(timeout=timeout)
+    finally:
+        proc.kill()
+        reader.join(timeout=10)
+        os.close(master)
+    sent = b"".join(chunks).decode()
+    check_no_fault(sent)
+    return proc.returncode, sent

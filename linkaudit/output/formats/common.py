@@ -9,6 +9,7 @@ from typing import Any
 
 from linkaudit.output.formats.places import first_places, is_hop, linked_from, more_text
 from linkaudit.output.report.groups import group_text
+from linkaudit.rules.guards import OUTSIDE_ROOT
 from linkaudit.rules.walls import wall_named
 
 Report = dict[str, Any]
@@ -50,6 +51,16 @@ def walled(report: Report) -> list[tuple[str, list[dict[str, Any]]]]:
             if wall is not None:
                 by_wall.setdefault(wall, []).append(u)
     return sorted(by_wall.items())
+
+
+def outside_root(report: Report) -> int:
+    """URLs on the site's own host but outside ``--root-url`` that
+    ``--skip-far`` left out (``rules/guards.py``): the summary counts them."""
+    return sum(
+        1
+        for u in report["urls"]
+        if u["outcome"] == "excluded" and (u.get("error") or "").startswith(OUTSIDE_ROOT)
+    )
 
 
 def no_line(referrer: dict[str, Any]) -> str:
@@ -225,9 +236,11 @@ def ending(report: dict[str, Any]) -> str:
     left = report["summary"].get("unchecked", 0)
     if left:
         said += f": {plural(left, 'URL')} not checked"
-    if reason in _ENDINGS:  # an audit database resumes where this one stopped
-        again = "again" if "history" in report else "with --db"
-        said += f"; run the same command {again} to continue"
+    if reason in _ENDINGS:
+        if "history" in report:  # an audit database (--db): its next run resumes this one
+            said += "; run the same command again to continue"
+        else:  # kept in memory, gone: a run with --db would start afresh
+            said += "; to make an audit that stops resumable, give it --db FILE"
     return said
 
 

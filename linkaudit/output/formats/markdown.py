@@ -26,6 +26,7 @@ from linkaudit.output.formats.common import (
     groups_by_target,
     missing_fragments,
     no_line,
+    outside_root,
     place_lines,
     places_of,
     plural,
@@ -194,6 +195,9 @@ def _head(report: Report) -> list[str]:
             lines[2] += f" Sitemaps not read (a bound of sitemaps): {len(sitemap['skipped'])}."
     if s.get("urls_dropped"):
         lines[2] += f" URLs not checked past --max-urls: {s['urls_dropped']}."
+    own = outside_root(report)
+    if own:
+        lines[2] += f" Excluded on the site's host outside --root-url (--skip-far): {own}."
     if s.get("links_dropped"):
         lines[2] += f" Links not read on pages over LINKAUDIT_PAGE_MAXLINKS: {s['links_dropped']}."
     walls = s.get("walls") or {}

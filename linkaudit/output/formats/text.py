@@ -12,6 +12,7 @@ from linkaudit.output.formats.common import (
     ending,
     groups_by_target,
     missing_fragments,
+    outside_root,
     place_lines,
     places_of,
     plural,
@@ -36,10 +37,14 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
     places are printed, and how many more."""
     s = report["summary"]
     limit = options.max_referrers
+    own = outside_root(report)  # --skip-far with --root-url: the site's own links left out
+    counts = {o: f"{s[o]:,}" for o in OUTCOMES}
+    if own:
+        counts["excluded"] += f" ({own:,} on the site's host outside --root-url, --skip-far)"
     lines = [
         headline(report),
         "  "
-        + ", ".join(f"{o} {s[o]:,}" for o in OUTCOMES)
+        + ", ".join(f"{o} {counts[o]}" for o in OUTCOMES)
         + (f" ({s['internal_errors']} by internal errors)" if s.get("internal_errors") else "")
         + (f"; soft 404s {s['soft_404']}" if s.get("soft_404") else ""),
     ]
