@@ -68,8 +68,12 @@ _ANUBIS_COOKIE = {"Set-Cookie": "techaro.lol-anubis-cookie-verification-1a2b=x; 
     [
         (200, {}, f"<p>a page</p><!-- {_ANUBIS_PAGE} -->"),
         (200, {}, "<!-- /.within.website/x/cmd/anubis/ --><p>a page</p>"),
-        (200, {}, '<!-- <script id="anubis_challenge"> --><p>see /.within.website/x/cmd/anubis/</p>'),
-        (200, {}, '<script>var s = \'<script id="anubis_version">\';</script>'),
+        (
+            200,
+            {},
+            '<!-- <script id="anubis_challenge"> --><p>see /.within.website/x/cmd/anubis/</p>',
+        ),
+        (200, {}, "<script>var s = '<script id=\"anubis_version\">';</script>"),
         (200, _ANUBIS_COOKIE, "<p>a page</p>"),
         (404, _ANUBIS_COOKIE, "<h1>Not Found</h1>"),
         (404, {"Set-Cookie": ".go-away-5f1e-state=abc; Path=/"}, "<h1>Not Found</h1>"),
