@@ -19,6 +19,7 @@ import base64
 import json
 import os
 import stat
+import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -38,12 +39,14 @@ from linkaudit.rules.signatures import (
     signed_headers,
     thumbprint,
 )
-from tests.conftest import Spawned, validate
+from tests.conftest import Spawned, run_process, validate
 from tests.helpers.botauth import DIRECTORY, DIRECTORY_TYPE, Wall, WalledSite, jwk_thumbprint
 from tests.helpers.command import LINKAUDIT, refused, run
 from tests.helpers.served import certificate
 from tests.redisserver import RedisServer
 from tests.server import Route, TestServer
+
+DIRECTORY_FILE = DIRECTORY.rpartition("/")[2]
 
 # RFC 9421 B.1.4: the test key test-key-ed25519
 RFC_KEY = (
@@ -176,6 +179,36 @@ def test_keygen_makes_a_private_key_and_the_directory_to_publish(tmp_path):
     assert key_file.read_bytes() == key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )
+
+
+def test_keygen_makes_nothing_others_may_write_whatever_the_umask(tmp_path):
+    """Under umask 000, the folders keygen creates (each of them) and the
+    key directory to publish are writable by their owner alone; a folder
+    that others may write to already is named in a warning."""
+
+    def keygen(folder: str) -> subprocess.CompletedProcess:
+        return run_process(f"umask 000; exec {LINKAUDIT} keygen {folder}", shell=True, cwd=tmp_path)
+
+    out = keygen("a/b/keys")
+    assert out.returncode == 0 and "warning" not in out.stderr, out.stderr
+    modes = {
+        path: stat.S_IMODE((tmp_path / path).stat().st_mode)
+        for path in ("a", "a/b", "a/b/keys", "a/b/keys/linkaudit-key.pem")
+    }
+    modes["directory"] = stat.S_IMODE((tmp_path / "a/b/keys" / DIRECTORY_FILE).stat().st_mode)
+    assert modes == {
+        "a": 0o755, "a/b": 0o755, "a/b/keys": 0o755,
+        "a/b/keys/linkaudit-key.pem": 0o600, "directory": 0o644,
+    }  # fmt: skip
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared").chmod(0o777)
+    out = keygen("shared")
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == (
+        "linkaudit keygen: warning: shared is writable by others: they could replace the key "
+        "directory; keep the files in a folder only you can write to\n"
+    )
+    assert stat.S_IMODE((tmp_path / "shared" / DIRECTORY_FILE).stat().st_mode) == 0o644
 
 
 # -- the wall ------------------------------------------------------------------------
