@@ -120,6 +120,9 @@ OPTIONAL_FIELDS = (
 )
 
 
+PAGE_STATS = ("bytes", "last_modified", "links", "images")  # page_stats()'s keys
+
+
 def page_stats(size: int, last_modified: str | None, links: int, images: int) -> dict[str, Any]:
     """A scanned page's ``page`` field: bytes of HTML read (after
     decompression), its Last-Modified as ISO 8601 UTC (None when absent or

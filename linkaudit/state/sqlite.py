@@ -86,6 +86,7 @@ class SQLiteState(MemoryState):
         self._checked: dict[str, tuple[Any, ...]] = {}
         self._links: list[tuple[str, list[tuple[str, int | None]]]] = []
         self._loop: task.LoopingCall | None = None
+        self._skipped = 0  # stored results that could not be read
         # hosts whose HEAD answers proved no hint, in any audit of this file
         for key, value in self.conn.execute(
             "SELECT key, value FROM meta WHERE key LIKE 'get_only:%'"
@@ -135,13 +136,22 @@ class SQLiteState(MemoryState):
             self._depth[url] = depth
         for (dropped,) in q("SELECT value FROM meta WHERE key = ?", (f"urls_dropped:{run}",)):
             self._dropped = int(dropped)
-        for text, cached, failed_at in q(
-            "SELECT result, cached, first_failed_at FROM urls WHERE checked_run = ?", (run,)
+        unread: list[tuple[str, int, str | None]] = []  # rows not as linkaudit writes them
+        for url, depth, referer, text, cached, failed_at in q(
+            "SELECT url, depth, referer, result, cached, first_failed_at FROM urls "
+            "WHERE checked_run = ?",
+            (run,),
         ):
-            result = load_result(text)
+            result = load_result(text, url)
+            if result is None:
+                unread.append((url, depth if type(depth) is int else 0, referer))
+                continue
             if cached:
                 result = replace(result, from_cache=True)
             super()._remember(result, failed_at if result.outcome == "broken" else None)
+        for url, depth, referer in unread:  # checked anew
+            self._unreadable(url)
+            super().enqueue(url, depth, referer if isinstance(referer, str) else None)
         for url, depth, queued, referer in q(
             "SELECT url, depth, queued, referer FROM urls WHERE run = ? AND queued > 0 "
             "AND checked_run IS NOT ? ORDER BY rowid",
@@ -181,13 +191,28 @@ class SQLiteState(MemoryState):
         ).fetchone()
         if row is None:
             return None
-        result = load_result(row[0])
+        result = load_result(row[0], url)
+        if result is None:  # checked anew, as a URL never seen
+            self._unreadable(url)
+            return None
         links = None
         if result.page is not None or result.location is not None:
             links = self.conn.execute(
                 "SELECT target, line FROM links WHERE page = ? ORDER BY rowid", (url,)
             ).fetchall()
         return History(result, row[1], row[2], row[3], row[4], row[5], row[6], links)
+
+    def _unreadable(self, url: str) -> None:
+        """A stored result not as linkaudit writes it (an altered file): the
+        row is skipped and its URL checked anew, with one warning an audit."""
+        self._skipped += 1
+        if self._skipped == 1:
+            logger.warning(
+                "linkaudit: a result in the audit database %s is not as linkaudit writes it "
+                "(%s): such rows are skipped, their URLs checked anew",
+                self.path,
+                url,
+            )
 
     # -- writes, buffered --------------------------------------------------------
     def discover(self, url: str, depth: int) -> bool | None:
