@@ -218,6 +218,9 @@ def test_stored_results_that_are_no_results_are_skipped_with_one_warning(tmp_pat
         conn.executemany(
             "UPDATE urls SET result = ? WHERE url = ?", [(t, u) for u, t in bad.items()]
         )
+        # the home page's links: a line that is text, a target that is a number
+        conn.execute("UPDATE links SET line = 'abc' WHERE rowid = (SELECT min(rowid) FROM links)")
+        conn.execute("UPDATE links SET target = 5 WHERE rowid = (SELECT max(rowid) FROM links)")
         if resume:  # the last audit looks interrupted: it is resumed
             conn.execute(
                 "UPDATE runs SET finish_reason = 'shutdown' WHERE id = (SELECT max(id) FROM runs)"
@@ -234,7 +237,7 @@ def test_stored_results_that_are_no_results_are_skipped_with_one_warning(tmp_pat
         assert out.returncode == 1, out.stderr[-3000:]
         assert ("Resuming the interrupted audit:" in out.stderr) is resume
         warnings = [line for line in out.stderr.splitlines() if "not as linkaudit writes" in line]
-        assert len(warnings) == 1 and "skipped, their URLs checked anew" in warnings[0]
+        assert len(warnings) == 1 and "skipped, a result's URL checked anew" in warnings[0]
         report = json.loads((tmp_path / "r.json").read_text())
         outcomes = {e["url"]: e["outcome"] for e in report["urls"]}
         assert outcomes[f"{server.url}/missing"] == "broken", outcomes

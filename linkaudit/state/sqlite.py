@@ -69,6 +69,11 @@ def _json_object(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def _a_link(target: Any, line: Any) -> bool:
+    """A ``links`` row as linkaudit writes it: a URL, and a line or none."""
+    return isinstance(target, str) and (line is None or type(line) is int)
+
+
 class SQLiteState(MemoryState):
     """The audit's state in memory, written through to an SQLite file."""
 
@@ -166,7 +171,10 @@ class SQLiteState(MemoryState):
             "WHERE u.links_run = ? ORDER BY l.rowid",
             (run,),
         ):
-            super().add_referrer(target, page, line)
+            if _a_link(target, line) and isinstance(page, str):
+                super().add_referrer(target, page, line)
+            else:
+                self._unreadable(str(page))
 
     def finish_run(self, finish_reason: str, broken: list[str]) -> None:
         self._write()
@@ -197,19 +205,24 @@ class SQLiteState(MemoryState):
             return None
         links = None
         if result.page is not None or result.location is not None:
-            links = self.conn.execute(
+            rows = self.conn.execute(
                 "SELECT target, line FROM links WHERE page = ? ORDER BY rowid", (url,)
             ).fetchall()
+            links = [(target, line) for target, line in rows if _a_link(target, line)]
+            if len(links) < len(rows):  # a link lost: the page is read anew, all of them
+                self._unreadable(url)
+                return None
         return History(result, row[1], row[2], row[3], row[4], row[5], row[6], links)
 
     def _unreadable(self, url: str) -> None:
-        """A stored result not as linkaudit writes it (an altered file): the
-        row is skipped and its URL checked anew, with one warning an audit."""
+        """A stored result, or a page's link, not as linkaudit writes it (an
+        altered file): the row is skipped (a result's URL checked anew),
+        with one warning an audit."""
         self._skipped += 1
         if self._skipped == 1:
             logger.warning(
-                "linkaudit: a result in the audit database %s is not as linkaudit writes it "
-                "(%s): such rows are skipped, their URLs checked anew",
+                "linkaudit: the audit database %s holds rows not as linkaudit writes them "
+                "(the first: %s): they are skipped, a result's URL checked anew",
                 self.path,
                 url,
             )
