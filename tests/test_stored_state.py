@@ -218,6 +218,11 @@ def test_stored_results_that_are_no_results_are_skipped_with_one_warning(tmp_pat
         conn.executemany(
             "UPDATE urls SET result = ? WHERE url = ?", [(t, u) for u, t in bad.items()]
         )
+        # the columns beside a result: a count that is text, a date with a CRLF
+        conn.execute(
+            "UPDATE urls SET fail_count = 'y', checked_at = 'x', last_modified = ? WHERE url = ?",
+            ("Mon\r\nX-Injected: 1", f"{server.url}/missing"),
+        )
         # the home page's links: a line that is text, a target that is a number
         conn.execute("UPDATE links SET line = 'abc' WHERE rowid = (SELECT min(rowid) FROM links)")
         conn.execute("UPDATE links SET target = 5 WHERE rowid = (SELECT max(rowid) FROM links)")
@@ -242,5 +247,6 @@ def test_stored_results_that_are_no_results_are_skipped_with_one_warning(tmp_pat
         outcomes = {e["url"]: e["outcome"] for e in report["urls"]}
         assert outcomes[f"{server.url}/missing"] == "broken", outcomes
         assert all(outcomes[f"{server.url}/{p}.html"] == "ok" for p in pages), outcomes
+        assert not [h for h in server.log if "X-Injected" in h.headers]
         asked = {h.path for h in server.log if h.method == "GET"}
         assert {f"/{p}.html" for p in pages if p != "g"} | {"/missing"} <= asked

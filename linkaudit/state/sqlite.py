@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import time
 from dataclasses import replace
 from datetime import datetime
@@ -67,6 +68,21 @@ def _json_object(text: str) -> dict[str, Any] | None:
     except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
+
+
+_UNSENDABLE = re.compile("[\r\n\0]")
+
+
+def _history_row(row: tuple[Any, ...]) -> bool:
+    """The columns beside a stored result as linkaudit writes them: its
+    times (epoch seconds or none), its failure count, its ETag and date
+    (header values as a server sent them: no line break, no NUL)."""
+    _result, checked, last_ok, failed, count, etag, modified = row
+    times = all(t is None or type(t) in (int, float) for t in (checked, last_ok, failed))
+    texts = all(
+        t is None or isinstance(t, str) and not _UNSENDABLE.search(t) for t in (etag, modified)
+    )
+    return times and texts and type(count) is int and count >= 0
 
 
 def _a_link(target: Any, line: Any) -> bool:
@@ -199,7 +215,7 @@ class SQLiteState(MemoryState):
         ).fetchone()
         if row is None:
             return None
-        result = load_result(row[0], url)
+        result = load_result(row[0], url) if _history_row(row) else None
         if result is None:  # checked anew, as a URL never seen
             self._unreadable(url)
             return None
@@ -258,6 +274,8 @@ class SQLiteState(MemoryState):
                 "FROM urls WHERE url = ? AND checked_run IS NOT ?",
                 (url, self.run_id),
             ).fetchone() or (None, None, 0, None, None)
+            if not _history_row((None, None, *prev)):  # an altered row: as if none
+                prev = (None, None, 0, None, None)
             last_ok, failing, count = prev[0], prev[1], prev[2]
             if result.outcome == "broken":
                 failing = failing if count else now
