@@ -398,7 +398,7 @@ def test_a_corpus_audit_reads_back_strictly(audit, fmt):
 # that would close an attribute, controls, markdown and a mention
 PAYLOAD = (
     "\"'><script>alert(1)</script><img src=x onerror=alert(2)>"
-    "\x1b[31m\x01\x0b|`**x**` @octocat [a](https://evil.example)"
+    "\x1b[31m\x01\x0b\x85\u202e|`**x**` @octocat [a](https://evil.example)"
 )
 
 
@@ -428,7 +428,8 @@ def test_a_tampered_report_is_shown_with_a_fresh_audits_types_and_escaping(audit
     report = json.loads(path.read_text())
     report["complete"] = False  # its finish_reason is shown
     tampered = tmp_path / "tampered.json"
-    tampered.write_text(json.dumps(_tampered(report)))
+    # written raw: the C1 and bidi controls as characters, not escapes
+    tampered.write_text(json.dumps(_tampered(report), ensure_ascii=False), encoding="utf-8")
     expected = _tampered(report)
     conform(expected)
     for fmt in sorted(FORMATS):
@@ -439,8 +440,10 @@ def test_a_tampered_report_is_shown_with_a_fresh_audits_types_and_escaping(audit
             warning.startswith(f"linkaudit show: warning: {tampered}: ") and "summary." in warning
         )
         assert warning.isprintable()
-        if fmt == "json":
-            continue  # the file as it is
+        if fmt == "json":  # the file as it is, what linkaudit escapes escaped
+            assert not _RAW.search(out.stdout)
+            assert json.loads(out.stdout) == json.loads(tampered.read_text(encoding="utf-8"))
+            continue
         text = out.stdout.removesuffix("\n")
         CHECKS[fmt](text, expected)
         if fmt in ("html", "junit"):  # markup: the payload's only as text

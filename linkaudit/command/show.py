@@ -5,7 +5,6 @@ scanning's SARIF...), without auditing again."""
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import sys
 from typing import Any
@@ -16,6 +15,7 @@ from linkaudit.command.views import add_view_options, view_options
 from linkaudit.output.exitstatus import EXIT_USAGE, exit_code
 from linkaudit.output.formats import FORMATS
 from linkaudit.output.formats.common import shown
+from linkaudit.output.jsontext import escaped_raw
 from linkaudit.output.reading import conform
 from linkaudit.output.report.build import read_report
 from linkaudit.output.show import every_entry, reader_left
@@ -69,9 +69,10 @@ def show_main(argv: list[str]) -> int:
         print(f"{error}: not a linkaudit report (a field is missing or wrong)", file=sys.stderr)
         return EXIT_USAGE
     try:
-        if text is None:  # the file as it is
+        if text is None:  # the file as it is, but for what linkaudit writes escaped
             with open(ns.report, encoding="utf-8") as fh:
-                shutil.copyfileobj(fh, sys.stdout, 1 << 20)
+                while chunk := fh.read(1 << 20):
+                    sys.stdout.write(escaped_raw(chunk))
         else:
             print(text)
         sys.stdout.flush()
