@@ -76,6 +76,7 @@ def main() -> None:
             "keys/linkaudit-key.pem",
             "--signature-agent",
             "https://bot.example",
+            "--sign-http",  # the site here is on plain http: signed as a site on https is
         ]
         variants = {"unsigned": [], "--sign-key": signing}
         results: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}

@@ -129,6 +129,8 @@ OPTIONAL_FIELDS = (
 # optional one always present, and whether it revises an earlier item
 FEED_FIELDS = (*CONTRACT_FIELDS, *OPTIONAL_FIELDS, "revised")
 
+PAGE_STATS = ("bytes", "last_modified", "links", "images")  # page_stats()'s keys
+
 
 def page_stats(size: int, last_modified: str | None, links: int, images: int) -> dict[str, Any]:
     """A scanned page's ``page`` field: bytes of HTML read (after

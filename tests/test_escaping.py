@@ -32,12 +32,13 @@ from linkaudit.output.formats.common import shown
 from linkaudit.output.formats.markdown import code
 from linkaudit.output.formats.places import MAX_BYTES
 from linkaudit.output.formats.places import Options as Shown
-from linkaudit.output.reading import read_report
+from linkaudit.output.reading import conform, read_report
 from linkaudit.output.report.build import ReportFacts, write_report
 from linkaudit.rules.urls import InvalidURL, canonicalize
 from linkaudit.state.memory import MemoryState
 from tests.conftest import run_crawl
 from tests.corpus import CORPUS, LONG, SURROGATES
+from tests.helpers.command import run
 from tests.server import Route, TestServer
 
 # What no page can carry, and C1 and bidi controls, for the built report
@@ -59,7 +60,10 @@ _RAW = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e
         ("\x00\x07\x7f\x85\x9b", "\\x00\\x07\\x7f\\x85\\x9b"),
         ("a\tb\nc\rd", "a\\tb\\nc\\rd"),
         ("\u202egnp.exe", "\\u202egnp.exe"),
-        ("\u2066\u2069\u200e\u200f\u061c\ufeff\u200b", "\\u2066\\u2069\\u200e\\u200f\\u061c\\ufeff\\u200b"),
+        (
+            "\u2066\u2069\u200e\u200f\u061c\ufeff\u200b",
+            "\\u2066\\u2069\\u200e\\u200f\\u061c\\ufeff\\u200b",
+        ),
         ("\u2028\u2029\xa0", "\\u2028\\u2029\\xa0"),
         ("x\ud800y\udfff", "x\\ud800y\\udfff"),
         ("\U000e0001", "\\U000e0001"),  # a tag character: invisible
@@ -142,8 +146,6 @@ def _check_json(text: str, report: dict[str, Any]) -> None:
     assert json.loads(text, strict=True) == json.loads(json.dumps(report))
 
 
-
-
 def _check_junit(text: str, report: dict[str, Any]) -> None:
     assert not _RAW.search(text)
     ElementTree.fromstring(text.encode("utf-8"))
@@ -153,8 +155,8 @@ def _check_junit(text: str, report: dict[str, Any]) -> None:
 def _check_sarif(text: str, report: dict[str, Any]) -> None:
     assert not _RAW.search(text)
     sarif = json.loads(text, strict=True)
-    for run in sarif["runs"]:
-        for result in run["results"]:
+    for sarif_run in sarif["runs"]:
+        for result in sarif_run["results"]:
             message = result["message"]["text"]
             assert message.isprintable()
             assert not re.search(r"(?<!\\)\[", message)  # no embedded link
@@ -390,3 +392,92 @@ def test_a_corpus_audit_reads_back_strictly(audit, fmt):
     path, _stderr = audit
     check_format(fmt, read_report(str(path)))
     check_format(fmt, read_report(str(path), lean=True))
+
+
+# -- a report file edited by anyone, shown again (linkaudit show) ----------
+
+# what a hostile edit puts in every string: markup that would run, quotes
+# that would close an attribute, controls, markdown and a mention
+PAYLOAD = (
+    "\"'><script>alert(1)</script><img src=x onerror=alert(2)>"
+    "\x1b[31m\x01\x0b\x85\u202e|`**x**` @octocat [a](https://evil.example)"
+)
+
+
+def _tampered(value: Any, key: str = "") -> Any:
+    """Every string with :data:`PAYLOAD` after it, every number as text
+    holding it, every flag as text; lists and objects walked."""
+    if isinstance(value, dict):
+        return {k: _tampered(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_tampered(v, key) for v in value]
+    if isinstance(value, bool):
+        return f"{value}{PAYLOAD}"
+    if isinstance(value, int | float):
+        return f"{value}<script>alert({value})</script>"
+    if isinstance(value, str):
+        return value + PAYLOAD
+    return value
+
+
+def test_a_tampered_report_is_shown_with_a_fresh_audits_types_and_escaping(audit, tmp_path):
+    """``linkaudit show`` of the corpus audit's report with every string
+    given markup, quotes and controls, every number and flag made text:
+    every format read back by its strict reader, no element or attribute
+    of the payload's in the HTML, one warning naming what was not as
+    linkaudit writes it."""
+    path, _stderr = audit
+    report = json.loads(path.read_text())
+    report["complete"] = False  # its finish_reason is shown
+    tampered = tmp_path / "tampered.json"
+    # written raw: the C1 and bidi controls as characters, not escapes
+    tampered.write_text(json.dumps(_tampered(report), ensure_ascii=False), encoding="utf-8")
+    expected = _tampered(report)
+    conform(expected)
+    for fmt in sorted(FORMATS):
+        out = run(tmp_path, "show", str(tampered), "--format", fmt)
+        assert out.returncode in (0, 1, 3), (fmt, out.stderr[-2000:])
+        (warning,) = out.stderr.splitlines()
+        assert (
+            warning.startswith(f"linkaudit show: warning: {tampered}: ") and "summary." in warning
+        )
+        assert warning.isprintable()
+        if fmt == "json":  # the file as it is, what linkaudit escapes escaped
+            assert not _RAW.search(out.stdout)
+            assert json.loads(out.stdout) == json.loads(tampered.read_text(encoding="utf-8"))
+            continue
+        text = out.stdout.removesuffix("\n")
+        CHECKS[fmt](text, expected)
+        if fmt in ("html", "junit"):  # markup: the payload's only as text
+            assert "<script>alert" not in text and "<img src=x" not in text, fmt
+        if fmt == "html":
+            tree = html5lib.parse(text, namespaceHTMLElements=False)
+            assert not [e for e in tree.iter("img") if "onerror" in e.attrib]
+            assert not [
+                (e.tag, name) for e in tree.iter() for name in e.attrib if name.startswith("on")
+            ]
+            scripts = [e.text or "" for e in tree.iter("script")]
+            assert not [s for s in scripts if "alert(" in s and not s.lstrip().startswith("{")]
+
+
+def test_the_formats_escape_a_read_back_value_whatever_it_holds(audit):
+    """Without the reading layer too: the audit's free text (its finish
+    reason) and its times are escaped as any value, and the HTML escapes a
+    count that is text (a report's values, however read)."""
+    path, _stderr = audit
+    report = read_report(str(path))
+    report.update(complete=False, finish_reason=PAYLOAD, started_at="2026-01-01\x01\x1b<x>")
+    check_format("markdown", report)
+    check_format("junit", report)
+    report["summary"].update(pages=PAYLOAD, requests="<script>alert(3)</script>")
+    text = FORMATS["html"](report)
+    _check_html(text, report)
+    assert "<script>alert" not in text and "<img src=x" not in text
+
+
+def test_a_fresh_reports_values_are_as_linkaudit_writes_them(audit):
+    """The reading layer changes nothing of a report linkaudit wrote (the
+    corpus audit: redirects, fragments, a sitemap, groups, soft 404s)."""
+    path, _stderr = audit
+    report = read_report(str(path))
+    assert conform(report) == [] and report == read_report(str(path))

@@ -13,6 +13,7 @@ import os
 import socket
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -40,6 +41,8 @@ PEAK_LIMIT = 300 * MiB  # a crawl of a few URLs is about 100 MB
 RULES = b"User-agent: *\nDisallow: /private\n"
 FILLER = b"# " + b"x" * 60 + b"\n"
 LIMIT = 60  # seconds any crawl here may take (they take a few)
+
+
 @dataclass
 class Measured(Crawl):
     peak: int = 0  # bytes
@@ -56,7 +59,9 @@ def measured_crawl(tmp_path: Path, *args: str, settings: dict | None = None) -> 
         validate(report)
         check_no_fault(report=report)
     proc = run.proc
-    return Measured(proc.returncode, proc.stdout, proc.stderr, report, run.peak_kib * KiB, run.seconds)
+    return Measured(
+        proc.returncode, proc.stdout, proc.stderr, report, run.peak_kib * KiB, run.seconds
+    )
 
 
 def _open_seconds(stderr: str) -> int:
@@ -198,6 +203,48 @@ def test_page_of_many_gzip_members_does_not_stall_the_crawl(tmp_path, server):
     assert home["outcome"] == "ok" and home["truncated"] is True
     assert crawl.url(f"{server.url}/inside")["outcome"] == "ok"
     assert crawl.report["finish_reason"] == "finished"
+
+
+GiB = 1024 * MiB
+
+
+def _announces_more_than_scrapy_takes(far: str) -> Callable[[socket.socket, str], None]:
+    """A page whose ``Content-Length`` is over Scrapy's ``DOWNLOAD_MAXSIZE``
+    (1 GiB + 1 byte): its link, then filler until the client hangs up."""
+    head = (
+        f"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {GiB + 1}\r\n\r\n"
+    ).encode()
+
+    def trick(conn: socket.socket, method: str) -> None:
+        conn.sendall(head)
+        if method == "HEAD":
+            return
+        conn.sendall(f'<a href="{far}/missing">a link past the headers</a>\n'.encode())
+        deadline = time.monotonic() + HOLD
+        try:
+            while time.monotonic() < deadline:
+                conn.sendall(FILLER * 1024)
+        except OSError:  # the client read its cap and hung up
+            pass
+
+    return trick
+
+
+def test_a_near_page_announcing_more_than_download_maxsize_is_read_to_its_cap(tmp_path, server):
+    """As a build's page is (tests/test_doors_parity.py): read to the page
+    cap, scanned, ``truncated``, never "Download cancelled"."""
+    server.add("/missing", Route(404, "no"))
+    with RawServer(_announces_more_than_scrapy_takes(server.url)) as near:
+        crawl = measured_crawl(
+            tmp_path, "-a", f"start={near.url}/", settings={"LINKAUDIT_PAGE_MAXSIZE": "200000"}
+        )
+    assert crawl.peak < PEAK_LIMIT and crawl.seconds < 30
+    home = crawl.url(f"{near.url}/")
+    assert (home["outcome"], home.get("error"), home.get("truncated")) == ("ok", None, True)
+    missing = crawl.url(f"{server.url}/missing")
+    assert missing["outcome"] == "broken"
+    assert missing["referrers"] == [{"url": f"{near.url}/", "line": 1}]
+    assert "larger than 200000 bytes: the rest was not read" in crawl.stderr
 
 
 def test_sitemap_of_many_gzip_members(tmp_path, server):

@@ -19,6 +19,7 @@ import base64
 import json
 import os
 import stat
+import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -38,12 +39,14 @@ from linkaudit.rules.signatures import (
     signed_headers,
     thumbprint,
 )
-from tests.conftest import Spawned, validate
+from tests.conftest import Spawned, run_process, validate
 from tests.helpers.botauth import DIRECTORY, DIRECTORY_TYPE, Wall, WalledSite, jwk_thumbprint
 from tests.helpers.command import LINKAUDIT, refused, run
 from tests.helpers.served import certificate
 from tests.redisserver import RedisServer
 from tests.server import Route, TestServer
+
+DIRECTORY_FILE = DIRECTORY.rpartition("/")[2]
 
 # RFC 9421 B.1.4: the test key test-key-ed25519
 RFC_KEY = (
@@ -132,7 +135,7 @@ def test_web_bot_auth_draft_ed25519_vector():
     headers = signed_headers(signer, "https://signature-agent.test", "example.com", 1, 2, b"n")
     assert headers["Signature-Agent"] == 'sig1="https://signature-agent.test"'
     assert headers["Signature-Input"] == (
-        'sig1=("@authority" "signature-agent";key="sig1");created=1;expires=2'
+        'sig1=("@authority" "@scheme" "signature-agent";key="sig1");created=1;expires=2'
         ';keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";alg="ed25519";nonce="bg==";'
         'tag="web-bot-auth"'
     )
@@ -178,6 +181,36 @@ def test_keygen_makes_a_private_key_and_the_directory_to_publish(tmp_path):
     )
 
 
+def test_keygen_makes_nothing_others_may_write_whatever_the_umask(tmp_path):
+    """Under umask 000, the folders keygen creates (each of them) and the
+    key directory to publish are writable by their owner alone; a folder
+    that others may write to already is named in a warning."""
+
+    def keygen(folder: str) -> subprocess.CompletedProcess:
+        return run_process(f"umask 000; exec {LINKAUDIT} keygen {folder}", shell=True, cwd=tmp_path)
+
+    out = keygen("a/b/keys")
+    assert out.returncode == 0 and "warning" not in out.stderr, out.stderr
+    modes = {
+        path: stat.S_IMODE((tmp_path / path).stat().st_mode)
+        for path in ("a", "a/b", "a/b/keys", "a/b/keys/linkaudit-key.pem")
+    }
+    modes["directory"] = stat.S_IMODE((tmp_path / "a/b/keys" / DIRECTORY_FILE).stat().st_mode)
+    assert modes == {
+        "a": 0o755, "a/b": 0o755, "a/b/keys": 0o755,
+        "a/b/keys/linkaudit-key.pem": 0o600, "directory": 0o644,
+    }  # fmt: skip
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared").chmod(0o777)
+    out = keygen("shared")
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == (
+        "linkaudit keygen: warning: shared is writable by others: they could replace the key "
+        "directory; keep the files in a folder only you can write to\n"
+    )
+    assert stat.S_IMODE((tmp_path / "shared" / DIRECTORY_FILE).stat().st_mode) == 0o644
+
+
 # -- the wall ------------------------------------------------------------------------
 
 
@@ -194,9 +227,13 @@ def published(tmp_path):
         yield key_file, agent.url, Wall(ca_file=tls[0])
 
 
-def _signing(key_file: Path, agent: str) -> list[str]:
+def _signing(key_file: Path, agent: str, *more: str) -> list[str]:
     """The options of a signed audit, at full speed."""
-    return ["--sign-key", str(key_file), "--signature-agent", agent, "--delay", "0"]
+    return ["--sign-key", str(key_file), "--signature-agent", agent, "--delay", "0", *more]
+
+
+# the sites of these tests are on plain http, and some far: both asked for
+EVERY_REQUEST = ("--sign-far", "--sign-http")
 
 
 def _busy(n: int, method: str) -> int:
@@ -233,7 +270,8 @@ def test_a_walled_site_lets_the_signed_audit_through(tmp_path, published):
     key_file, agent, wall = published
     with _far(wall) as far, WalledSite(_near_routes(far.url), wall) as near:
         started = int(time.time())
-        out = run(tmp_path, f"{near.url}/", *_signing(key_file, agent), "--report", "r.json")
+        signing = _signing(key_file, agent, *EVERY_REQUEST)
+        out = run(tmp_path, f"{near.url}/", *signing, "--report", "r.json")
         assert out.returncode == 0, out.stderr
         report = json.loads((tmp_path / "r.json").read_text())
         validate(report)
@@ -258,11 +296,16 @@ def test_a_walled_site_lets_the_signed_audit_through(tmp_path, published):
         for s in seen:  # short-lived, made now
             assert started - 1 <= s.params["created"] <= time.time()
             assert s.params["created"] < s.params["expires"] <= s.params["created"] + 120
-        # linkaudit's signature for one authority is refused by another
+        # linkaudit's signature for one authority is refused by another, and
+        # one sent in clear (http) by the same authority over https
         replayed = dict(near.asked("/page")[-1].headers)
+        assert replayed["signature-input"].startswith('sig1=("@authority" "@scheme" ')
         assert _status(f"{near.url}/page", replayed) == 200
         assert _status(f"{far.url}/elsewhere", replayed) == 403
         assert far.seen[-1].verdict.startswith("refused")
+        https = near.url.replace("http://", "https://")
+        verdict, _ = wall.verify("GET", f"{https}/page", replayed)
+        assert verdict.startswith("refused"), verdict
     key_text = key_file.read_text()
     secret = key_text.split("-----")[2].strip()
     assert secret not in out.stdout + out.stderr + (tmp_path / "r.json").read_text()
@@ -287,8 +330,10 @@ def test_the_wall_refuses_what_is_not_a_fresh_signature_made_for_it(tmp_path, pu
         authority = site.url.split("//")[1]
         now = int(time.time())
 
-        def signed(who: Signer, where: str, created: int, expires: int) -> dict[str, str]:
-            return signed_headers(who, agent, where, created, expires, os.urandom(64))
+        def signed(
+            who: Signer, where: str, created: int, expires: int, scheme: str = "http"
+        ) -> dict[str, str]:
+            return signed_headers(who, agent, where, created, expires, os.urandom(64), scheme)
 
         assert _status(f"{site.url}/", signed(signer, authority, now, now + 60)) == 200
         assert _status(f"{site.url}/", {}) == 403  # unsigned
@@ -296,12 +341,72 @@ def test_the_wall_refuses_what_is_not_a_fresh_signature_made_for_it(tmp_path, pu
         assert _status(f"{site.url}/", signed(signer, authority, now - 120, now - 60)) == 403
         other = "127.0.0.1:1"  # made for another authority
         assert _status(f"{site.url}/", signed(signer, other, now, now + 60)) == 403
-        assert [s.verdict == "verified" for s in site.seen] == [True] + [False] * 4
+        # made for https: no signature for this plain http site
+        assert _status(f"{site.url}/", signed(signer, authority, now, now + 60, "https")) == 403
+        assert [s.verdict == "verified" for s in site.seen] == [True] + [False] * 5
         # and an audit that does not sign is kept out: its links broken
         out = run(tmp_path, f"{site.url}/", "--delay", "0", "--report", "r.json")
         assert out.returncode == 1, out.stderr
         (entry,) = json.loads((tmp_path / "r.json").read_text())["urls"]
         assert entry["status"] == 403 and entry["outcome"] == "broken"
+
+
+_SIGNATURE = ("Signature", "Signature-Input", "Signature-Agent")
+
+
+def test_only_the_sites_own_hosts_over_https_are_signed_unless_asked(tmp_path, published):
+    """By default the site's own hosts over https are signed (robots.txt,
+    HEAD, GET, a redirect hop on the site), and nothing else: not a far
+    host over https, not one over plain http, not where the site's redirect
+    leads elsewhere, nor their robots.txt; a signature made for https is
+    refused over plain http (it covers the scheme).  A site on plain http is
+    not signed without --sign-http, and says so."""
+    key_file, agent, wall = published
+    certs = tmp_path / "site-certs"
+    certs.mkdir()
+    tls = certificate(certs, "site", expired=False)
+    with (
+        TestServer(tls=tls) as far_tls,
+        TestServer() as far_plain,
+        WalledSite({}, wall, tls=tls) as near,
+    ):
+        far_tls.add("/x", "far")
+        far_tls.add("/landing", "landing")
+        far_plain.add("/y", "far")
+        links = ["/page", "/moved", "/out", f"{far_tls.url}/x", f"{far_plain.url}/y"]
+        near.routes.update(
+            {
+                "/robots.txt": (200, {"Content-Type": "text/plain"}, b""),
+                "/": (200, {}, "".join(f'<a href="{u}">x</a>' for u in links).encode()),
+                "/page": (200, {}, b"<p>page</p>"),
+                "/moved": (301, {"Location": "/page"}, b""),
+                "/out": (301, {"Location": f"{far_tls.url}/landing"}, b""),
+            }
+        )
+        signing = _signing(key_file, agent, "--insecure")
+        out = run(tmp_path, f"{near.url}/", *signing, "--report", "r.json", "-v")
+        assert out.returncode == 0, out.stderr[-3000:]
+        report = json.loads((tmp_path / "r.json").read_text())
+        assert {u["outcome"] for u in report["urls"]} == {"ok", "redirect"}
+        assert near.seen and all(s.verdict == "verified" for s in near.seen), near.seen
+        asked = {(s.method, s.path) for s in near.seen}
+        assert {("GET", "/robots.txt"), ("HEAD", "/page"), ("HEAD", "/moved")} <= asked
+        for far in (far_tls, far_plain):
+            assert far.log and not [h for h in far.log for n in _SIGNATURE if n in h.headers]
+        assert "over https: key" in out.stderr and "the site's own hosts (127.0.0.1:" in out.stderr
+        # the scheme is covered: a signature made for https is none over http
+        made = dict(near.asked("/page")[-1].headers)
+        assert wall.verify("GET", f"{near.url}/page", made)[0] == "verified"
+        plain = near.url.replace("https://", "http://")
+        assert wall.verify("GET", f"{plain}/page", made)[0].startswith("refused")
+    with WalledSite({"/": (200, {}, b"<p>in</p>")}, wall) as plain_site:
+        out = run(tmp_path, f"{plain_site.url}/", *_signing(key_file, agent), "--report", "p.json")
+        assert out.returncode == 1  # kept out: nothing was signed
+        assert [s.headers.get("signature") for s in plain_site.seen] == [None] * len(
+            plain_site.seen
+        )
+        warned = [line for line in out.stderr.splitlines() if "plain http" in line]
+        assert len(warned) == 1 and "--sign-http" in warned[0], out.stderr
 
 
 # -- the key file --------------------------------------------------------------------
@@ -374,7 +479,8 @@ def test_a_key_others_can_read_is_warned_of_and_never_shown(tmp_path, server):
     server.add("/", "<p>hi</p>")
     key_file, _, _ = _keygen(tmp_path)
     secret = key_file.read_text().split("-----")[2].strip()
-    args = [f"{server.url}/", *_signing(key_file, "https://bot.example"), "--report", "r.json"]
+    signing = _signing(key_file, "https://bot.example", "--sign-http")
+    args = [f"{server.url}/", *signing, "--report", "r.json"]
     config = run(tmp_path, *args, "--print-config")
     assert config.returncode == 0 and secret not in config.stdout
     key_file.chmod(0o644)
@@ -413,7 +519,7 @@ def test_every_worker_of_a_shared_audit_signs(tmp_path, published):
             cmd = [
                 LINKAUDIT,
                 f"{near.url}/",
-                *_signing(key_file, agent),
+                *_signing(key_file, agent, *EVERY_REQUEST),
                 "--redis",
                 redis.url,
                 "--audit",

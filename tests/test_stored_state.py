@@ -105,9 +105,7 @@ def test_db_refuses_another_applications_sqlite_file_untouched(tmp_path, server)
     assert out.stderr.startswith(f"linkaudit: error: db: {other}: not a linkaudit database")
     assert len(out.stderr.splitlines()) == 1, out.stderr
     assert sha_and_mtime(other) == before
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("app")) == [
-        "app.sqlite"
-    ]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("app")) == ["app.sqlite"]
     assert server.log == []
 
 
@@ -183,3 +181,72 @@ def test_db_refuses_any_file_that_is_not_linkaudits_and_leaves_it_as_it_was(tmp_
             open_database(str(path))
         assert sha_and_mtime(path) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["marked.db", "notes.txt"]
+
+
+def _bad_results(base: str) -> dict[str, str | None]:
+    """Stored results that are not results, by the URL they stand for."""
+    near = '"near":true,"depth":1'
+    return {
+        f"{base}/a.html": "not json",
+        f"{base}/b.html": "[1, 2]",
+        f"{base}/c.html": json.dumps({"url": f"{base}/c.html", "bogus": 1}),
+        f"{base}/d.html": f'{{"url":"{base}/d.html","near":"yes","outcome":"ok","depth":1}}',
+        f"{base}/e.html": f'{{"url":"{base}/other","outcome":"ok",{near}}}',
+        f"{base}/missing": f'{{"url":"{base}/missing","outcome":"ok","status":"200",{near}}}',
+        f"{base}/f.html": f'{{"url":"{base}/f.html","outcome":"ok",{near},"page":{{"bytes":"x"}}}}',
+        f"{base}/g.html": None,
+    }
+
+
+def test_stored_results_that_are_no_results_are_skipped_with_one_warning(tmp_path, server):
+    """A tampered ``--db`` whose stored results are not JSON or not results:
+    each such row is skipped, its URL checked anew, one warning line; the
+    audit finishes with the site's verdicts (exit 1), resumed or not."""
+    pages = "abcdefg"
+    server.add(
+        "/", "\n".join(f'<a href="/{p}.html">{p}</a>' for p in pages) + '<a href="/missing">'
+    )
+    for page in pages:
+        server.add(f"/{page}.html", page)
+    db = tmp_path / "audit.sqlite"
+    args = (f"{server.url}/", "--delay", "0", "--db", str(db), "--report", "r.json")
+    assert run(tmp_path, *args).returncode == 1
+    bad = _bad_results(server.url)
+
+    def altered(resume: bool) -> None:
+        conn = sqlite3.connect(db)
+        conn.executemany(
+            "UPDATE urls SET result = ? WHERE url = ?", [(t, u) for u, t in bad.items()]
+        )
+        # the columns beside a result: a count that is text, a date with a CRLF
+        conn.execute(
+            "UPDATE urls SET fail_count = 'y', checked_at = 'x', last_modified = ? WHERE url = ?",
+            ("Mon\r\nX-Injected: 1", f"{server.url}/missing"),
+        )
+        # the home page's links: a line that is text, a target that is a number
+        conn.execute("UPDATE links SET line = 'abc' WHERE rowid = (SELECT min(rowid) FROM links)")
+        conn.execute("UPDATE links SET target = 5 WHERE rowid = (SELECT max(rowid) FROM links)")
+        if resume:  # the last audit looks interrupted: it is resumed
+            conn.execute(
+                "UPDATE runs SET finish_reason = 'shutdown' WHERE id = (SELECT max(id) FROM runs)"
+            )
+        conn.commit()
+        conn.close()
+
+    # resumed: the rows of the audit being resumed; then a new audit that
+    # reads the last one's results for its rechecks
+    for resume, again in ((True, ("-v",)), (False, ("-s", "LINKAUDIT_RECHECK_AFTER=86400"))):
+        altered(resume)
+        server.log.clear()
+        out = run(tmp_path, *args, *again)
+        assert out.returncode == 1, out.stderr[-3000:]
+        assert ("Resuming the interrupted audit:" in out.stderr) is resume
+        warnings = [line for line in out.stderr.splitlines() if "not as linkaudit writes" in line]
+        assert len(warnings) == 1 and "skipped, a result's URL checked anew" in warnings[0]
+        report = json.loads((tmp_path / "r.json").read_text())
+        outcomes = {e["url"]: e["outcome"] for e in report["urls"]}
+        assert outcomes[f"{server.url}/missing"] == "broken", outcomes
+        assert all(outcomes[f"{server.url}/{p}.html"] == "ok" for p in pages), outcomes
+        assert not [h for h in server.log if "X-Injected" in h.headers]
+        asked = {h.path for h in server.log if h.method == "GET"}
+        assert {f"/{p}.html" for p in pages if p != "g"} | {"/missing"} <= asked

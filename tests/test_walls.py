@@ -13,6 +13,7 @@ from linkaudit.output.formats import FORMATS
 from linkaudit.rules.statuses import judge_status, unchecked_reason
 from linkaudit.rules.walls import BODY_PREFIX, HEAD_PREFIX, WALLS, wall_named, wall_of
 from tests.conftest import run_crawl
+from tests.helpers.command import run
 from tests.helpers.walls import WALLS as ANSWERS
 from tests.server import Route
 
@@ -29,8 +30,8 @@ def test_each_walls_answer_is_recognised_and_named(path):
     reason = unchecked_reason(status, _headers(headers), page.encode())
     assert reason.startswith(f"could not verify: behind {name}, ") and wall_named(reason) == name
     assert judge_status(status, _headers(headers), head=False, body=page.encode()) == "unchecked"
-    # a HEAD's headers may say it too: then the GET decides
-    if wall_of(status, _headers(headers)) is not None:
+    # a HEAD's headers may say it too, or hint at it: then the GET decides
+    if wall_of(status, _headers(headers), hints=True) is not None:
         assert judge_status(status, _headers(headers), head=True) == "fallback"
 
 
@@ -55,11 +56,54 @@ def test_what_is_no_wall(status, headers, page):
     assert wall_of(status, _headers(headers), page.encode()) is None
 
 
+# a wall's words where the wall never puts them: in a comment, in a page's
+# text or a script's, a wall's cookie on an answer whose status is not the
+# wall's, or its page at a status it does not use
+_ANUBIS_PAGE = ANSWERS["/anubis"][3]
+_ANUBIS_COOKIE = {"Set-Cookie": "techaro.lol-anubis-cookie-verification-1a2b=x; Path=/"}
+
+
+@pytest.mark.parametrize(
+    "status, headers, page",
+    [
+        (200, {}, f"<p>a page</p><!-- {_ANUBIS_PAGE} -->"),
+        (200, {}, "<!-- /.within.website/x/cmd/anubis/ --><p>a page</p>"),
+        (
+            200,
+            {},
+            '<!-- <script id="anubis_challenge"> --><p>see /.within.website/x/cmd/anubis/</p>',
+        ),
+        (200, {}, "<script>var s = '<script id=\"anubis_version\">';</script>"),
+        (200, _ANUBIS_COOKIE, "<p>a page</p>"),
+        (404, _ANUBIS_COOKIE, "<h1>Not Found</h1>"),
+        (404, {"Set-Cookie": ".go-away-5f1e-state=abc; Path=/"}, "<h1>Not Found</h1>"),
+        (404, {}, ANSWERS["/go-away"][3]),
+        (403, {}, "<!-- Incapsula incident ID --><!-- /_Incapsula_Resource --><h1>no</h1>"),
+        (403, {}, "<p>we use captcha-delivery.com and perimeterx.com/whywasiblocked</p>"),
+        (403, {}, '<!-- <div id="px-captcha"> Sucuri WebSite Firewall --><h1>no</h1>'),
+        (429, {}, "<!--<title>Vercel Security Checkpoint</title>-->"),
+    ],
+)
+def test_a_walls_words_out_of_their_place_are_no_wall(status, headers, page):
+    assert wall_of(status, _headers(headers), page.encode()) is None
+    verdict = judge_status(status, _headers(headers), head=False, body=page.encode())
+    assert verdict == ("ok" if status == 200 else "unchecked" if status == 429 else "broken")
+
+
+def test_a_walls_cookie_is_a_hint_for_a_head():
+    """A HEAD has no page: a cookie the wall sets sends it to a GET."""
+    assert judge_status(200, _headers(_ANUBIS_COOKIE), head=True) == "fallback"
+    assert judge_status(200, _headers(_ANUBIS_COOKIE), head=False, body=b"<p>page</p>") == "ok"
+
+
 def test_a_page_is_read_to_its_prefix_only():
     far = b"x" * BODY_PREFIX + b'<div id="px-captcha">'
     assert wall_of(403, {}, far) is None
     # Anubis's words are in its page's head: a 200 page is read that far only
-    challenge = b'<script id="anubis_challenge" type="application/json">'
+    challenge = (
+        b'<script id="anubis_challenge" type="application/json">{}</script>'
+        b'<img src="/.within.website/x/cmd/anubis/static/img/pensive.webp">'
+    )
     assert wall_of(200, {}, b"x" * (HEAD_PREFIX - len(challenge)) + challenge) is not None
     assert wall_of(200, {}, b"x" * HEAD_PREFIX + challenge) is None
 
@@ -142,3 +186,28 @@ def _shown_apart_in_every_format(report: dict, counts: dict[str, int], far: str)
     assert walled not in unchecked and "<p>None.</p>" in unchecked
     broken = html.split('id="broken"')[1].split("</section>")[0]
     assert walled not in broken
+
+
+def test_a_walls_words_out_of_place_leave_the_verdicts(tmp_path, server):
+    """A near page whose comment names Anubis's path and challenge is the
+    site's page (scanned: its broken link found), and a 404 that sets a
+    cookie named like go-away's or Anubis's is broken: exit 1, not 3."""
+    server.add("/", '<a href="/notes">notes</a> <a href="/gone">a</a> <a href="/gone2">b</a>')
+    server.add(
+        "/notes",
+        '<!-- behind /.within.website/x/cmd/anubis/ <script id="anubis_challenge"> -->\n'
+        '<a href="/missing">missing</a>',
+    )
+    go_away = {"Set-Cookie": ".go-away-5f1e2d3c-state=abc; Path=/"}
+    server.add("/gone", Route(404, "<h1>Not Found</h1>", headers=go_away))
+    server.add("/gone2", Route(404, "<h1>Not Found</h1>", headers=_ANUBIS_COOKIE))
+    out = run(tmp_path, f"{server.url}/", "--delay", "0", "--report", "r.json")
+    assert out.returncode == 1, out.stdout + out.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    entries = {e["url"]: e for e in report["urls"]}
+    assert entries[f"{server.url}/notes"]["outcome"] == "ok"
+    assert server.methods("/missing") == ["HEAD", "GET"]
+    for path in ("/missing", "/gone", "/gone2"):
+        entry = entries[server.url + path]
+        assert (entry["outcome"], entry["error"]) == ("broken", "404 Not Found"), entry
+    assert "walls" not in report["summary"] or not report["summary"]["walls"]

@@ -18,6 +18,7 @@ from linkaudit.output.exitstatus import EXIT_USAGE, exit_code
 from linkaudit.output.formats import FORMATS
 from linkaudit.output.report.build import build_report, write_json_atomic
 from linkaudit.output.report.facts import now_iso, report_facts
+from linkaudit.rules.userinfo import masked_service
 from linkaudit.state.base import Totals
 from linkaudit.state.redis.connection import RedisUnavailable, connect
 from linkaudit.state.redis.state import RedisState
@@ -69,7 +70,7 @@ def shared_report(config: Config) -> dict[str, Any]:
             "start", "near", "status", "reason", "depth"
         )
         if starts is None:
-            raise RedisUnavailable(f"no audit {audit!r} in the Redis at {url}")
+            raise RedisUnavailable(f"no audit {audit!r} in the Redis at {masked_service(url)}")
         pages, requests, started_at = state.totals(Totals(0, 0, now_iso()))
         backoffs, pauses = state.backoff_totals() or (0, 0)
         facts = report_facts(

@@ -5,7 +5,6 @@ scanning's SARIF...), without auditing again."""
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import sys
 from typing import Any
@@ -15,6 +14,9 @@ from linkaudit.command.usage import SubcommandParser
 from linkaudit.command.views import add_view_options, view_options
 from linkaudit.output.exitstatus import EXIT_USAGE, exit_code
 from linkaudit.output.formats import FORMATS
+from linkaudit.output.formats.common import shown
+from linkaudit.output.jsontext import escaped_raw
+from linkaudit.output.reading import conform
 from linkaudit.output.report.build import read_report
 from linkaudit.output.show import every_entry, reader_left
 
@@ -54,6 +56,11 @@ def show_main(argv: list[str]) -> int:
     if not _looks_like_a_report(report):
         print(f"{error}: not a linkaudit report", file=sys.stderr)
         return EXIT_USAGE
+    # the values of the types a fresh audit writes, whoever edited the file
+    # (the formats escape every string as they do a fresh audit's)
+    altered = conform(report)
+    if altered:
+        print(f"linkaudit show: warning: {shown(ns.report)}: {_altered(altered)}", file=sys.stderr)
     try:
         text = None if ns.format == "json" else FORMATS[ns.format](report, options)
         code = exit_code(report, ns.fail_on)
@@ -62,15 +69,24 @@ def show_main(argv: list[str]) -> int:
         print(f"{error}: not a linkaudit report (a field is missing or wrong)", file=sys.stderr)
         return EXIT_USAGE
     try:
-        if text is None:  # the file as it is
+        if text is None:  # the file as it is, but for what linkaudit writes escaped
             with open(ns.report, encoding="utf-8") as fh:
-                shutil.copyfileobj(fh, sys.stdout, 1 << 20)
+                while chunk := fh.read(1 << 20):
+                    sys.stdout.write(escaped_raw(chunk))
         else:
             print(text)
         sys.stdout.flush()
     except BrokenPipeError:  # `linkaudit show r.json | head`: the verdict stands
         reader_left()
     return code
+
+
+def _altered(where: list[str]) -> str:
+    """The warning's words: how many values were not as linkaudit writes
+    them, the first few named."""
+    named = ", ".join(shown(w) for w in where[:5])
+    more = f" and {len(where) - 5} more" if len(where) > 5 else ""
+    return f"{len(where)} values are not as linkaudit writes them, shown as none: {named}{more}"
 
 
 def _looks_like_a_report(report: Any) -> bool:

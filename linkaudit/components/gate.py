@@ -17,6 +17,13 @@ untyped) answer to a check's GET that would stop there lets the first
 much (and one network read) per answer in flight, inflated to no more
 (``la_maxsize``, read by ``middlewares/decompress.py``).  Such GETs are
 rare: a far URL is asked with GET only after its HEAD failed.
+
+Every body the gate lets through, it bounds itself (the page cap, the
+sitemap cap, a wall's prefix): Scrapy's ``DOWNLOAD_MAXSIZE`` is no bound
+for it.  A page that announces a ``Content-Length`` over that size (1 GiB)
+is read to its cap, scanned and ``truncated``, as a build's page is, never
+``Download cancelled`` before a byte was read.  (To read less of each page,
+lower ``LINKAUDIT_PAGE_MAXSIZE``.)
 """
 
 from __future__ import annotations
@@ -68,6 +75,12 @@ class DownloadGate:
                 if kind is not None and kind not in self.html_types:
                     raise StopDownload(fail=False)
                 meta[MAXSIZE] = BODY_PREFIX  # a wall's page, maybe: its start only
+        elif phase != SITEMAP:
+            return  # not a check's body (robots.txt bounds its own)
+        # read on: the gate bounds it (bytes_received), not Scrapy's
+        # DOWNLOAD_MAXSIZE, which would cancel a page announcing more
+        meta["download_maxsize"] = 0
+        meta["download_warnsize"] = 0
 
     def bytes_received(self, data: bytes, request: Request, spider: Any) -> None:
         """Cut a page at LINKAUDIT_PAGE_MAXSIZE bytes: what was read is

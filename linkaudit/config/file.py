@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from linkaudit.config.inputs import open_regular
+from linkaudit.config.secrets import secret_free
 from linkaudit.internals import (
     AppendAction,
     CountAction,
@@ -246,17 +247,23 @@ def prepare(parser: Parser) -> None:
 
 def render_config(parser: Parser, ns: argparse.Namespace) -> str:
     """Every option's value in ``ns`` as a configuration file, ``set`` as a
-    ``[set]`` table at the end; None and empty lists are left out."""
-    lines = [f"# linkaudit --print-config: for {FILE}, or [{TABLE}] in {PYPROJECT}"]
+    ``[set]`` table at the end; None and empty lists are left out.  Secrets
+    are masked (``config/secrets.py``): the text is for a log, and a masked
+    value read back is refused or fails, never used as it was."""
+    lines = [
+        f"# linkaudit --print-config: for {FILE}, or [{TABLE}] in {PYPROJECT}",
+        "# secrets (passwords, credentials) are shown as ***: put them back to use this file",
+    ]
     settings: dict[str, Any] = {}
     for key, action in _keys(parser).items():
         value = getattr(ns, action.dest, None)
         if key == SETTINGS and isinstance(action, AppendAction):
-            settings = dict(value or [])  # (NAME, VALUE) pairs: the later wins
+            # (NAME, VALUE) pairs: the later wins
+            settings = {n: secret_free(n, v) for n, v in dict(value or []).items()}
         elif isinstance(action, StoreConstAction):
             lines.append(f"{key} = {_toml(value == action.const)}")
         elif value is not None and value != []:
-            lines.append(f"{key} = {_toml(value)}")
+            lines.append(f"{key} = {_toml(secret_free(key, value))}")
     bare = re.compile(r"[A-Za-z0-9_-]+").fullmatch  # a key that needs no quotes
     table = [f"{n if bare(n) else _toml(n)} = {_toml(t)}" for n, t in settings.items()]
     lines += ["", f"[{SETTINGS}]", *table] if table else []

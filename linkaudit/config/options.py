@@ -218,13 +218,21 @@ OPTIONS: tuple[Option, ...] = (
            flag=Flag("--cookie-jar FILE", "checks", "cookies from a Netscape cookies.txt file")),
     # -- proving who we are: Web Bot Auth (rules/signatures.py, middlewares/signing.py)
     Option("LINKAUDIT_SIGN_KEY", "", s.sign_key, argument="sign_key", label="sign_key", flag=Flag(
-        "--sign-key PATH", "politeness", "sign every request with this Ed25519 key (Web Bot "
-        "Auth), for sites that let a verified linkaudit through; make one: linkaudit keygen")),
+        "--sign-key PATH", "politeness", "sign the requests to the site's own hosts over https "
+        "with this Ed25519 key (Web Bot Auth), for sites that let a verified linkaudit "
+        "through; make one: linkaudit keygen")),
     Option("LINKAUDIT_SIGNATURE_AGENT", "", s.signature_agent, argument="signature_agent",
            label="signature_agent", flag=Flag("--signature-agent URL", "politeness", "with "
            "--sign-key: the https origin that publishes the key directory")),
     # seconds a signature stays valid after the request is sent (its wait added)
     Option("LINKAUDIT_SIGN_LIFETIME", 60.0, c.number(_float, 1, maximum=c.DAY)),
+    # what is signed: the site's own hosts over https; far hosts, plain http when asked
+    Option("LINKAUDIT_SIGN_FAR", False, c.boolean, flag=Flag(
+        "--sign-far", "politeness", "with --sign-key: sign the requests to other hosts too "
+        "(every link's host learns your signature agent)")),
+    Option("LINKAUDIT_SIGN_HTTP", False, c.boolean, flag=Flag(
+        "--sign-http", "politeness", "with --sign-key: sign plain http requests too (their "
+        "signature travels in clear)")),
     Option("LINKAUDIT_MAX_PATH_SEGMENTS", 32, c.number(_int, 0)),
     Option("LINKAUDIT_MAX_SEGMENT_REPEAT", 3, c.number(_int, 0)),
     Option("LINKAUDIT_EXCLUDE_USERINFO", True, c.boolean),

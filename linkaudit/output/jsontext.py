@@ -30,6 +30,15 @@ def json_text(value: Any, **options: Any) -> str:
     return _ESCAPED_IN_JSON.sub(_json_escape, text)
 
 
+def escaped_raw(text: str) -> str:
+    """JSON text someone else wrote (a report file read back), with the
+    characters linkaudit writes as \\u escapes escaped so: a piece of a
+    file at a time (each is one character; JSON has them in strings only)."""
+    if _ESCAPED_IN_JSON.search(text) is None:
+        return text
+    return _ESCAPED_IN_JSON.sub(_json_escape, text)
+
+
 def _json_escape(match: re.Match[str]) -> str:
     return json_escape(match[0])
 

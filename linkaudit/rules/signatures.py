@@ -13,12 +13,16 @@ draft-meunier-http-message-signatures-directory).  Each request carries:
   the origin that publishes the key directory at
   ``/.well-known/http-message-signatures-directory`` (the draft's
   ``directory`` type, its default);
-- ``Signature-Input: sig1=("@authority" "signature-agent";key="sig1");
-  created=...;expires=...;keyid="...";alg="ed25519";nonce="...";
-  tag="web-bot-auth"``: the covered components, the request's authority
-  and that member (RFC 9421 2.2.3 and 2.1.2), and the signature's
-  parameters (2.3): ``keyid`` is the key's JWK SHA-256 thumbprint (RFC
-  7638, RFC 8037 A.3), ``tag`` the profile's;
+- ``Signature-Input: sig1=("@authority" "@scheme" "signature-agent";
+  key="sig1");created=...;expires=...;keyid="...";alg="ed25519";
+  nonce="...";tag="web-bot-auth"``: the covered components, the request's
+  authority, its scheme and that member (RFC 9421 2.2.3, 2.2.4 and
+  2.1.2), and the signature's parameters (2.3): ``keyid`` is the key's JWK
+  SHA-256 thumbprint (RFC 7638, RFC 8037 A.3), ``tag`` the profile's.  The
+  draft requires ``@authority`` and the member, and lets a signer cover
+  more; ``@scheme`` is covered so that a signature sent in clear to
+  ``http://host/`` (which anyone on the way reads) is no signature for
+  ``https://host/``;
 - ``Signature: sig1=:BASE64:``: Ed25519 (RFC 9421 3.3.6, RFC 8032) over
   the signature base (2.5).
 
@@ -170,13 +174,15 @@ def signed_headers(
     created: int,
     expires: int,
     nonce: bytes,
+    scheme: str = "https",
 ) -> dict[str, str]:
-    """The three headers of a Web Bot Auth request to ``request_authority``:
-    ``Signature-Agent`` (``agent``: the origin of the key directory),
-    ``Signature-Input`` and ``Signature``."""
+    """The three headers of a Web Bot Auth request to ``request_authority``
+    over ``scheme``: ``Signature-Agent`` (``agent``: the origin of the key
+    directory), ``Signature-Input`` and ``Signature``."""
     member = sf_string(agent)
     covered = (
         Component("@authority", request_authority),
+        Component("@scheme", scheme.lower()),  # RFC 9421 2.2.4: lower case
         Component("signature-agent", member, (("key", LABEL),)),
     )
     params: tuple[Param, ...] = (

@@ -101,13 +101,14 @@ def judge_status(
     redirect a HEAD to an error page while its GET answers 200: the GET's
     redirect is the one recorded).  A bot wall (``rules/walls.py``, whatever
     its status: AWS WAF's challenge is a 202, Anubis's a 200) is unchecked,
-    never ok nor broken; recognised on a HEAD's headers, it is asked again
-    with GET, whose answer is the verdict.  429 is unchecked as it comes
+    never ok nor broken; recognised on a HEAD's headers (a hint, such as a
+    wall's cookie, is enough there), it is asked again with GET, whose
+    answer is the verdict.  429 is unchecked as it comes
     (the back-off asks it again).
     """
     if status in accept:
         return OK
-    if wall_of(status, headers, body) is not None:
+    if wall_of(status, headers, body, hints=head) is not None:
         return FALLBACK if head else UNCHECKED
     if 200 <= status < 300:
         return OK

@@ -8,12 +8,19 @@ wall (:func:`wall_words`), so the report counts it per wall
 (:func:`wall_named` reads the name back).
 
 A wall is recognised when the answer's status is one the wall uses and one
-of its markers is there: a header (name, and a word its value holds), a
-cookie it sets (``Set-Cookie``, by the start of the cookie's name), or words
-of its page.  The status matters: the headers of most of these services
-are on every answer they pass through (``x-datadome``, ``x-iinfo``,
-``Server: AkamaiGHost``), and the presence of a wall is no action by it.  A
-plain 403 with no marker is the site's own answer: a verdict.
+of its markers is where the wall puts it: a header (name, and a word its
+value holds), a cookie it sets (``Set-Cookie``, by the start of the
+cookie's name), words of its page's markup (never in a comment), or an
+element of its page (its ``<div id="px-captcha">``, the ``src`` of its
+challenge's script or frame: ``rules/wallpage.py``).  The status matters:
+the headers of most of these services are on every answer they pass
+through (``x-datadome``, ``x-iinfo``, ``Server: AkamaiGHost``), and the
+presence of a wall is no action by it.  A plain 403 with no marker is the
+site's own answer: a verdict.  A wall whose pages may come with any status
+(Anubis answers 200) is recognised by its page's structure alone; its
+cookie is a hint that a HEAD's answer is asked again with GET (whose page
+decides), never a verdict: a 404 that sets a cookie named like a wall's is
+the site's 404.
 
 Pure (no Scrapy): the body is the bounded prefix the download gate lets
 through for an answer that may be a wall (``components/gate.py``).
@@ -26,6 +33,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from linkaudit.rules.wallpage import WallPage
+
 # How much of a body the markers are looked for in (the download gate lets
 # this much of a far answer through: ``components/gate.py``).
 BODY_PREFIX = 32 * 1024
@@ -34,24 +43,33 @@ BODY_PREFIX = 32 * 1024
 # every 200 page whatever its length.
 HEAD_PREFIX = 8 * 1024
 
-# where a marker is
-HEADER, COOKIE, BODY = "header", "cookie", "body"
-
-# Statuses a wall's page may come with when it is configurable: any error.
-ERRORS = frozenset(range(400, 600))
+# where a marker is: a header, a cookie, words of the page's markup (not in
+# a comment), an attribute of one of the page's elements
+HEADER, COOKIE, TEXT, TAG = "header", "cookie", "text", "tag"
 
 
 @dataclass(frozen=True)
 class Marker:
-    """``where`` (HEADER, COOKIE or BODY); ``name``: the header's name, the
-    start of the cookie's name (lower case), or for BODY nothing; ``words``:
-    what the header's value or the page holds (lower case; empty: any value),
-    and the ``source`` that documents it."""
+    """``where`` (HEADER, COOKIE, TEXT or TAG); ``name``: the header's name,
+    the start of the cookie's name (lower case), the attribute of a TAG's
+    ``elements``, or for TEXT nothing; ``words``: what the header's value,
+    the page or the attribute holds (lower case; empty: any value), and the
+    ``source`` that documents it.  ``proof``: False for a hint only (a
+    cookie the wall sets, on an answer whose status does not tell): it sends
+    a HEAD's URL to a GET, whose page decides."""
 
     where: str
     name: bytes
     words: bytes
     source: str
+    elements: frozenset[str] = frozenset()
+    proof: bool = True
+
+
+def _tag(elements: str, attribute: str, words: bytes, source: str) -> Marker:
+    """A TAG marker: one of ``elements`` (space-separated names) whose
+    ``attribute`` holds ``words``."""
+    return Marker(TAG, attribute.encode(), words, source, frozenset(elements.split()))
 
 
 @dataclass(frozen=True)
@@ -61,7 +79,9 @@ class Wall:
     challenge answers 200 by default), its ``markers`` (none: the status
     alone is the wall's own); ``exact``: its page's words are looked for as
     the service writes them, case and all, in the page's first
-    :data:`HEAD_PREFIX` bytes (cheap enough for every 200 page read)."""
+    :data:`HEAD_PREFIX` bytes (cheap enough for every 200 page read), and
+    every one of its page's markers must be there (its page's structure: a
+    wall that answers 200 is told from a page by more than a word)."""
 
     name: str
     statuses: frozenset[int] | None
@@ -108,9 +128,7 @@ WALLS: tuple[Wall, ...] = (
                 " x-vercel-mitigated: challenge and the Security Checkpoint on every path;"
                 " no page of Vercel's docs names the header)",
             ),
-            Marker(
-                BODY, b"", b"<title>vercel security checkpoint</title>", WAFW00F + "vercel.py"
-            ),
+            Marker(TEXT, b"", b"<title>vercel security checkpoint</title>", WAFW00F + "vercel.py"),
         ),
     ),
     Wall(
@@ -119,9 +137,9 @@ WALLS: tuple[Wall, ...] = (
         (
             Marker(HEADER, b"x-datadome", b"", DATADOME_DOCS + " (X-DataDome: protected)"),
             Marker(COOKIE, b"datadome", b"", DATADOME_DOCS + " (Set-Cookie: datadome=...)"),
-            Marker(
-                BODY,
-                b"",
+            _tag(
+                "script iframe",
+                "src",
                 b"captcha-delivery.com",
                 "https://github.com/ZennoLab/capmonstercloud-docs (captchas/datadome.md: the"
                 " 403 page's captcha from geo.captcha-delivery.com)",
@@ -141,8 +159,8 @@ WALLS: tuple[Wall, ...] = (
             ),
             Marker(COOKIE, b"incap_ses_", b"", WAFW00F + "incapsula.py"),
             Marker(COOKIE, b"visid_incap_", b"", WAFW00F + "incapsula.py"),
-            Marker(BODY, b"", b"incapsula incident id", WAFW00F + "incapsula.py"),
-            Marker(BODY, b"", b"/_incapsula_resource", WAFW00F + "incapsula.py"),
+            Marker(TEXT, b"", b"incapsula incident id", WAFW00F + "incapsula.py"),
+            _tag("iframe script", "src", b"/_incapsula_resource", WAFW00F + "incapsula.py"),
         ),
     ),
     Wall(
@@ -151,7 +169,7 @@ WALLS: tuple[Wall, ...] = (
         (
             Marker(HEADER, b"x-sucuri-block", b"", WAFW00F + "sucuri.py"),
             Marker(HEADER, b"x-sucuri-id", b"", WAFW00F + "sucuri.py"),
-            Marker(BODY, b"", b"sucuri website firewall", WAFW00F + "sucuri.py"),
+            Marker(TEXT, b"", b"sucuri website firewall", WAFW00F + "sucuri.py"),
         ),
     ),
     Wall(
@@ -160,7 +178,7 @@ WALLS: tuple[Wall, ...] = (
         (
             Marker(HEADER, b"server", b"akamaighost", WAFW00F + "kona.py"),
             Marker(
-                BODY,
+                TEXT,
                 b"",
                 b"errors&#46;edgesuite&#46;net",
                 "https://community.akamai.com/community/cloud-security/blog/2016/04/07/"
@@ -172,13 +190,17 @@ WALLS: tuple[Wall, ...] = (
         "HUMAN/PerimeterX",  # a block: 403 and the captcha page; a rate limit: 429
         frozenset({403, 429}),
         (
-            Marker(BODY, b"", b'<div id="px-captcha">', PX_ENFORCER),
-            Marker(BODY, b"", b"window._pxappid", PX_ENFORCER),
-            Marker(BODY, b"", b"perimeterx.com/whywasiblocked", WAFW00F + "perimeterx.py"),
+            _tag("div", "id", b"px-captcha", PX_ENFORCER),
+            Marker(TEXT, b"", b"window._pxappid", PX_ENFORCER),
+            _tag("a", "href", b"perimeterx.com/whywasiblocked", WAFW00F + "perimeterx.py"),
         ),
     ),
     Wall(
-        "Anubis",  # challenge and deny pages answer 200 unless configured
+        # challenge and deny pages answer 200 unless configured: every page
+        # of Anubis (its base template) holds its version as a JSON script
+        # in the head, and its mascot or its challenge's script from the
+        # wall's own path
+        "Anubis",
         None,
         (
             Marker(
@@ -186,22 +208,27 @@ WALLS: tuple[Wall, ...] = (
                 b"techaro.lol-anubis-cookie-verification",
                 b"",
                 ANUBIS + "lib/http.go (the challenge sets the cookie-verification cookie)",
+                proof=False,
             ),
-            Marker(BODY, b"", b'<script id="anubis_challenge"', ANUBIS + "web/index.templ"),
-            Marker(BODY, b"", b"/.within.website/x/cmd/anubis/", ANUBIS + "web/index.templ"),
+            _tag("script", "id", b"anubis_", ANUBIS + "web/index.templ (anubis_version)"),
+            _tag(
+                "img script", "src", b"/.within.website/x/cmd/anubis/", ANUBIS + "web/index.templ"
+            ),
         ),
         exact=True,
     ),
     Wall(
-        "go-away",  # challenges answer 418 by default, a deny 403
-        ERRORS,
+        # challenges answer 418 by default, a deny 403; one configured to
+        # answer another status is that status's verdict (a 404 is broken)
+        "go-away",
+        frozenset({403, 418}),
         (
             Marker(COOKIE, b".go-away-", b"", GO_AWAY + "utils/cookie.go"),
-            Marker(
-                BODY,
-                b"",
-                b'protected by <a href="https://git.gammaspectra.live/git/go-away">go-away</a>',
-                GO_AWAY + "embed/templates/challenge-anubis.gohtml",
+            _tag(
+                "a",
+                "href",
+                b"https://git.gammaspectra.live/git/go-away",
+                GO_AWAY + "embed/templates/challenge-anubis.gohtml (its footer)",
             ),
         ),
     ),
@@ -223,35 +250,51 @@ def _walls_for(status: int) -> tuple[Wall, ...]:
     return tuple(w for w in WALLS if w.statuses is None or status in w.statuses)
 
 
-def wall_of(status: int, headers: Mapping[bytes, Any], body: bytes = b"") -> Wall | None:
+def wall_of(
+    status: int, headers: Mapping[bytes, Any], body: bytes = b"", *, hints: bool = False
+) -> Wall | None:
     """The wall that answered, or None.  ``headers``: names as bytes, read
     with ``get`` (Scrapy's ``Headers`` or a plain mapping); ``body``: what
     was downloaded of the answer (only its first :data:`BODY_PREFIX` bytes
-    are read)."""
-    page: bytes | None = None
+    are read); ``hints``: a HEAD's answer, which has no page: a marker that
+    is only a hint counts (its GET decides)."""
+    pages: dict[bool, WallPage] = {}
     cookies: list[bytes] | None = None
     for wall in _walls_for(status):
         if not wall.markers:
             return wall
+        missing = False  # an ``exact`` wall's page marker not there
         for marker in wall.markers:
-            if marker.where == BODY:
-                if wall.exact:
-                    if body.find(marker.words, 0, HEAD_PREFIX) >= 0:
+            if marker.where == HEADER:
+                values = _values(headers, marker.name)
+                if any(marker.words in value.lower() for value in values):
+                    if marker.proof or hints:
                         return wall
-                    continue
-                if page is None:
-                    page = body[:BODY_PREFIX].lower()
-                if marker.words in page:
-                    return wall
-            elif marker.where == HEADER:
-                if any(marker.words in value.lower() for value in _values(headers, marker.name)):
-                    return wall
-            else:
+            elif marker.where == COOKIE:
                 if cookies is None:
                     cookies = list(_cookies(headers))
                 if any(name.startswith(marker.name) for name in cookies):
+                    if marker.proof or hints:
+                        return wall
+            elif not missing:
+                page = pages.get(wall.exact)
+                if page is None:
+                    size = HEAD_PREFIX if wall.exact else BODY_PREFIX
+                    page = pages[wall.exact] = WallPage(body, size, exact=wall.exact)
+                if not _on(page, marker):
+                    missing = wall.exact
+                elif not wall.exact:
                     return wall
+        if wall.exact and not missing and any(m.where in (TEXT, TAG) for m in wall.markers):
+            return wall
     return None
+
+
+def _on(page: WallPage, marker: Marker) -> bool:
+    """Whether the page holds ``marker`` where the wall puts it."""
+    if marker.where == TEXT:
+        return page.has_text(marker.words)
+    return page.has_tag(marker.elements, marker.name.decode(), marker.words)
 
 
 def wall_words(wall: Wall, status_words: str) -> str:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import types
 from dataclasses import MISSING, fields
+from typing import Any, Union, get_args, get_origin, get_type_hints
 
-from linkaudit.items import UrlResult
+from linkaudit.items import PAGE_STATS, UrlResult
 from linkaudit.state.audits import SCHEMA as AUDITS_SCHEMA
 
 SCHEMA_VERSION = 1
@@ -125,5 +127,62 @@ def dump_result(result: UrlResult) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-def load_result(text: str) -> UrlResult:
-    return UrlResult(**json.loads(text))
+def load_result(text: str, url: str) -> UrlResult | None:
+    """The result stored for ``url``; None when it is not one as
+    :func:`dump_result` writes it (an altered file): not JSON, not an
+    object, a field that is not a result's or not of its type, another URL,
+    an outcome that is none.  Its caller skips the row, with one warning."""
+    try:
+        data = json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or data.get("url") != url or data.get("outcome") not in OUTCOMES:
+        return None
+    if not all(name in _HINTS and _fits(value, _HINTS[name]) for name, value in data.items()):
+        return None
+    page = data.get("page")
+    if isinstance(page, dict) and not _page_fits(page):
+        return None
+    try:
+        return UrlResult(**data)
+    except TypeError:  # a field without its default missing
+        return None
+
+
+OUTCOMES = frozenset({"ok", "redirect", "broken", "blocked", "excluded", "unchecked"})
+_HINTS = {name: hint for name, hint in get_type_hints(UrlResult).items() if name in STORED_FIELDS}
+# a scanned page's statistics (items.page_stats): its bytes, links and images are counts
+_PAGE_HINTS: dict[str, Any] = {name: int for name in PAGE_STATS} | {"last_modified": str | None}
+MAX_INT = 2**53  # as every number read back: what a float holds exactly
+
+
+def _page_fits(page: dict[str, Any]) -> bool:
+    """A page's statistics of their types (other keys: a page dict of other
+    kinds, kept as it is)."""
+    return all(_fits(value, _PAGE_HINTS.get(key, Any)) for key, value in page.items())
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """Whether a JSON value is of the type ``hint`` (the field's annotation)."""
+    if hint is Any:
+        return True
+    origin, args = get_origin(hint), get_args(hint)
+    if origin is Union or origin is types.UnionType:
+        return any(_fits(value, arg) for arg in args)
+    if hint is type(None):
+        return value is None
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return type(value) is int and -MAX_INT <= value <= MAX_INT
+    if hint is str:
+        return isinstance(value, str)
+    if origin is list or origin is tuple:  # JSON's arrays: a tuple comes back a list
+        if not isinstance(value, list):
+            return False
+        if origin is tuple:
+            return len(value) == len(args) and all(map(_fits, value, args))
+        return all(_fits(item, args[0]) for item in value) if args else True
+    if origin is dict or hint is dict:
+        return isinstance(value, dict) and all(isinstance(key, str) for key in value)
+    return False

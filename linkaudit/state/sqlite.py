@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import time
 from dataclasses import replace
 from datetime import datetime
@@ -69,6 +70,26 @@ def _json_object(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+_UNSENDABLE = re.compile("[\r\n\0]")
+
+
+def _history_row(row: tuple[Any, ...]) -> bool:
+    """The columns beside a stored result as linkaudit writes them: its
+    times (epoch seconds or none), its failure count, its ETag and date
+    (header values as a server sent them: no line break, no NUL)."""
+    _result, checked, last_ok, failed, count, etag, modified = row
+    times = all(t is None or type(t) in (int, float) for t in (checked, last_ok, failed))
+    texts = all(
+        t is None or isinstance(t, str) and not _UNSENDABLE.search(t) for t in (etag, modified)
+    )
+    return times and texts and type(count) is int and count >= 0
+
+
+def _a_link(target: Any, line: Any) -> bool:
+    """A ``links`` row as linkaudit writes it: a URL, and a line or none."""
+    return isinstance(target, str) and (line is None or type(line) is int)
+
+
 class SQLiteState(MemoryState):
     """The audit's state in memory, written through to an SQLite file."""
 
@@ -86,6 +107,7 @@ class SQLiteState(MemoryState):
         self._checked: dict[str, tuple[Any, ...]] = {}
         self._links: list[tuple[str, list[tuple[str, int | None]]]] = []
         self._loop: task.LoopingCall | None = None
+        self._skipped = 0  # stored results that could not be read
         # hosts whose HEAD answers proved no hint, in any audit of this file
         for key, value in self.conn.execute(
             "SELECT key, value FROM meta WHERE key LIKE 'get_only:%'"
@@ -135,13 +157,22 @@ class SQLiteState(MemoryState):
             self._depth[url] = depth
         for (dropped,) in q("SELECT value FROM meta WHERE key = ?", (f"urls_dropped:{run}",)):
             self._dropped = int(dropped)
-        for text, cached, failed_at in q(
-            "SELECT result, cached, first_failed_at FROM urls WHERE checked_run = ?", (run,)
+        unread: list[tuple[str, int, str | None]] = []  # rows not as linkaudit writes them
+        for url, depth, referer, text, cached, failed_at in q(
+            "SELECT url, depth, referer, result, cached, first_failed_at FROM urls "
+            "WHERE checked_run = ?",
+            (run,),
         ):
-            result = load_result(text)
+            result = load_result(text, url)
+            if result is None:
+                unread.append((url, depth if type(depth) is int else 0, referer))
+                continue
             if cached:
                 result = replace(result, from_cache=True)
             super()._remember(result, failed_at if result.outcome == "broken" else None)
+        for url, depth, referer in unread:  # checked anew
+            self._unreadable(url)
+            super().enqueue(url, depth, referer if isinstance(referer, str) else None)
         for url, depth, queued, referer in q(
             "SELECT url, depth, queued, referer FROM urls WHERE run = ? AND queued > 0 "
             "AND checked_run IS NOT ? ORDER BY rowid",
@@ -156,7 +187,10 @@ class SQLiteState(MemoryState):
             "WHERE u.links_run = ? ORDER BY l.rowid",
             (run,),
         ):
-            super().add_referrer(target, page, line)
+            if _a_link(target, line) and isinstance(page, str):
+                super().add_referrer(target, page, line)
+            else:
+                self._unreadable(str(page))
 
     def finish_run(self, finish_reason: str, broken: list[str]) -> None:
         self._write()
@@ -181,13 +215,33 @@ class SQLiteState(MemoryState):
         ).fetchone()
         if row is None:
             return None
-        result = load_result(row[0])
+        result = load_result(row[0], url) if _history_row(row) else None
+        if result is None:  # checked anew, as a URL never seen
+            self._unreadable(url)
+            return None
         links = None
         if result.page is not None or result.location is not None:
-            links = self.conn.execute(
+            rows = self.conn.execute(
                 "SELECT target, line FROM links WHERE page = ? ORDER BY rowid", (url,)
             ).fetchall()
+            links = [(target, line) for target, line in rows if _a_link(target, line)]
+            if len(links) < len(rows):  # a link lost: the page is read anew, all of them
+                self._unreadable(url)
+                return None
         return History(result, row[1], row[2], row[3], row[4], row[5], row[6], links)
+
+    def _unreadable(self, url: str) -> None:
+        """A stored result, or a page's link, not as linkaudit writes it (an
+        altered file): the row is skipped (a result's URL checked anew),
+        with one warning an audit."""
+        self._skipped += 1
+        if self._skipped == 1:
+            logger.warning(
+                "linkaudit: the audit database %s holds rows not as linkaudit writes them "
+                "(the first: %s): they are skipped, a result's URL checked anew",
+                self.path,
+                url,
+            )
 
     # -- writes, buffered --------------------------------------------------------
     def discover(self, url: str, depth: int) -> bool | None:
@@ -220,6 +274,8 @@ class SQLiteState(MemoryState):
                 "FROM urls WHERE url = ? AND checked_run IS NOT ?",
                 (url, self.run_id),
             ).fetchone() or (None, None, 0, None, None)
+            if not _history_row((None, None, *prev)):  # an altered row: as if none
+                prev = (None, None, 0, None, None)
             last_ok, failing, count = prev[0], prev[1], prev[2]
             if result.outcome == "broken":
                 failing = failing if count else now

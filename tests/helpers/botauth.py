@@ -11,9 +11,9 @@ whose ``kid`` is the signature's ``keyid`` and whose thumbprint, computed
 here from the JWK, is that ``keyid`` too.  Nothing of linkaudit is used.
 
 The site answers 403 to a request whose signature does not verify
-(missing, made with another key, expired, made for another authority, not
-tagged ``web-bot-auth``, not covering ``@authority`` and its
-``Signature-Agent`` member) and its route's answer to one that does; the
+(missing, made with another key, expired, made for another authority or
+scheme, not tagged ``web-bot-auth``, not covering ``@authority``,
+``@scheme`` and its ``Signature-Agent`` member) and its route's answer to one that does; the
 log keeps each request with what the wall decided.
 """
 
@@ -115,7 +115,8 @@ class Wall:
             result = verifier.verify(
                 _Request(method, url, headers),
                 expect_tag="web-bot-auth",
-                require_components=("@authority", f'"signature-agent";key="{label}"'),
+                # the scheme too: a signature sent in clear is none for https
+                require_components=("@authority", "@scheme", f'"signature-agent";key="{label}"'),
                 max_age=datetime.timedelta(minutes=10),
             )
         except (InvalidSignature, KeyError, ValueError, OSError) as exc:
@@ -134,6 +135,7 @@ class WalledSite:
         wall: Wall,
         pause: float = 0,
         host: str = "127.0.0.1",  # another loopback address is another host
+        tls: tuple[str, str] | None = None,  # (certificate file, key file): https
     ):
         self.routes = routes
         self.wall = wall
@@ -176,7 +178,13 @@ class WalledSite:
 
         self.httpd = ThreadingHTTPServer((host, 0), Handler)
         self.httpd.daemon_threads = True
-        self.url = f"http://{host}:{self.httpd.server_address[1]}"
+        scheme = "http"
+        if tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
+            scheme = "https"
+        self.url = f"{scheme}://{host}:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     def __enter__(self) -> WalledSite:

@@ -219,9 +219,10 @@ _ENDINGS = {
 }
 
 
-def ending(report: dict[str, Any]) -> str:
+def ending(report: dict[str, Any], quote: Callable[[Any], str] = shown) -> str:
     """``complete``; or what stopped the audit and what is left, with the
-    way to finish it."""
+    way to finish it.  A reason of another's (any text, in a report read
+    back) is written by ``quote``: the format's way with a value."""
     reason = report["finish_reason"]
     if report["complete"]:
         return "complete"
@@ -232,7 +233,7 @@ def ending(report: dict[str, Any]) -> str:
             said += f" after {_duration(report)}"
         said += ")"
     elif reason != "finished":  # a reason of Scrapy's or another extension's
-        said += f" ({reason})"
+        said += f" ({quote(reason)})"
     left = report["summary"].get("unchecked", 0)
     if left:
         said += f": {plural(left, 'URL')} not checked"

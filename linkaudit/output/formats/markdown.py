@@ -158,7 +158,7 @@ def as_markdown(report: Report, options: Options = DEFAULT) -> str:
 def _head(report: Report) -> list[str]:
     """The title that says it all, the audit in a sentence, the counts."""
     s = report["summary"]
-    state = ending(report)
+    state = ending(report, code)  # a reason read back may be any text
     title = f"### linkaudit: {plural(s['broken'], 'broken link')}"
     if "fixed" in report:
         new = sum(1 for u in report["urls"] if u["outcome"] == "broken" and u.get("new"))

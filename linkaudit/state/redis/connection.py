@@ -15,6 +15,8 @@ import redis
 from scrapy_redis import defaults
 from scrapy_redis.connection import get_redis
 
+from linkaudit.rules.userinfo import masked_service
+
 FAILURES = (redis.ConnectionError, redis.TimeoutError)
 
 
@@ -36,7 +38,10 @@ def connect(url: str, params: dict[str, Any] | None = None) -> redis.Redis:
     except redis.RedisError as exc:
         raise RedisUnavailable(f"Redis at {_safe(url)} refused us: {_reason(exc)}") from None
     except ValueError as exc:  # a URL redis-py cannot read
-        raise RedisUnavailable(f"{_safe(url)}: {exc}") from None
+        # its words may quote a piece of the password ("Port could not be
+        # cast to integer value as 'S3cr'", for "redis://:S3cr/et@host")
+        said = str(exc) if _safe(url) == url else "a password's / @ : # ? must be %-encoded"
+        raise RedisUnavailable(f"{_safe(url)}: not a Redis URL that can be read: {said}") from None
     if int(str(version).split(".")[0]) < 6:
         raise RedisUnavailable(f"Redis at {_safe(url)} is version {version}: 6 or later needed")
     return client
@@ -67,8 +72,9 @@ def expire_audit(client: redis.Redis, audit: str, seconds: float) -> None:
 
 
 def _safe(url: str) -> str:
-    """The URL without its password."""
-    return re.sub(r"//([^@/]*):[^@/]*@", r"//\1:***@", url)
+    """The URL without its password, wherever redis-py reads one (a
+    password holding "/" or "@", ``?password=``)."""
+    return masked_service(url)
 
 
 def _reason(exc: Exception) -> str:

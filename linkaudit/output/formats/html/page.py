@@ -158,12 +158,12 @@ def _summary(report: Report) -> str:
     )
     dl = "".join(f"<div><dt>{k}</dt><dd>{v}</dd></div>" for k, v in facts)
     segments = "".join(
-        f'<span class="seg o-{o}" data-segment="{o}" style="flex-grow:{s[o]}"'
-        f' title="{o}: {s[o]}"></span>'
+        f'<span class="seg o-{o}" data-segment="{o}" style="flex-grow:{esc(s[o])}"'
+        f' title="{o}: {esc(s[o])}"></span>'
         for o in OUTCOMES
         if s[o]
     )
-    words = ", ".join(f"{s[o]} {o}" for o in OUTCOMES)
+    words = ", ".join(f"{esc(s[o])} {o}" for o in OUTCOMES)
     counts = "".join(
         f'<li class="o-{o}" data-outcome="{o}"><a href="#urls" data-filter="{o}">'
         f"{count(o, s[o])} {o}</a></li>"
@@ -282,8 +282,8 @@ def _urls_section(report: Report) -> str:
     rows as HTML, and every row as JSON for the script."""
     s = report["summary"]
     rows = [table_row(u) for u in sorted(report["urls"], key=_rank)]
-    options = f'<option value="">all ({s["urls"]})</option>' + "".join(
-        f'<option value="{o}">{o} ({s[o]})</option>' for o in SEVERITY
+    options = f'<option value="">all ({esc(s["urls"])})</option>' + "".join(
+        f'<option value="{o}">{o} ({esc(s[o])})</option>' for o in SEVERITY
     )
     no_baseline = "" if "baseline" in report else " disabled"
     controls = (

@@ -46,8 +46,9 @@ def link(url: str, text: str | None = None) -> str:
 
 
 def count(key: str, n: int) -> str:
-    """A count tests and scripts find by ``data-count``."""
-    return f'<span class="count" data-count="{esc(key)}">{n}</span>'
+    """A count tests and scripts find by ``data-count`` (escaped as any
+    value: a report read back may hold text where a count was)."""
+    return f'<span class="count" data-count="{esc(key)}">{esc(n)}</span>'
 
 
 def badge(text: str, kind: str) -> str:
