@@ -5,6 +5,7 @@ section; and what --render asks of the machine before any request."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from linkaudit.rules.rendered import (
     should_render,
     source_line,
 )
+from tests.conftest import validate
 from tests.helpers.command import run
 from tests.helpers.jsapp import LOOP_EARLY_SHELL, SHELL
 
@@ -107,3 +109,70 @@ def test_render_without_a_usable_browser_is_one_line(tmp_path, args, words):
     assert out.stderr.splitlines() == [out.stderr.strip()] and words in out.stderr
     assert "Traceback" not in out.stderr
     assert not (tmp_path / "linkaudit-report.json").exists()
+
+
+# A redirect page (jekyll-redirect-from's, a host's "moved" page): it
+# navigates by script at once and its link is read, so it is no app shell
+JEKYLL_REDIRECT = (
+    '<!DOCTYPE html><html lang="en-US"><meta charset="utf-8"><title>Redirecting&hellip;</title>'
+    '<link rel="canonical" href="/new/"><script>location="/new/"</script>'
+    '<meta http-equiv="refresh" content="0; url=/new/"><meta name="robots" content="noindex">'
+    '<h1>Redirecting&hellip;</h1><a href="/new/">Click here if you are not redirected.</a></html>'
+)
+
+
+def moved(target: str) -> str:
+    return (
+        "<!doctype html><title>Moved</title>"
+        f'<script>window.location.replace("{target}");</script>'
+        f'<p>This page has moved: <a href="{target}">here</a>.</p>'
+    )
+
+
+def test_a_page_that_redirects_by_script_with_its_link_read_is_no_shell():
+    assert looks_like_app_shell(JEKYLL_REDIRECT) is None
+    assert looks_like_app_shell(moved("/new/")) is None
+    refresh_only = '<meta content="0;URL=/new/" http-equiv="Refresh"><script src="/a.js"></script>'
+    assert looks_like_app_shell(refresh_only) is None  # the refresh is the link read
+    for navigation in (
+        "location.href = '/n'",
+        "document.location.assign('/n')",
+        "top.location='/n'",
+    ):
+        page = f'<title>M</title><script>{navigation}</script><a href="/n">n</a>'
+        assert looks_like_app_shell(page) is None, navigation
+    # a script that only reads location, a refresh without a URL, or a
+    # navigation with no link to read: still named
+    reads = '<title>M</title><script>if (location == "x") go();</script><a href="/n">n</a>'
+    assert looks_like_app_shell(reads) is not None
+    reload = (
+        '<meta http-equiv="refresh" content="300"><div id="root"></div><script src=a.js></script>'
+    )
+    assert looks_like_app_shell(reload) is not None
+    unread = '<title>M</title><script>location.replace("/n")</script><p>Moved.</p>'
+    assert looks_like_app_shell(unread) is not None
+    assert looks_like_app_shell('<title>M</title><a href="/n">n</a><script src=a.js></script>')
+
+
+@pytest.mark.parametrize("mode", ["never", "auto"])
+def test_an_audit_reads_a_script_redirect_and_does_not_name_it(tmp_path, server, mode):
+    """Its link is checked (a broken target is found), the page is not
+    "built by JavaScript; its links were not checked", and auto starts no
+    browser for it."""
+    server.add(
+        "/", '<title>Home</title><p>Home</p><a href="/old/">old</a><a href="/gone-old/">g</a>'
+    )
+    server.add("/old/", JEKYLL_REDIRECT)
+    server.add("/gone-old/", moved("/gone/"))
+    server.add("/new/", "<title>New</title><p>The new page.</p>")
+    out = run(tmp_path, f"{server.url}/", "--delay", "0", "--render", mode, "-v")
+    assert out.returncode == 1, out.stdout + out.stderr  # /gone/ is a 404: the link was read
+    report = json.loads((tmp_path / "linkaudit-report.json").read_text())
+    validate(report)
+    summary = report["summary"]
+    assert summary.get("app_shells", 0) == 0 and summary.get("rendered_pages", 0) == 0
+    assert not [u["url"] for u in report["urls"] if u.get("app_shell")]
+    broken = {u["url"] for u in report["urls"] if u["outcome"] == "broken"}
+    assert broken == {f"{server.url}/gone/"}
+    assert "built by JavaScript" not in out.stdout
+    assert "Browser started" not in out.stderr
