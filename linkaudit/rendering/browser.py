@@ -44,14 +44,15 @@ from typing import Any
 
 from scrapy import Request
 from scrapy.crawler import Crawler
-from scrapy.http import Response
+from scrapy.http import HtmlResponse, Response
 from scrapy.settings import Settings
+from scrapy_playwright.page import PageMethod
 
 from linkaudit import internals
 from linkaudit.config import config_of
 from linkaudit.meta import RENDER, RENDERED
 from linkaudit.rendering.memory import tree_bytes
-from linkaudit.rendering.page import PageSession, close_page
+from linkaudit.rendering.page import PageRead, PageSession, close_page
 from linkaudit.signals import request_sent, robots_asked
 
 logger = logging.getLogger(__name__)
@@ -217,6 +218,9 @@ class Browser:
             # the document committed: the rest is waited for by PageSession.read
             playwright_page_goto_kwargs={"wait_until": "commit", "timeout": self.timeout * 1000},
             playwright_include_page=True,
+            # read (and closed) as a page method: before scrapy-playwright
+            # serialises the whole DOM for its response (page.py: read)
+            playwright_page_methods=[PageMethod(session.read)],
         )
         session.started = time.monotonic()  # (the browser's start is not the page's time)
         return await self._bounded(handler, request, session)
@@ -252,13 +256,28 @@ class Browser:
 
     async def _render(self, handler: Any, request: Request, session: PageSession) -> Response:
         """The page opened by scrapy-playwright (its document given, not
-        requested), then read by ``session``; closed whatever happens."""
+        requested), read by ``session`` (a page method, which closes the
+        page: scrapy-playwright's next step on it then fails, as meant);
+        closed whatever happens.  The response is the page's own answer,
+        without a body: the crawl reads ``meta[RENDERED]``."""
         try:
-            response = await handler.download_request(request)
-            await session.read(request.meta["playwright_page"])
-            return response
+            await handler.download_request(request)
+        except PageRead:
+            pass
         finally:
             await close_page(session.page)
+        if not session.done:  # (scrapy-playwright gave an answer without running the read)
+            raise RenderFailed("the browser gave no DOM")
+        answer: Response = request.meta[RENDER]
+        return HtmlResponse(
+            answer.url,
+            status=answer.status,
+            headers=session.headers,
+            body=b"",
+            encoding="utf-8",
+            request=request,
+            flags=["rendered"],
+        )
 
     async def _allows(self, url: str) -> bool:
         """robots.txt's verdict for a URL the browser asks for."""

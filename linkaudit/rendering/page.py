@@ -20,7 +20,7 @@ is read back.
   Playwright's ``networkidle``, but counting the requests a route holds
   while robots.txt is asked: those are in flight too), or after
   ``LINKAUDIT_RENDER_SETTLE`` seconds of waiting: then its DOM is read
-  (``page.content()``).
+  (:func:`read_dom`), at most ``LINKAUDIT_PAGE_MAXSIZE`` characters of it.
 """
 
 from __future__ import annotations
@@ -78,6 +78,66 @@ NO_DOWNLOADS = """(() => {
 })();"""
 
 
+# The DOM as Playwright's page.content() serialises it, measured in the page
+# and cut there: only the first ``cap`` characters leave the browser (a page
+# whose script builds a 60 MB DOM would otherwise be 60 MB through
+# Playwright's driver, then the same again as a Python string, before any
+# cap applied).  Run in a world of its own (an isolated world, as
+# Playwright's own content() is): the page's scripts cannot redefine what
+# it calls (outerHTML, slice) to lie about the size or return more.
+READ_DOM = """(cap) => {
+  let html = "";
+  if (document.doctype) html = new XMLSerializer().serializeToString(document.doctype);
+  if (document.documentElement) html += document.documentElement.outerHTML;
+  const size = html.length;
+  if (size <= cap) return [size, html];
+  let end = cap;
+  const last = html.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;  // not half a character
+  return [size, html.slice(0, end)];
+}"""
+
+
+async def read_dom(page: Page, cap: int) -> tuple[str, int]:
+    """The page's DOM, serialised, at most ``cap`` characters of it, and
+    its whole length (:data:`READ_DOM`), through Chromium's DevTools
+    protocol: an isolated world of the main frame."""
+    cdp = await page.context.new_cdp_session(page)
+    try:
+        tree = await cdp.send("Page.getFrameTree")
+        world = await cdp.send(
+            "Page.createIsolatedWorld",
+            {"frameId": tree["frameTree"]["frame"]["id"], "worldName": "linkaudit"},
+        )
+        done = await cdp.send(
+            "Runtime.evaluate",
+            {
+                "expression": f"({READ_DOM})({int(cap)})",
+                "contextId": world["executionContextId"],
+                "returnByValue": True,
+            },
+        )
+    finally:
+        try:
+            await cdp.detach()
+        except Exception:  # the page closed meanwhile
+            pass
+    if "exceptionDetails" in done:
+        raise RuntimeError(f"the DOM could not be read: {done['exceptionDetails'].get('text')}")
+    size, html = done["result"]["value"]
+    return html, int(size)
+
+
+class PageRead(Exception):
+    """The page was read and closed (:meth:`PageSession.read`): the end of
+    scrapy-playwright's download, before it serialises the page itself."""
+
+
+class PageClosed(Exception):
+    """scrapy-playwright asked for the page again: the first one closed
+    (crashed, or closed by a bound) and it would render it anew."""
+
+
 class PageSession:
     """One render: the page's answer, the policy of its requests, and the
     facts read back (``facts``)."""
@@ -108,11 +168,16 @@ class PageSession:
         self.navigated = asyncio.Event()  # the script navigated away
         self.inflight = 0  # the page's requests in flight
         self.changed = time.monotonic()  # when that last changed
+        self.done = False  # the DOM was read (the page then closed: read)
+        self.crashed = False  # its renderer crashed (its memory share: browser.py)
 
     async def prepare(self, page: Page, _request: Any) -> None:
         """scrapy-playwright's page init callback: before the page's
         navigation, its routes and handlers."""
+        if self.page is not None:  # scrapy-playwright's retry after a closed page: not again
+            raise PageClosed("its renderer crashed" if self.crashed else "the page closed")
         self.page = page
+        page.on("crash", self._crash)
         # first, the policy of its requests (registered after scrapy-playwright's
         # own route: tried first); an error below leaves it in place
         await page.route("**", self._route)
@@ -172,6 +237,9 @@ class PageSession:
         self.facts.refused += 1
         await socket.close()
 
+    def _crash(self, _page: Any) -> None:
+        self.crashed = True
+
     def _flight(self, change: int) -> None:
         self.inflight += change
         self.changed = time.monotonic()
@@ -206,9 +274,17 @@ class PageSession:
     async def read(self, page: Page) -> None:
         """Once the document is committed: wait for the page's load, then
         for the network to go quiet (at most ``settle`` seconds), then read
-        the DOM.  A navigation the script makes ends the wait at once: the
-        page is left, its DOM is what it was (an aborted navigation stops
-        the document's loading: its load event never comes)."""
+        the DOM, at most ``maxsize`` characters of it, and close the page.
+        A navigation the script makes ends the wait at once: the page is
+        left, its DOM is what it was (an aborted navigation stops the
+        document's loading: its load event never comes).
+
+        Run as scrapy-playwright's page method: the page is closed here and
+        :class:`PageRead` raised, so that scrapy-playwright's own
+        ``page.content()`` after the page methods, the whole DOM uncut,
+        never runs (``browser.py`` takes PageRead for the end it is; not
+        an error about a closed page, which scrapy-playwright would answer
+        by rendering the page again)."""
         facts = self.facts
         if not await _first(page.wait_for_load_state("load", timeout=0), self.navigated):
             facts.settled = False
@@ -216,8 +292,20 @@ class PageSession:
             facts.settled = True
         else:
             facts.settled = await self._quiet()
-        facts.dom = (await page.content())[: self.maxsize]
+        facts.dom, facts.dom_size = await read_dom(page, self.maxsize)
         facts.seconds = time.monotonic() - self.started
+        self.done = True
+        if facts.dom_size > self.maxsize:
+            logger.warning(
+                "The DOM of %s is %d characters once rendered, more than "
+                "LINKAUDIT_PAGE_MAXSIZE (%d): the first %d were read",
+                self.url,
+                facts.dom_size,
+                self.maxsize,
+                len(facts.dom),
+            )
+        await close_page(page)
+        raise PageRead()
 
 
 async def _first(wait: Awaitable[Any], event: asyncio.Event) -> bool:
