@@ -40,6 +40,7 @@ import asyncio
 import logging
 import os
 import time
+from functools import partial
 from typing import Any
 
 from scrapy import Request
@@ -53,7 +54,8 @@ from linkaudit.config import config_of
 from linkaudit.meta import RENDER, RENDERED
 from linkaudit.rendering.memory import tree_bytes
 from linkaudit.rendering.page import PageRead, PageSession, close_page
-from linkaudit.signals import request_sent, robots_asked
+from linkaudit.rendering.reach import Reach
+from linkaudit.signals import request_sent
 
 logger = logging.getLogger(__name__)
 
@@ -139,6 +141,7 @@ class Browser:
         self.memory = config["LINKAUDIT_RENDER_MEMORY"] * MiB
         self.user_agent = crawler.settings.get("USER_AGENT")
         self.settings = playwright_settings(config, self.user_agent)
+        self.reach = Reach(crawler)  # what the browser's requests may reach
         self.handler: Any = None
         self.lock = asyncio.Lock()
         self.slots = asyncio.Semaphore(config["LINKAUDIT_RENDER_PAGES"])  # pages at once
@@ -199,7 +202,7 @@ class Browser:
                 for k, v in answer.headers.items()
             },
             answer.body,
-            self._allows,
+            partial(self.reach.admit, hosts=set()),  # (the hosts of this render)
             self.settle,
             self.maxsize,
             # counted as sent, as the handler counts its own (Redis's count of a shared audit)
@@ -278,11 +281,6 @@ class Browser:
             request=request,
             flags=["rendered"],
         )
-
-    async def _allows(self, url: str) -> bool:
-        """robots.txt's verdict for a URL the browser asks for."""
-        answers = await self.crawler.signals.send_catch_log_async(robots_asked, url=url)
-        return all(answer is not False for _, answer in answers)
 
     async def _watch_memory(self) -> None:
         """The whole browser's resident memory, read four times a second: past

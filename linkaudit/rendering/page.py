@@ -4,9 +4,11 @@ is read back.
 - Its document is the page's own answer, already downloaded by the crawl
   (``route.fulfill``): the page is not requested twice.
 - It fetches what a page needs to run, and nothing else: scripts, styles
-  and data requests (``fetch``, XHR, event streams, WebSockets) go out if the host's
-  robots.txt allows them (asked through the ``robots_asked`` signal: the
-  crawl's own robots.txt parsers); images, media, fonts, frames, objects,
+  and data requests (``fetch``, XHR, event streams, WebSockets) go out if
+  the audit's scope and rules allow them (``reach.py``: ``GET`` or ``HEAD``
+  without a body, ``--exclude``, ``--skip-far``, no local address that is
+  not the site's, a bounded number of hosts, and the host's robots.txt,
+  the crawl's own parsers); images, media, fonts, frames, objects,
   beacons and everything else are refused before a byte is read (the
   links that name them are checked by linkaudit's own ``HEAD``).
 - A navigation of the page's own frame after its document (``location``
@@ -148,7 +150,7 @@ class PageSession:
         status: int,
         headers: dict[str, str],
         body: bytes,
-        allows: Callable[[str], Awaitable[bool]],
+        admit: Callable[[str, str, bool], Awaitable[str | None]],
         settle: float,
         maxsize: int,
         sent: Callable[[], None] | None = None,
@@ -157,7 +159,8 @@ class PageSession:
         self.status = status
         self.headers = {k: v for k, v in headers.items() if k.lower() not in NOT_PASSED}
         self.body = body
-        self.allows = allows  # robots.txt's verdict for a URL the browser asks for
+        # why a request (URL, method, with a body) may not be sent, or None: reach.py
+        self.admit = admit
         self.settle = settle
         self.maxsize = maxsize
         self.sent = sent  # told of each request the browser sends (a shared audit counts it)
@@ -212,9 +215,8 @@ class PageSession:
             facts.refused += 1
             await route.abort("blockedbyclient")
             return
-        if not await self.allows(request.url):
+        if await self.admit(request.url, request.method, _has_body(request)) is not None:
             facts.refused += 1
-            logger.debug("Browser request refused by robots.txt: %s", request.url)
             await route.abort("blockedbyclient")
             return
         facts.requests += 1
@@ -228,7 +230,7 @@ class PageSession:
         url = socket.url
         if url.startswith(("ws:", "wss:")):
             url = "http" + url[2:]
-        if url.startswith(("http:", "https:")) and await self.allows(url):
+        if url.startswith(("http:", "https:")) and await self.admit(url, "GET", False) is None:
             self.facts.requests += 1
             if self.sent is not None:
                 self.sent()
@@ -306,6 +308,15 @@ class PageSession:
             )
         await close_page(page)
         raise PageRead()
+
+
+def _has_body(request: BrowserRequest) -> bool:
+    """The request carries a body (Playwright may not hold a large one's
+    bytes: a request that says it has one has one)."""
+    try:
+        return bool(request.post_data_buffer) or bool(request.headers.get("content-length"))
+    except Exception:  # a body Playwright cannot give: there is one
+        return True
 
 
 async def _first(wait: Awaitable[Any], event: asyncio.Event) -> bool:
