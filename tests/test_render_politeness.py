@@ -133,6 +133,7 @@ fetch("/app/put", {method: "PUT"}).catch(function () {});
 fetch("/app/excluded.json").catch(function () {});  // --exclude
 fetch("/outside/far.json").catch(function () {});   // outside the site: --skip-far
 try { new WebSocket("ws://127.0.0.1:SECRET/live"); } catch (e) {}
+try { new SharedWorker("/app/worker.js"); } catch (e) {}  // out of page.route's sight
 fetch("/app/ok.json").then(function () {
   root.innerHTML = '<a href="/app/next">next</a>';
 });
@@ -162,6 +163,10 @@ def test_a_hostile_page_reaches_only_what_the_audit_would(tmp_path, scope):
         site_routes = {
             "/app/": shell("/app/app.js"),
             "/app/app.js": Route(body=script, content_type="text/javascript"),
+            "/app/worker.js": Route(
+                body=f"fetch('http://127.0.0.1:{secret.port}/secret');",
+                content_type="text/javascript",
+            ),
             "/app/ok.json": json_route,
             "/app/excluded.json": json_route,
             "/outside/far.json": json_route,

@@ -106,6 +106,12 @@ def playwright_settings(config: Any, user_agent: str) -> dict[str, Any]:
                 # a visitor's browser, the page loaded from its own address,
                 # lets through (an intranet's API, a build's other host)
                 "--disable-features=LocalNetworkAccessChecks",
+                # what page.route does not see: a shared worker is a target of
+                # its own, whose requests go out unasked (a page's script read
+                # a local service through one); WebTransport and WebRTC's UDP
+                # are no HTTP requests at all (rendering/reach.py)
+                "--disable-blink-features=SharedWorker,WebTransport",
+                "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
             ],
         },
         "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": pages,
