@@ -17,12 +17,14 @@ Bounds:
   the render is cancelled and its page closed (a page whose scripts never
   stop is closed by Chromium, not waited on), and the page is read from
   its HTML, with a warning;
-- memory: while the browser runs, the memory (PSS: memory.py) of this process's
-  children (Playwright's driver, Chromium and its renderers) is read four
-  times a second; past ``LINKAUDIT_RENDER_MEMORY`` MiB, the renders in flight are
-  cancelled and their pages closed.  Each renderer's JavaScript heap is
-  also capped (V8's ``--max-old-space-size``): a page that allocates
-  without end crashes its own renderer first;
+- memory: each renderer may hold its share of ``LINKAUDIT_RENDER_MEMORY``
+  (the bound less the idle browser, over ``LINKAUDIT_RENDER_PAGES``), held
+  by the kernel (``RLIMIT_DATA``: memory.py), its JavaScript heap by V8
+  (``--max-old-space-size``); and while renders run, the memory (PSS) of
+  this process's children (Playwright's driver, Chromium and its
+  renderers) is read ten times a second: past the bound, or about to pass
+  it at the pace it grows, the renderers are killed (their memory freed at
+  once) and the renders in flight cancelled;
 - the browser starts only when a page needs it, once per audit, and is
   closed with the download handlers (the end of the crawl, Ctrl-C,
   SIGTERM: Scrapy closes its handlers on every way out).  An early close
@@ -52,7 +54,7 @@ from scrapy_playwright.page import PageMethod
 from linkaudit import internals
 from linkaudit.config import config_of
 from linkaudit.meta import RENDER, RENDERED
-from linkaudit.rendering.memory import tree_bytes
+from linkaudit.rendering.memory import Renderers, descendants, shared_bytes, tree_bytes
 from linkaudit.rendering.page import PageRead, PageSession, close_page
 from linkaudit.rendering.reach import Reach
 from linkaudit.signals import request_sent
@@ -61,6 +63,9 @@ logger = logging.getLogger(__name__)
 
 CONTEXT = "linkaudit-render"
 MEMORY_INTERVAL = 0.25  # seconds between two readings of the browser's memory
+MEMORY_INTERVAL_RENDERING = 0.1  # the same, while pages render (they grow fast)
+MIN_SHARE = 64  # MiB a renderer may hold at least, whatever the bound leaves
+HEADROOM = 64  # MiB of the bound left to the browser's other processes' growth
 MiB = 1024 * 1024
 
 
@@ -156,6 +161,8 @@ class Browser:
         self.interrupted: set[PageSession] = set()  # renders the audit's early close cancelled
         self.watch: asyncio.Task | None = None
         self.peak = 0
+        self.last = (0.0, 0)  # the last reading: (when, bytes)
+        self.renderers = Renderers(MIN_SHARE * MiB)  # (their share set once started)
         self.closed = False
         self.broken: str | None = None  # why the browser did not start
 
@@ -179,6 +186,11 @@ class Browser:
                         f"the browser did not start ({lines[0][:200] if lines else exc!r})"
                     )
                     logger.error("%s: pages are read from their HTML", self.broken)
+                idle = tree_bytes(os.getpid())  # the browser, no page yet
+                pages = config_of(self.crawler)["LINKAUDIT_RENDER_PAGES"]
+                # (the browser's other processes grow too as pages open: HEADROOM)
+                share = max(MIN_SHARE * MiB, (self.memory - idle - HEADROOM * MiB) // pages)
+                self.renderers = Renderers(share)
                 self.watch = asyncio.ensure_future(self._watch_memory())
                 logger.info(
                     "Browser started for rendering: %s",
@@ -223,7 +235,7 @@ class Browser:
                 "service_workers": "block",
                 "user_agent": self.user_agent,
             },
-            playwright_page_init_callback=session.prepare,
+            playwright_page_init_callback=partial(self._prepare, session),
             # the document committed: the rest is waited for by PageSession.read
             playwright_page_goto_kwargs={"wait_until": "commit", "timeout": self.timeout * 1000},
             playwright_include_page=True,
@@ -233,6 +245,12 @@ class Browser:
         )
         session.started = time.monotonic()  # (the browser's start is not the page's time)
         return await self._bounded(handler, request, session)
+
+    async def _prepare(self, session: PageSession, page: Any, request: Any) -> None:
+        """The page's init callback: its session's, then its renderer held
+        to its share of the memory, before its document is given."""
+        await session.prepare(page, request)
+        self.renderers.hold(descendants(os.getpid()))
 
     async def _bounded(self, handler: Any, request: Request, session: PageSession) -> Response:
         """The render, within the time cap and the memory bound."""
@@ -253,6 +271,14 @@ class Browser:
                 ) from None
             if session in self.interrupted or self.closed:  # Ctrl-C, SIGTERM, a limit
                 raise RenderInterrupted("the audit is closing") from None
+            raise
+        except Exception:
+            if session.crashed:  # its renderer died: of its memory share, most likely
+                share = self.renderers.share // MiB
+                raise RenderMemory(
+                    f"its renderer ended, crashed or stopped at its share of "
+                    f"LINKAUDIT_RENDER_MEMORY ({share} MiB)"
+                ) from None
             raise
         finally:
             self.inflight.pop(task, None)
@@ -303,21 +329,41 @@ class Browser:
                 if not faulted:
                     logger.exception("Internal error while reading the browser's memory")
                 faulted = True
-            await asyncio.sleep(MEMORY_INTERVAL)
+            await asyncio.sleep(MEMORY_INTERVAL_RENDERING if self.inflight else MEMORY_INTERVAL)
 
     def _look(self, me: int, stats: Any) -> None:
-        """One reading of the browser's memory and of the audit's state."""
-        used = tree_bytes(me)
+        """One reading of the browser's memory and of the audit's state.
+        The bound is passed, or will be before the next reading at the pace
+        the memory grew since the last one: the renderers are killed (their
+        memory freed now, not once each page has closed) and the renders in
+        flight stopped."""
+        pids = descendants(me)
+        self.renderers.hold(pids)
+        if self.inflight and (full := self.renderers.stop_full()):
+            logger.warning(
+                "%d renderers reached their share of LINKAUDIT_RENDER_MEMORY (%d MiB): stopped",
+                full,
+                self.renderers.share // MiB,
+            )
+        used = shared_bytes(pids)
+        now = time.monotonic()
+        then, before = self.last
+        self.last = (now, used)
+        growth = max(0.0, (used - before) / (now - then)) if now > then else 0.0
         if used > self.peak:
             self.peak = used
             stats.set_value("linkaudit/render_memory_peak", used)
-        if used > self.memory and self.inflight:
+        ahead = used + growth * MEMORY_INTERVAL_RENDERING
+        if self.inflight and (used > self.memory or ahead > self.memory):
+            killed = self.renderers.kill(pids)
             logger.warning(
-                "The browser uses %d MiB, more than LINKAUDIT_RENDER_MEMORY (%d MiB): "
-                "%d renders stopped",
+                "The browser uses %d MiB%s, LINKAUDIT_RENDER_MEMORY is %d MiB: "
+                "%d renders stopped (%d renderers killed)",
                 used // MiB,
+                "" if used > self.memory else f" and grows {growth / MiB:.0f} MiB/s",
                 self.memory // MiB,
                 len(self.inflight),
+                killed,
             )
             for task, session in list(self.inflight.items()):
                 self.stopped.add(session)

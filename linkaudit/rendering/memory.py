@@ -8,12 +8,31 @@ Each process counts its proportional share of the memory it holds (PSS,
 those once per process: an idle Chromium with one page measured 860 MiB
 summed resident, 335 MiB proportional (Debian's Chromium 150 on amd64).
 Where ``smaps_rollup`` cannot be read (an older kernel), the resident size
-(``statm``) is counted instead."""
+(``statm``) is counted instead.
+
+A reading four times a second is too slow for a page that allocates as
+fast as it can: an ``ArrayBuffer`` filled in a loop grows a renderer by
+about 1 GB a second (outside V8's heap, which ``--max-old-space-size``
+caps), and the bound was overshot by half.  So each renderer is also held
+by the kernel (:class:`Renderers`): its data size (``RLIMIT_DATA``, set from
+outside with ``prlimit``, as Chromium's own sandbox sets it, higher) is at
+most what it held when first seen plus its share of the bound, so an
+allocation past that fails in the renderer at once (the script gets a
+``RangeError``, or the renderer dies of it: its page's render fails);
+what the readings see past the bound is stopped by killing the
+renderers, which frees their memory at once."""
 
 from __future__ import annotations
 
 import os
+import signal
 
+try:
+    import resource
+except ImportError:  # not a Unix: no process limits
+    resource = None  # type: ignore[assignment]
+
+FULL = 32 * 1024 * 1024  # bytes under its limit at which a renderer is full
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
@@ -90,3 +109,93 @@ def shared_bytes(pids: list[int]) -> int:
 def tree_bytes(pid: int) -> int:
     """The memory of the processes below ``pid`` (:func:`shared_bytes`)."""
     return shared_bytes(descendants(pid))
+
+
+def is_renderer(pid: int) -> bool:
+    """A Chromium renderer (``--type=renderer`` in its command line, which
+    Chromium rewrites with spaces, not NULs)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return b"--type=renderer" in fh.read(16384)
+    except OSError:
+        return False
+
+
+def data_bytes(pid: int) -> int | None:
+    """The data size of ``pid`` (``VmData``: what ``RLIMIT_DATA`` bounds)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"VmData:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, IndexError, ValueError):
+        return None
+    return None
+
+
+class Renderers:
+    """The browser's renderers, each held to ``share`` bytes more than it
+    held when first seen (its proportional size then taken off: a renderer
+    holds ``share`` in all), by ``RLIMIT_DATA``."""
+
+    def __init__(self, share: int):
+        self.share = share
+        self.held: dict[int, int] = {}  # renderer pid -> its data size limit
+        self.seen: set[int] = set()  # other processes of the tree, not renderers
+
+    def hold(self, pids: list[int]) -> None:
+        """Limit the renderers among ``pids`` not limited yet."""
+        if resource is None or not hasattr(resource, "prlimit"):
+            return
+        alive = set(pids)
+        for pid in [pid for pid in self.held if pid not in alive]:
+            del self.held[pid]
+        for pid in pids:
+            if pid in self.held or pid in self.seen:
+                continue
+            if not is_renderer(pid):
+                self.seen.add(pid)
+                continue
+            data = data_bytes(pid)
+            if data is None:
+                continue
+            limit = data + max(self.share - (proportional_bytes(pid) or 0), self.share // 2)
+            try:
+                resource.prlimit(pid, resource.RLIMIT_DATA, (limit, limit))
+            except (OSError, ValueError):  # gone, or not ours to limit: the readings hold it
+                limit = 0
+            self.held[pid] = limit
+        if len(self.seen) > 10_000:
+            self.seen.clear()
+
+    def stop_full(self) -> int:
+        """Kill the renderers whose data size reached their limit (within
+        :data:`FULL`): an allocation there failed, and a page held at its
+        limit would otherwise run on to its time cap.  Their pages' renders
+        fail as crashed (``browser.py``: the memory share)."""
+        killed = 0
+        for pid, limit in list(self.held.items()):
+            data = data_bytes(pid) if limit else None
+            if data is not None and data >= limit - max(FULL, self.share // 8):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    killed += 1
+                except OSError:
+                    pass
+                del self.held[pid]
+        return killed
+
+    def kill(self, pids: list[int]) -> int:
+        """Kill every renderer among ``pids`` (their pages' renders are being
+        stopped), held yet or not: their memory is freed at once, not once
+        each page has closed."""
+        killed = 0
+        for pid in pids:
+            if is_renderer(pid):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    killed += 1
+                except OSError:
+                    pass
+            self.held.pop(pid, None)
+        return killed

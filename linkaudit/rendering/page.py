@@ -252,6 +252,8 @@ class PageSession:
         seconds: whether it did."""
         deadline = time.monotonic() + self.settle
         while True:
+            if self.crashed:  # nothing more will come: the render fails (browser.py)
+                raise PageClosed("its renderer crashed")
             now = time.monotonic()
             if self.navigated.is_set() or (self.inflight <= 0 and now - self.changed >= QUIET):
                 return True
