@@ -232,11 +232,11 @@ setInterval(function () { fetch("/tick?" + Date.now()); }, 100);  // never settl
 </script>"""
 # An idle Chromium with one page is ~335 MiB (PSS, the product's measure):
 # a bound under that stops every render that lasts half a second, so the
-# bound tested leaves a page room to run.  The hog grows ~200 MiB/s; its
-# renderer is held by the kernel to its share of the bound (the bound less
-# the idle browser), and the watchdog reads the tree ten times a second
-# while pages render.  Measured peaks: 465-604 MiB (629-637 before the
-# renderers were held; the watchdog alone read four times a second).
+# bound tested leaves a page room to run.  The hog grows ~200 MiB/s; the
+# watchdog (a thread) reads the tree every 0.05 s while pages render and
+# stops them 0.2 s of growth ahead of the bound; with one page at a time
+# the renderer's JavaScript heap cap is half the bound, not reached first.
+# Measured peaks: 572-590 MiB (629-637 when it read every 0.25 s, on the loop).
 BOUND = 600
 MARGIN = 50  # MiB over the bound: a reading's growth, a page's close
 
@@ -271,6 +271,7 @@ def test_the_memory_bound_holds_the_whole_browser(tmp_path):
 # the fast hog: ArrayBuffers, outside V8's heap (its cap does not hold them),
 # filled 16 MiB at a time, about 1 GB a second; two of them at once under
 # the default bound (1024 MiB, 2 pages): the whole browser went to 1,606 MB
+# in the review, 1,273 MiB here; now 786-987
 HOG_BUFFERS = """<!doctype html><title>Hog</title><div id="root"></div><script>
 var hog = [];
 setInterval(function () { fetch("/tick?" + Date.now()); }, 100);  // never settles

@@ -17,14 +17,14 @@ Bounds:
   the render is cancelled and its page closed (a page whose scripts never
   stop is closed by Chromium, not waited on), and the page is read from
   its HTML, with a warning;
-- memory: each renderer may hold its share of ``LINKAUDIT_RENDER_MEMORY``
-  (the bound less the idle browser, over ``LINKAUDIT_RENDER_PAGES``), held
-  by the kernel (``RLIMIT_DATA``: memory.py), its JavaScript heap by V8
-  (``--max-old-space-size``); and while renders run, the memory (PSS) of
-  this process's children (Playwright's driver, Chromium and its
-  renderers) is read ten times a second: past the bound, or about to pass
-  it at the pace it grows, the renderers are killed (their memory freed at
-  once) and the renders in flight cancelled;
+- memory: while the browser runs, the memory (PSS: memory.py) of this
+  process's children (Playwright's driver, Chromium and its renderers) is
+  read by a thread of its own, twenty times a second while pages render;
+  past ``LINKAUDIT_RENDER_MEMORY`` MiB, or about to pass it at the pace it
+  grows, the renderers are killed (their memory freed at once) and the
+  renders in flight cancelled.  Each renderer's JavaScript heap is also
+  capped (V8's ``--max-old-space-size``): a page that allocates without
+  end there crashes its own renderer first;
 - the browser starts only when a page needs it, once per audit, and is
   closed with the download handlers (the end of the crawl, Ctrl-C,
   SIGTERM: Scrapy closes its handlers on every way out).  An early close
@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import time
 from functools import partial
 from typing import Any
@@ -54,7 +53,7 @@ from scrapy_playwright.page import PageMethod
 from linkaudit import internals
 from linkaudit.config import config_of
 from linkaudit.meta import RENDER, RENDERED
-from linkaudit.rendering.memory import Renderers, descendants, shared_bytes, tree_bytes
+from linkaudit.rendering.memory import Watchdog
 from linkaudit.rendering.page import PageRead, PageSession, close_page
 from linkaudit.rendering.reach import Reach
 from linkaudit.signals import request_sent
@@ -62,10 +61,11 @@ from linkaudit.signals import request_sent
 logger = logging.getLogger(__name__)
 
 CONTEXT = "linkaudit-render"
-MEMORY_INTERVAL = 0.25  # seconds between two readings of the browser's memory
-MEMORY_INTERVAL_RENDERING = 0.1  # the same, while pages render (they grow fast)
-MIN_SHARE = 64  # MiB a renderer may hold at least, whatever the bound leaves
-HEADROOM = 64  # MiB of the bound left to the browser's other processes' growth
+WATCH_INTERVAL = 0.25  # seconds between two looks at the audit's state (closing)
+MEMORY_INTERVAL = 0.05  # seconds between two readings of the memory while pages render
+# readings looked ahead at the pace the memory grows: a renderer killed
+# between two readings frees its memory a reading or two later
+MEMORY_AHEAD = 4
 MiB = 1024 * 1024
 
 
@@ -160,9 +160,7 @@ class Browser:
         self.stopped: set[PageSession] = set()  # renders the memory bound cancelled
         self.interrupted: set[PageSession] = set()  # renders the audit's early close cancelled
         self.watch: asyncio.Task | None = None
-        self.peak = 0
-        self.last = (0.0, 0)  # the last reading: (when, bytes)
-        self.renderers = Renderers(MIN_SHARE * MiB)  # (their share set once started)
+        self.memory_watch: Watchdog | None = None  # its own thread, once started
         self.closed = False
         self.broken: str | None = None  # why the browser did not start
 
@@ -186,12 +184,15 @@ class Browser:
                         f"the browser did not start ({lines[0][:200] if lines else exc!r})"
                     )
                     logger.error("%s: pages are read from their HTML", self.broken)
-                idle = tree_bytes(os.getpid())  # the browser, no page yet
-                pages = config_of(self.crawler)["LINKAUDIT_RENDER_PAGES"]
-                # (the browser's other processes grow too as pages open: HEADROOM)
-                share = max(MIN_SHARE * MiB, (self.memory - idle - HEADROOM * MiB) // pages)
-                self.renderers = Renderers(share)
-                self.watch = asyncio.ensure_future(self._watch_memory())
+                loop = asyncio.get_running_loop()
+                self.memory_watch = Watchdog(
+                    self.memory,
+                    lambda *over: loop.call_soon_threadsafe(self._over, *over),
+                    MEMORY_INTERVAL,
+                    MEMORY_AHEAD,
+                )
+                self.memory_watch.start()
+                self.watch = asyncio.ensure_future(self._watch())
                 logger.info(
                     "Browser started for rendering: %s",
                     settings["PLAYWRIGHT_LAUNCH_OPTIONS"]["executable_path"],
@@ -235,7 +236,7 @@ class Browser:
                 "service_workers": "block",
                 "user_agent": self.user_agent,
             },
-            playwright_page_init_callback=partial(self._prepare, session),
+            playwright_page_init_callback=session.prepare,
             # the document committed: the rest is waited for by PageSession.read
             playwright_page_goto_kwargs={"wait_until": "commit", "timeout": self.timeout * 1000},
             playwright_include_page=True,
@@ -246,16 +247,12 @@ class Browser:
         session.started = time.monotonic()  # (the browser's start is not the page's time)
         return await self._bounded(handler, request, session)
 
-    async def _prepare(self, session: PageSession, page: Any, request: Any) -> None:
-        """The page's init callback: its session's, then its renderer held
-        to its share of the memory, before its document is given."""
-        await session.prepare(page, request)
-        self.renderers.hold(descendants(os.getpid()))
-
     async def _bounded(self, handler: Any, request: Request, session: PageSession) -> Response:
         """The render, within the time cap and the memory bound."""
         task = asyncio.ensure_future(self._render(handler, request, session))
         self.inflight[task] = session
+        if self.memory_watch is not None:
+            self.memory_watch.rendering.set()
         try:
             return await asyncio.wait_for(asyncio.shield(task), self.timeout)
         except TimeoutError:
@@ -273,15 +270,17 @@ class Browser:
                 raise RenderInterrupted("the audit is closing") from None
             raise
         except Exception:
-            if session.crashed:  # its renderer died: of its memory share, most likely
-                share = self.renderers.share // MiB
+            if session in self.stopped:  # its renderer killed by the memory bound
                 raise RenderMemory(
-                    f"its renderer ended, crashed or stopped at its share of "
-                    f"LINKAUDIT_RENDER_MEMORY ({share} MiB)"
+                    f"the browser used more than {self.memory // MiB} MiB (LINKAUDIT_RENDER_MEMORY)"
                 ) from None
+            if session.crashed:
+                raise RenderFailed("its renderer crashed") from None
             raise
         finally:
             self.inflight.pop(task, None)
+            if not self.inflight and self.memory_watch is not None:
+                self.memory_watch.rendering.clear()
             self.stopped.discard(session)
             self.interrupted.discard(session)
             # the browser's requests are requests of the audit (summary.requests)
@@ -314,64 +313,46 @@ class Browser:
             flags=["rendered"],
         )
 
-    async def _watch_memory(self) -> None:
-        """The whole browser's resident memory, read four times a second: past
-        the bound, the renders in flight are cancelled (their pages closed);
-        so are they when the audit closes early (as queued requests are
-        dropped: ``extensions/drain.py``)."""
-        me = os.getpid()
-        stats = self.crawler.stats
-        faulted = False
+    async def _watch(self) -> None:
+        """The audit's state, four times a second: when it closes early, the
+        renders in flight are cancelled (as queued requests are dropped:
+        ``extensions/drain.py``); the memory watchdog's peak, and a fault
+        of its own, said once."""
+        stats, said = self.crawler.stats, False
         while not self.closed:
-            try:
-                self._look(me, stats)
-            except Exception:  # a fault of ours (said once): the renders keep their time cap
-                if not faulted:
-                    logger.exception("Internal error while reading the browser's memory")
-                faulted = True
-            await asyncio.sleep(MEMORY_INTERVAL_RENDERING if self.inflight else MEMORY_INTERVAL)
+            watch = self.memory_watch
+            if watch is not None:
+                if watch.peak:
+                    stats.set_value("linkaudit/render_memory_peak", watch.peak)
+                if watch.fault is not None and not said:
+                    said = True
+                    logger.error(
+                        "Internal error while reading the browser's memory",
+                        exc_info=watch.fault,
+                    )
+            if self.inflight and internals.engine_closing(self.crawler):
+                for task, session in list(self.inflight.items()):
+                    self.interrupted.add(session)
+                    task.cancel()
+            await asyncio.sleep(WATCH_INTERVAL)
 
-    def _look(self, me: int, stats: Any) -> None:
-        """One reading of the browser's memory and of the audit's state.
-        The bound is passed, or will be before the next reading at the pace
-        the memory grew since the last one: the renderers are killed (their
-        memory freed now, not once each page has closed) and the renders in
-        flight stopped."""
-        pids = descendants(me)
-        self.renderers.hold(pids)
-        if self.inflight and (full := self.renderers.stop_full()):
-            logger.warning(
-                "%d renderers reached their share of LINKAUDIT_RENDER_MEMORY (%d MiB): stopped",
-                full,
-                self.renderers.share // MiB,
-            )
-        used = shared_bytes(pids)
-        now = time.monotonic()
-        then, before = self.last
-        self.last = (now, used)
-        growth = max(0.0, (used - before) / (now - then)) if now > then else 0.0
-        if used > self.peak:
-            self.peak = used
-            stats.set_value("linkaudit/render_memory_peak", used)
-        ahead = used + growth * MEMORY_INTERVAL_RENDERING
-        if self.inflight and (used > self.memory or ahead > self.memory):
-            killed = self.renderers.kill(pids)
-            logger.warning(
-                "The browser uses %d MiB%s, LINKAUDIT_RENDER_MEMORY is %d MiB: "
-                "%d renders stopped (%d renderers killed)",
-                used // MiB,
-                "" if used > self.memory else f" and grows {growth / MiB:.0f} MiB/s",
-                self.memory // MiB,
-                len(self.inflight),
-                killed,
-            )
-            for task, session in list(self.inflight.items()):
-                self.stopped.add(session)
-                task.cancel()
-        if self.inflight and internals.engine_closing(self.crawler):
-            for task, session in list(self.inflight.items()):
-                self.interrupted.add(session)
-                task.cancel()
+    def _over(self, used: int, growth: float, killed: int) -> None:
+        """The memory watchdog found the browser past its bound, or about to
+        pass it, and killed its renderers: the renders in flight stopped."""
+        if not self.inflight:
+            return
+        logger.warning(
+            "The browser uses %d MiB%s, LINKAUDIT_RENDER_MEMORY is %d MiB: "
+            "%d renders stopped (%d renderers killed)",
+            used // MiB,
+            "" if used > self.memory else f" and grows {growth / MiB:.0f} MiB/s",
+            self.memory // MiB,
+            len(self.inflight),
+            killed,
+        )
+        for task, session in list(self.inflight.items()):
+            self.stopped.add(session)
+            task.cancel()
 
     async def close(self) -> None:
         """Close the browser (and Playwright's driver) if it was started."""
@@ -380,6 +361,8 @@ class Browser:
             task.cancel()
         if self.watch is not None:
             self.watch.cancel()
+        if self.memory_watch is not None:
+            self.memory_watch.stopped.set()
         if self.handler is not None:
             handler, self.handler = self.handler, None
             try:

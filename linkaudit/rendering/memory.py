@@ -10,29 +10,28 @@ summed resident, 335 MiB proportional (Debian's Chromium 150 on amd64).
 Where ``smaps_rollup`` cannot be read (an older kernel), the resident size
 (``statm``) is counted instead.
 
-A reading four times a second is too slow for a page that allocates as
-fast as it can: an ``ArrayBuffer`` filled in a loop grows a renderer by
-about 1 GB a second (outside V8's heap, which ``--max-old-space-size``
-caps), and the bound was overshot by half.  So each renderer is also held
-by the kernel (:class:`Renderers`): its data size (``RLIMIT_DATA``, set from
-outside with ``prlimit``, as Chromium's own sandbox sets it, higher) is at
-most what it held when first seen plus its share of the bound, so an
-allocation past that fails in the renderer at once (the script gets a
-``RangeError``, or the renderer dies of it: its page's render fails);
-what the readings see past the bound is stopped by killing the
-renderers, which frees their memory at once."""
+A reading four times a second, on the event loop, is too slow for a page
+that allocates as fast as it can: an ``ArrayBuffer`` filled in a loop
+grows a renderer by about 1 GB a second (outside V8's heap, which
+``--max-old-space-size`` caps), two such pages went half over the bound,
+and a loop busy with our own work read later still.  So the browser is
+watched by a thread of its own (:class:`Watchdog`), twenty times a second
+while pages render: past the bound, or about to pass it at the pace it
+grows, it kills the renderers itself (their memory is freed at once, not
+once each page has closed) and tells the loop, which stops the renders.
+(Holding each renderer by the kernel, ``RLIMIT_DATA``, was tried: what a
+renderer reserves differs from one to the next, 100 MB or 570 MB of
+Chromium 150's, and grows after it starts, so any limit from its size
+crashed some healthy renderers.)"""
 
 from __future__ import annotations
 
 import os
 import signal
+import threading
+import time
+from collections.abc import Callable
 
-try:
-    import resource
-except ImportError:  # not a Unix: no process limits
-    resource = None  # type: ignore[assignment]
-
-FULL = 32 * 1024 * 1024  # bytes under its limit at which a renderer is full
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
@@ -96,14 +95,16 @@ def proportional_bytes(pid: int) -> int | None:
     return None
 
 
+def process_bytes(pid: int) -> int:
+    """The memory of ``pid``: its PSS, or its RSS where PSS cannot be read."""
+    pss = proportional_bytes(pid)
+    return resident_bytes([pid]) if pss is None else pss
+
+
 def shared_bytes(pids: list[int]) -> int:
     """The memory of ``pids`` together, each process's shared pages counted
     once in all (PSS); a process whose PSS cannot be read, by its RSS."""
-    total = 0
-    for pid in pids:
-        pss = proportional_bytes(pid)
-        total += resident_bytes([pid]) if pss is None else pss
-    return total
+    return sum(process_bytes(pid) for pid in pids)
 
 
 def tree_bytes(pid: int) -> int:
@@ -121,81 +122,63 @@ def is_renderer(pid: int) -> bool:
         return False
 
 
-def data_bytes(pid: int) -> int | None:
-    """The data size of ``pid`` (``VmData``: what ``RLIMIT_DATA`` bounds)."""
-    try:
-        with open(f"/proc/{pid}/status", "rb") as fh:
-            for line in fh:
-                if line.startswith(b"VmData:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, IndexError, ValueError):
-        return None
-    return None
+class Watchdog(threading.Thread):
+    """The memory of the processes below this one (the browser), read in a
+    thread of its own: every ``interval`` seconds while ``rendering`` is
+    set, four times a second otherwise.  Past ``bound`` bytes, or about to
+    pass it before the next reading at the pace it grew since the last one
+    (looking ``ahead`` readings), while rendering: the renderers are killed
+    and ``over(used, growth, killed)`` is called (from this thread: the
+    caller hands it to its loop).  The tree is read anew each time: a
+    renderer may start at any navigation (about 2 ms for 100 processes)."""
 
+    IDLE = 0.25  # seconds between two readings while nothing renders
 
-class Renderers:
-    """The browser's renderers, each held to ``share`` bytes more than it
-    held when first seen (its proportional size then taken off: a renderer
-    holds ``share`` in all), by ``RLIMIT_DATA``."""
+    def __init__(
+        self, bound: int, over: Callable[[int, float, int], None], interval: float, ahead: int
+    ):
+        super().__init__(name="linkaudit-browser-memory", daemon=True)
+        self.bound = bound
+        self.over = over
+        self.interval = interval
+        self.ahead = ahead
+        self.rendering = threading.Event()
+        self.stopped = threading.Event()
+        self.peak = 0
+        self.fault: BaseException | None = None  # the first error of ours, said by the caller
 
-    def __init__(self, share: int):
-        self.share = share
-        self.held: dict[int, int] = {}  # renderer pid -> its data size limit
-        self.seen: set[int] = set()  # other processes of the tree, not renderers
-
-    def hold(self, pids: list[int]) -> None:
-        """Limit the renderers among ``pids`` not limited yet."""
-        if resource is None or not hasattr(resource, "prlimit"):
-            return
-        alive = set(pids)
-        for pid in [pid for pid in self.held if pid not in alive]:
-            del self.held[pid]
-        for pid in pids:
-            if pid in self.held or pid in self.seen:
-                continue
-            if not is_renderer(pid):
-                self.seen.add(pid)
-                continue
-            data = data_bytes(pid)
-            if data is None:
-                continue
-            limit = data + max(self.share - (proportional_bytes(pid) or 0), self.share // 2)
+    def run(self) -> None:
+        me, before, then = os.getpid(), {}, time.monotonic()
+        while not self.stopped.is_set():
+            rendering = self.rendering.is_set()
             try:
-                resource.prlimit(pid, resource.RLIMIT_DATA, (limit, limit))
-            except (OSError, ValueError):  # gone, or not ours to limit: the readings hold it
-                limit = 0
-            self.held[pid] = limit
-        if len(self.seen) > 10_000:
-            self.seen.clear()
+                now = {pid: process_bytes(pid) for pid in descendants(me)}
+                at = time.monotonic()
+                used = sum(now.values())
+                # the pace of the processes read both times (a renderer that
+                # starts is no growth: its size is counted, not its pace)
+                grown = sum(now[pid] - before[pid] for pid in now.keys() & before.keys())
+                growth = max(0.0, grown / (at - then)) if at > then else 0.0
+                before, then = now, at
+                self.peak = max(self.peak, used)
+                ahead = used + growth * self.interval * self.ahead
+                if rendering and max(used, ahead) > self.bound:
+                    self.over(used, growth, kill_renderers(list(now)))
+                    self.rendering.clear()  # until the loop says renders run again
+            except Exception as exc:  # a fault of ours: the renders keep their time cap
+                self.fault = self.fault or exc
+            self.stopped.wait(self.interval if rendering else self.IDLE)
 
-    def stop_full(self) -> int:
-        """Kill the renderers whose data size reached their limit (within
-        :data:`FULL`): an allocation there failed, and a page held at its
-        limit would otherwise run on to its time cap.  Their pages' renders
-        fail as crashed (``browser.py``: the memory share)."""
-        killed = 0
-        for pid, limit in list(self.held.items()):
-            data = data_bytes(pid) if limit else None
-            if data is not None and data >= limit - max(FULL, self.share // 8):
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                    killed += 1
-                except OSError:
-                    pass
-                del self.held[pid]
-        return killed
 
-    def kill(self, pids: list[int]) -> int:
-        """Kill every renderer among ``pids`` (their pages' renders are being
-        stopped), held yet or not: their memory is freed at once, not once
-        each page has closed."""
-        killed = 0
-        for pid in pids:
-            if is_renderer(pid):
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                    killed += 1
-                except OSError:
-                    pass
-            self.held.pop(pid, None)
-        return killed
+def kill_renderers(pids: list[int]) -> int:
+    """Kill the renderers among ``pids`` (their pages' renders are being
+    stopped): their memory is freed at once."""
+    killed = 0
+    for pid in pids:
+        if is_renderer(pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except OSError:  # gone meanwhile
+                pass
+    return killed
