@@ -25,6 +25,13 @@ Bounds:
   renders in flight cancelled.  Each renderer's JavaScript heap is also
   capped (V8's ``--max-old-space-size``): a page that allocates without
   end there crashes its own renderer first;
+- reach: each request of a page's scripts is asked of the audit's scope
+  and rules before it is sent (``reach.py``: GET or HEAD, ``--exclude``,
+  ``--skip-far``, no local address that is not the site's, a bounded
+  number of hosts, robots.txt); what ``page.route`` cannot see is off in
+  the browser (shared workers, WebTransport, WebRTC's UDP);
+- size: at most ``LINKAUDIT_PAGE_MAXSIZE`` characters of the DOM leave the
+  browser, cut there (``page.py``: ``read_dom``);
 - the browser starts only when a page needs it, once per audit, and is
   closed with the download handlers (the end of the crawl, Ctrl-C,
   SIGTERM: Scrapy closes its handlers on every way out).  An early close
@@ -363,6 +370,8 @@ class Browser:
             self.watch.cancel()
         if self.memory_watch is not None:
             self.memory_watch.stopped.set()
+            if self.memory_watch.peak:
+                self.crawler.stats.set_value("linkaudit/render_memory_peak", self.memory_watch.peak)
         if self.handler is not None:
             handler, self.handler = self.handler, None
             try:
