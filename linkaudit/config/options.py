@@ -186,6 +186,8 @@ OPTIONS: tuple[Option, ...] = (
     # MiB the browser's whole process tree may use (PSS): past it, its pages
     # are closed; an idle Chromium with one page holds about 340
     Option("LINKAUDIT_RENDER_MEMORY", 1024, c.number(_int, 400, maximum=1 << 20)),
+    # hosts the browser may ask for during one render (its own included)
+    Option("LINKAUDIT_RENDER_HOSTS", 20, c.number(_int, 1, maximum=10_000)),
     # bytes of a sitemap read, and inflated (gzip file or Content-Encoding)
     Option("LINKAUDIT_SITEMAP_MAXSIZE", 50 * 1024 * 1024, c.number(_int, 1, maximum=c.SIZE)),
     # sitemap nesting read: 1 the sitemaps given or named by robots.txt, 2 those

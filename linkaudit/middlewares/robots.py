@@ -91,7 +91,10 @@ class RobotsMiddleware(RobotsTxtMiddleware):
     async def allows(self, url: str) -> bool:
         """robots.txt's verdict for a URL a rendering browser is about to
         request (the ``robots_asked`` signal): fetched as for any request
-        of the audit, the first time its host is met."""
+        of the audit, the first time its host is met.  Only an answer
+        allows: a robots.txt that could not be fetched (no parser), for the
+        network's fault or ours (out of file descriptors), refuses: the
+        browser's request is a page's wish, not a link to report."""
         try:
             request = Request(url, meta={"dont_obey_robotstxt": True})
         except ValueError:
@@ -103,7 +106,7 @@ class RobotsMiddleware(RobotsTxtMiddleware):
         netloc = urlparse_cached(request).netloc
         if netloc in self.unanswered or netloc in self.reasons:
             return False
-        return parser is None or parser.allowed(url, self.useragent)
+        return parser is not None and parser.allowed(url, self.useragent)
 
     def _on_bytes(self, data: bytes, request: Request, spider: Any) -> None:
         """Stop a robots.txt download once past its cap: the response keeps

@@ -17,12 +17,21 @@ Bounds:
   the render is cancelled and its page closed (a page whose scripts never
   stop is closed by Chromium, not waited on), and the page is read from
   its HTML, with a warning;
-- memory: while the browser runs, the memory (PSS: memory.py) of this process's
-  children (Playwright's driver, Chromium and its renderers) is read four
-  times a second; past ``LINKAUDIT_RENDER_MEMORY`` MiB, the renders in flight are
-  cancelled and their pages closed.  Each renderer's JavaScript heap is
-  also capped (V8's ``--max-old-space-size``): a page that allocates
-  without end crashes its own renderer first;
+- memory: while the browser runs, the memory (PSS: memory.py) of this
+  process's children (Playwright's driver, Chromium and its renderers) is
+  read by a thread of its own, twenty times a second while pages render;
+  past ``LINKAUDIT_RENDER_MEMORY`` MiB, or about to pass it at the pace it
+  grows, the renderers are killed (their memory freed at once) and the
+  renders in flight cancelled.  Each renderer's JavaScript heap is also
+  capped (V8's ``--max-old-space-size``): a page that allocates without
+  end there crashes its own renderer first;
+- reach: each request of a page's scripts is asked of the audit's scope
+  and rules before it is sent (``reach.py``: GET or HEAD, ``--exclude``,
+  ``--skip-far``, no local address that is not the site's, a bounded
+  number of hosts, robots.txt); what ``page.route`` cannot see is off in
+  the browser (shared workers, WebTransport, WebRTC's UDP);
+- size: at most ``LINKAUDIT_PAGE_MAXSIZE`` characters of the DOM leave the
+  browser, cut there (``page.py``: ``read_dom``);
 - the browser starts only when a page needs it, once per audit, and is
   closed with the download handlers (the end of the crawl, Ctrl-C,
   SIGTERM: Scrapy closes its handlers on every way out).  An early close
@@ -38,26 +47,32 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import time
+from functools import partial
 from typing import Any
 
 from scrapy import Request
 from scrapy.crawler import Crawler
-from scrapy.http import Response
+from scrapy.http import HtmlResponse, Response
 from scrapy.settings import Settings
+from scrapy_playwright.page import PageMethod
 
 from linkaudit import internals
 from linkaudit.config import config_of
 from linkaudit.meta import RENDER, RENDERED
-from linkaudit.rendering.memory import tree_bytes
-from linkaudit.rendering.page import PageSession, close_page
-from linkaudit.signals import request_sent, robots_asked
+from linkaudit.rendering.memory import Watchdog
+from linkaudit.rendering.page import PageRead, PageSession, close_page
+from linkaudit.rendering.reach import Reach
+from linkaudit.signals import request_sent
 
 logger = logging.getLogger(__name__)
 
 CONTEXT = "linkaudit-render"
-MEMORY_INTERVAL = 0.25  # seconds between two readings of the browser's memory
+WATCH_INTERVAL = 0.25  # seconds between two looks at the audit's state (closing)
+MEMORY_INTERVAL = 0.05  # seconds between two readings of the memory while pages render
+# readings looked ahead at the pace the memory grows: a renderer killed
+# between two readings frees its memory a reading or two later
+MEMORY_AHEAD = 4
 MiB = 1024 * 1024
 
 
@@ -103,6 +118,12 @@ def playwright_settings(config: Any, user_agent: str) -> dict[str, Any]:
                 # a visitor's browser, the page loaded from its own address,
                 # lets through (an intranet's API, a build's other host)
                 "--disable-features=LocalNetworkAccessChecks",
+                # what page.route does not see: a shared worker is a target of
+                # its own, whose requests go out unasked (a page's script read
+                # a local service through one); WebTransport and WebRTC's UDP
+                # are no HTTP requests at all (rendering/reach.py)
+                "--disable-blink-features=SharedWorker,WebTransport",
+                "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
             ],
         },
         "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": pages,
@@ -138,6 +159,7 @@ class Browser:
         self.memory = config["LINKAUDIT_RENDER_MEMORY"] * MiB
         self.user_agent = crawler.settings.get("USER_AGENT")
         self.settings = playwright_settings(config, self.user_agent)
+        self.reach = Reach(crawler)  # what the browser's requests may reach
         self.handler: Any = None
         self.lock = asyncio.Lock()
         self.slots = asyncio.Semaphore(config["LINKAUDIT_RENDER_PAGES"])  # pages at once
@@ -145,7 +167,7 @@ class Browser:
         self.stopped: set[PageSession] = set()  # renders the memory bound cancelled
         self.interrupted: set[PageSession] = set()  # renders the audit's early close cancelled
         self.watch: asyncio.Task | None = None
-        self.peak = 0
+        self.memory_watch: Watchdog | None = None  # its own thread, once started
         self.closed = False
         self.broken: str | None = None  # why the browser did not start
 
@@ -169,7 +191,15 @@ class Browser:
                         f"the browser did not start ({lines[0][:200] if lines else exc!r})"
                     )
                     logger.error("%s: pages are read from their HTML", self.broken)
-                self.watch = asyncio.ensure_future(self._watch_memory())
+                loop = asyncio.get_running_loop()
+                self.memory_watch = Watchdog(
+                    self.memory,
+                    lambda *over: loop.call_soon_threadsafe(self._over, *over),
+                    MEMORY_INTERVAL,
+                    MEMORY_AHEAD,
+                )
+                self.memory_watch.start()
+                self.watch = asyncio.ensure_future(self._watch())
                 logger.info(
                     "Browser started for rendering: %s",
                     settings["PLAYWRIGHT_LAUNCH_OPTIONS"]["executable_path"],
@@ -198,7 +228,7 @@ class Browser:
                 for k, v in answer.headers.items()
             },
             answer.body,
-            self._allows,
+            partial(self.reach.admit, hosts=set()),  # (the hosts of this render)
             self.settle,
             self.maxsize,
             # counted as sent, as the handler counts its own (Redis's count of a shared audit)
@@ -217,6 +247,9 @@ class Browser:
             # the document committed: the rest is waited for by PageSession.read
             playwright_page_goto_kwargs={"wait_until": "commit", "timeout": self.timeout * 1000},
             playwright_include_page=True,
+            # read (and closed) as a page method: before scrapy-playwright
+            # serialises the whole DOM for its response (page.py: read)
+            playwright_page_methods=[PageMethod(session.read)],
         )
         session.started = time.monotonic()  # (the browser's start is not the page's time)
         return await self._bounded(handler, request, session)
@@ -225,6 +258,8 @@ class Browser:
         """The render, within the time cap and the memory bound."""
         task = asyncio.ensure_future(self._render(handler, request, session))
         self.inflight[task] = session
+        if self.memory_watch is not None:
+            self.memory_watch.rendering.set()
         try:
             return await asyncio.wait_for(asyncio.shield(task), self.timeout)
         except TimeoutError:
@@ -241,8 +276,18 @@ class Browser:
             if session in self.interrupted or self.closed:  # Ctrl-C, SIGTERM, a limit
                 raise RenderInterrupted("the audit is closing") from None
             raise
+        except Exception:
+            if session in self.stopped:  # its renderer killed by the memory bound
+                raise RenderMemory(
+                    f"the browser used more than {self.memory // MiB} MiB (LINKAUDIT_RENDER_MEMORY)"
+                ) from None
+            if session.crashed:
+                raise RenderFailed("its renderer crashed") from None
+            raise
         finally:
             self.inflight.pop(task, None)
+            if not self.inflight and self.memory_watch is not None:
+                self.memory_watch.rendering.clear()
             self.stopped.discard(session)
             self.interrupted.discard(session)
             # the browser's requests are requests of the audit (summary.requests)
@@ -252,57 +297,69 @@ class Browser:
 
     async def _render(self, handler: Any, request: Request, session: PageSession) -> Response:
         """The page opened by scrapy-playwright (its document given, not
-        requested), then read by ``session``; closed whatever happens."""
+        requested), read by ``session`` (a page method, which closes the
+        page: scrapy-playwright's next step on it then fails, as meant);
+        closed whatever happens.  The response is the page's own answer,
+        without a body: the crawl reads ``meta[RENDERED]``."""
         try:
-            response = await handler.download_request(request)
-            await session.read(request.meta["playwright_page"])
-            return response
+            await handler.download_request(request)
+        except PageRead:
+            pass
         finally:
             await close_page(session.page)
+        if not session.done:  # (scrapy-playwright gave an answer without running the read)
+            raise RenderFailed("the browser gave no DOM")
+        answer: Response = request.meta[RENDER]
+        return HtmlResponse(
+            answer.url,
+            status=answer.status,
+            headers=session.headers,
+            body=b"",
+            encoding="utf-8",
+            request=request,
+            flags=["rendered"],
+        )
 
-    async def _allows(self, url: str) -> bool:
-        """robots.txt's verdict for a URL the browser asks for."""
-        answers = await self.crawler.signals.send_catch_log_async(robots_asked, url=url)
-        return all(answer is not False for _, answer in answers)
-
-    async def _watch_memory(self) -> None:
-        """The whole browser's resident memory, read four times a second: past
-        the bound, the renders in flight are cancelled (their pages closed);
-        so are they when the audit closes early (as queued requests are
-        dropped: ``extensions/drain.py``)."""
-        me = os.getpid()
-        stats = self.crawler.stats
-        faulted = False
+    async def _watch(self) -> None:
+        """The audit's state, four times a second: when it closes early, the
+        renders in flight are cancelled (as queued requests are dropped:
+        ``extensions/drain.py``); the memory watchdog's peak, and a fault
+        of its own, said once."""
+        stats, said = self.crawler.stats, False
         while not self.closed:
-            try:
-                self._look(me, stats)
-            except Exception:  # a fault of ours (said once): the renders keep their time cap
-                if not faulted:
-                    logger.exception("Internal error while reading the browser's memory")
-                faulted = True
-            await asyncio.sleep(MEMORY_INTERVAL)
+            watch = self.memory_watch
+            if watch is not None:
+                if watch.peak:
+                    stats.set_value("linkaudit/render_memory_peak", watch.peak)
+                if watch.fault is not None and not said:
+                    said = True
+                    logger.error(
+                        "Internal error while reading the browser's memory",
+                        exc_info=watch.fault,
+                    )
+            if self.inflight and internals.engine_closing(self.crawler):
+                for task, session in list(self.inflight.items()):
+                    self.interrupted.add(session)
+                    task.cancel()
+            await asyncio.sleep(WATCH_INTERVAL)
 
-    def _look(self, me: int, stats: Any) -> None:
-        """One reading of the browser's memory and of the audit's state."""
-        used = tree_bytes(me)
-        if used > self.peak:
-            self.peak = used
-            stats.set_value("linkaudit/render_memory_peak", used)
-        if used > self.memory and self.inflight:
-            logger.warning(
-                "The browser uses %d MiB, more than LINKAUDIT_RENDER_MEMORY (%d MiB): "
-                "%d renders stopped",
-                used // MiB,
-                self.memory // MiB,
-                len(self.inflight),
-            )
-            for task, session in list(self.inflight.items()):
-                self.stopped.add(session)
-                task.cancel()
-        if self.inflight and internals.engine_closing(self.crawler):
-            for task, session in list(self.inflight.items()):
-                self.interrupted.add(session)
-                task.cancel()
+    def _over(self, used: int, growth: float, killed: int) -> None:
+        """The memory watchdog found the browser past its bound, or about to
+        pass it, and killed its renderers: the renders in flight stopped."""
+        if not self.inflight:
+            return
+        logger.warning(
+            "The browser uses %d MiB%s, LINKAUDIT_RENDER_MEMORY is %d MiB: "
+            "%d renders stopped (%d renderers killed)",
+            used // MiB,
+            "" if used > self.memory else f" and grows {growth / MiB:.0f} MiB/s",
+            self.memory // MiB,
+            len(self.inflight),
+            killed,
+        )
+        for task, session in list(self.inflight.items()):
+            self.stopped.add(session)
+            task.cancel()
 
     async def close(self) -> None:
         """Close the browser (and Playwright's driver) if it was started."""
@@ -311,6 +368,10 @@ class Browser:
             task.cancel()
         if self.watch is not None:
             self.watch.cancel()
+        if self.memory_watch is not None:
+            self.memory_watch.stopped.set()
+            if self.memory_watch.peak:
+                self.crawler.stats.set_value("linkaudit/render_memory_peak", self.memory_watch.peak)
         if self.handler is not None:
             handler, self.handler = self.handler, None
             try:

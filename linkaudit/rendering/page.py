@@ -4,9 +4,11 @@ is read back.
 - Its document is the page's own answer, already downloaded by the crawl
   (``route.fulfill``): the page is not requested twice.
 - It fetches what a page needs to run, and nothing else: scripts, styles
-  and data requests (``fetch``, XHR, event streams, WebSockets) go out if the host's
-  robots.txt allows them (asked through the ``robots_asked`` signal: the
-  crawl's own robots.txt parsers); images, media, fonts, frames, objects,
+  and data requests (``fetch``, XHR, event streams, WebSockets) go out if
+  the audit's scope and rules allow them (``reach.py``: ``GET`` or ``HEAD``
+  without a body, ``--exclude``, ``--skip-far``, no local address that is
+  not the site's, a bounded number of hosts, and the host's robots.txt,
+  the crawl's own parsers); images, media, fonts, frames, objects,
   beacons and everything else are refused before a byte is read (the
   links that name them are checked by linkaudit's own ``HEAD``).
 - A navigation of the page's own frame after its document (``location``
@@ -20,7 +22,7 @@ is read back.
   Playwright's ``networkidle``, but counting the requests a route holds
   while robots.txt is asked: those are in flight too), or after
   ``LINKAUDIT_RENDER_SETTLE`` seconds of waiting: then its DOM is read
-  (``page.content()``).
+  (:func:`read_dom`), at most ``LINKAUDIT_PAGE_MAXSIZE`` characters of it.
 """
 
 from __future__ import annotations
@@ -78,6 +80,66 @@ NO_DOWNLOADS = """(() => {
 })();"""
 
 
+# The DOM as Playwright's page.content() serialises it, measured in the page
+# and cut there: only the first ``cap`` characters leave the browser (a page
+# whose script builds a 60 MB DOM would otherwise be 60 MB through
+# Playwright's driver, then the same again as a Python string, before any
+# cap applied).  Run in a world of its own (an isolated world, as
+# Playwright's own content() is): the page's scripts cannot redefine what
+# it calls (outerHTML, slice) to lie about the size or return more.
+READ_DOM = """(cap) => {
+  let html = "";
+  if (document.doctype) html = new XMLSerializer().serializeToString(document.doctype);
+  if (document.documentElement) html += document.documentElement.outerHTML;
+  const size = html.length;
+  if (size <= cap) return [size, html];
+  let end = cap;
+  const last = html.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;  // not half a character
+  return [size, html.slice(0, end)];
+}"""
+
+
+async def read_dom(page: Page, cap: int) -> tuple[str, int]:
+    """The page's DOM, serialised, at most ``cap`` characters of it, and
+    its whole length (:data:`READ_DOM`), through Chromium's DevTools
+    protocol: an isolated world of the main frame."""
+    cdp = await page.context.new_cdp_session(page)
+    try:
+        tree = await cdp.send("Page.getFrameTree")
+        world = await cdp.send(
+            "Page.createIsolatedWorld",
+            {"frameId": tree["frameTree"]["frame"]["id"], "worldName": "linkaudit"},
+        )
+        done = await cdp.send(
+            "Runtime.evaluate",
+            {
+                "expression": f"({READ_DOM})({int(cap)})",
+                "contextId": world["executionContextId"],
+                "returnByValue": True,
+            },
+        )
+    finally:
+        try:
+            await cdp.detach()
+        except Exception:  # the page closed meanwhile
+            pass
+    if "exceptionDetails" in done:
+        raise RuntimeError(f"the DOM could not be read: {done['exceptionDetails'].get('text')}")
+    size, html = done["result"]["value"]
+    return html, int(size)
+
+
+class PageRead(Exception):
+    """The page was read and closed (:meth:`PageSession.read`): the end of
+    scrapy-playwright's download, before it serialises the page itself."""
+
+
+class PageClosed(Exception):
+    """scrapy-playwright asked for the page again: the first one closed
+    (crashed, or closed by a bound) and it would render it anew."""
+
+
 class PageSession:
     """One render: the page's answer, the policy of its requests, and the
     facts read back (``facts``)."""
@@ -88,7 +150,7 @@ class PageSession:
         status: int,
         headers: dict[str, str],
         body: bytes,
-        allows: Callable[[str], Awaitable[bool]],
+        admit: Callable[[str, str, bool], Awaitable[str | None]],
         settle: float,
         maxsize: int,
         sent: Callable[[], None] | None = None,
@@ -97,7 +159,8 @@ class PageSession:
         self.status = status
         self.headers = {k: v for k, v in headers.items() if k.lower() not in NOT_PASSED}
         self.body = body
-        self.allows = allows  # robots.txt's verdict for a URL the browser asks for
+        # why a request (URL, method, with a body) may not be sent, or None: reach.py
+        self.admit = admit
         self.settle = settle
         self.maxsize = maxsize
         self.sent = sent  # told of each request the browser sends (a shared audit counts it)
@@ -108,11 +171,16 @@ class PageSession:
         self.navigated = asyncio.Event()  # the script navigated away
         self.inflight = 0  # the page's requests in flight
         self.changed = time.monotonic()  # when that last changed
+        self.done = False  # the DOM was read (the page then closed: read)
+        self.crashed = False  # its renderer crashed (its memory share: browser.py)
 
     async def prepare(self, page: Page, _request: Any) -> None:
         """scrapy-playwright's page init callback: before the page's
         navigation, its routes and handlers."""
+        if self.page is not None:  # scrapy-playwright's retry after a closed page: not again
+            raise PageClosed("its renderer crashed" if self.crashed else "the page closed")
         self.page = page
+        page.on("crash", self._crash)
         # first, the policy of its requests (registered after scrapy-playwright's
         # own route: tried first); an error below leaves it in place
         await page.route("**", self._route)
@@ -147,9 +215,8 @@ class PageSession:
             facts.refused += 1
             await route.abort("blockedbyclient")
             return
-        if not await self.allows(request.url):
+        if await self.admit(request.url, request.method, _has_body(request)) is not None:
             facts.refused += 1
-            logger.debug("Browser request refused by robots.txt: %s", request.url)
             await route.abort("blockedbyclient")
             return
         facts.requests += 1
@@ -163,7 +230,7 @@ class PageSession:
         url = socket.url
         if url.startswith(("ws:", "wss:")):
             url = "http" + url[2:]
-        if url.startswith(("http:", "https:")) and await self.allows(url):
+        if url.startswith(("http:", "https:")) and await self.admit(url, "GET", False) is None:
             self.facts.requests += 1
             if self.sent is not None:
                 self.sent()
@@ -171,6 +238,9 @@ class PageSession:
             return
         self.facts.refused += 1
         await socket.close()
+
+    def _crash(self, _page: Any) -> None:
+        self.crashed = True
 
     def _flight(self, change: int) -> None:
         self.inflight += change
@@ -182,6 +252,8 @@ class PageSession:
         seconds: whether it did."""
         deadline = time.monotonic() + self.settle
         while True:
+            if self.crashed:  # nothing more will come: the render fails (browser.py)
+                raise PageClosed("its renderer crashed")
             now = time.monotonic()
             if self.navigated.is_set() or (self.inflight <= 0 and now - self.changed >= QUIET):
                 return True
@@ -206,9 +278,17 @@ class PageSession:
     async def read(self, page: Page) -> None:
         """Once the document is committed: wait for the page's load, then
         for the network to go quiet (at most ``settle`` seconds), then read
-        the DOM.  A navigation the script makes ends the wait at once: the
-        page is left, its DOM is what it was (an aborted navigation stops
-        the document's loading: its load event never comes)."""
+        the DOM, at most ``maxsize`` characters of it, and close the page.
+        A navigation the script makes ends the wait at once: the page is
+        left, its DOM is what it was (an aborted navigation stops the
+        document's loading: its load event never comes).
+
+        Run as scrapy-playwright's page method: the page is closed here and
+        :class:`PageRead` raised, so that scrapy-playwright's own
+        ``page.content()`` after the page methods, the whole DOM uncut,
+        never runs (``browser.py`` takes PageRead for the end it is; not
+        an error about a closed page, which scrapy-playwright would answer
+        by rendering the page again)."""
         facts = self.facts
         if not await _first(page.wait_for_load_state("load", timeout=0), self.navigated):
             facts.settled = False
@@ -216,8 +296,29 @@ class PageSession:
             facts.settled = True
         else:
             facts.settled = await self._quiet()
-        facts.dom = (await page.content())[: self.maxsize]
+        facts.dom, facts.dom_size = await read_dom(page, self.maxsize)
         facts.seconds = time.monotonic() - self.started
+        self.done = True
+        if facts.dom_size > self.maxsize:
+            logger.warning(
+                "The DOM of %s is %d characters once rendered, more than "
+                "LINKAUDIT_PAGE_MAXSIZE (%d): the first %d were read",
+                self.url,
+                facts.dom_size,
+                self.maxsize,
+                len(facts.dom),
+            )
+        await close_page(page)
+        raise PageRead()
+
+
+def _has_body(request: BrowserRequest) -> bool:
+    """The request carries a body (Playwright may not hold a large one's
+    bytes: a request that says it has one has one)."""
+    try:
+        return bool(request.post_data_buffer) or bool(request.headers.get("content-length"))
+    except Exception:  # a body Playwright cannot give: there is one
+        return True
 
 
 async def _first(wait: Awaitable[Any], event: asyncio.Event) -> bool:

@@ -16,6 +16,16 @@ as the frameworks' own starter pages send them, each with at least one
 - scripts, at most one link and almost no text (fewer than ``FEW_WORDS``
   words outside scripts, styles and tags).
 
+Not a shell, whatever the signals: a page that navigates away at once and
+whose links are read, a redirect page (jekyll-redirect-from's, Sphinx's,
+a host's "this page has moved"): an inline script sets ``location``
+(``location.replace(...)``, ``location.href = ...``) or a ``<meta
+http-equiv="refresh">`` names a URL, and the page holds a link (the refresh
+is one): the visitor is sent on, and linkaudit checks where to.  Its
+links were checked; saying otherwise would be wrong.  A script navigation
+with no link in the HTML stays a shell when the signals say so: where it
+goes is only known by running it (``--render auto`` records it).
+
 Linear in the page and cheap: a page with no script or with ``FEW_LINKS``
 links stops there (a few searches from its top); the other searches try a
 start only up to the next ``<`` or ``>``, or a bounded length; the text is
@@ -42,6 +52,13 @@ _TAG_NAME = re.compile(r"<([a-z]+)\b")
 _EMPTY = re.compile(r"[^<>]*>[^<>]{0,60}</([a-z]+)\s*>")
 _ANGULAR = re.compile(r"<app-root\b[^<>]*>[^<>]{0,60}</app-root\s*>")
 _NOSCRIPT = re.compile(r"<noscript\b[^<>]*>([^<]{0,300})")
+# a script that navigates: location set or replaced (not compared: ``==``)
+_NAVIGATES = re.compile(r"\blocation\s*(?:\.\s*(?:replace|assign)\s*\(|(?:\.\s*href\s*)?=(?!=))")
+_REFRESH = re.compile(r"http-equiv\s*=\s*[\"']?refresh\b")
+_REFRESH_URL = re.compile(r"\burl\s*=")
+TAGS_READ = 20  # inline scripts, and <meta> tags, looked at for a navigation
+SCRIPT_READ = 4096  # characters of each (a redirect's script is a line)
+TAG_READ = 1024  # characters of a <meta> tag
 _ASKS = re.compile(
     r"\b(?:enable|turn\s+on|activate|requires?|needs?|need\s+to\s+enable)\b[^<]{0,80}"
     r"\bjavascript\b|\bjavascript\b[^<]{0,40}\b(?:required|enabled|to\s+run)\b",
@@ -58,6 +75,8 @@ def looks_like_app_shell(html: str) -> str | None:
         links += 1
         if links == FEW_LINKS:
             return None
+    if _redirects(low, links):
+        return None
     scripts = low.count("<script")
     bundles = f"{scripts} script{'s' if scripts > 1 else ''}"
     element = _empty_mount(low)
@@ -72,6 +91,40 @@ def looks_like_app_shell(html: str) -> str | None:
         if words < FEW_WORDS:
             return f"{bundles}, {links} link{'' if links == 1 else 's'} and {words} words of text"
     return None
+
+
+def _redirects(low: str, links: int) -> bool:
+    """The page navigates away at once and its links are read: a ``<meta>``
+    refresh to a URL (itself a link the scan reads), or a link and an
+    inline script that sets ``location``.  Each search is bounded: the
+    first :data:`TAGS_READ` scripts, :data:`SCRIPT_READ` characters of
+    each, :data:`TAG_READ` of each of the first ``<meta>`` tags."""
+    start = 0
+    for _ in range(TAGS_READ):
+        at = low.find("<meta", start)
+        if at < 0:
+            break
+        end = low.find(">", at, at + TAG_READ)
+        tag = low[at : end if end >= 0 else at + TAG_READ]
+        if _REFRESH.search(tag) and _REFRESH_URL.search(tag):
+            return True
+        start = at + 5
+    if not links:
+        return False
+    start = 0
+    for _ in range(TAGS_READ):
+        at = low.find("<script", start)
+        opened = low.find(">", at) if at >= 0 else -1
+        if opened < 0:
+            return False
+        end = low.find("</script", opened)
+        stop = opened + 1 + SCRIPT_READ if end < 0 else min(end, opened + 1 + SCRIPT_READ)
+        if _NAVIGATES.search(low, opened + 1, stop):
+            return True
+        if end < 0:
+            return False
+        start = end
+    return False
 
 
 def _empty_mount(low: str) -> str | None:

@@ -54,7 +54,8 @@ class RenderFacts:
     ``linkaudit/rendering/``; ``error``: why the render failed (the page is
     then scanned from its HTML)."""
 
-    dom: str = ""
+    dom: str = ""  # at most LINKAUDIT_PAGE_MAXSIZE characters of it
+    dom_size: int = 0  # the whole DOM's length: over the cap, the DOM was cut
     navigations: list[str] = field(default_factory=list)
     windows: int = 0  # new windows the script opened, closed at once
     dialogs: int = 0  # alert, confirm, prompt: dismissed
@@ -70,7 +71,9 @@ def render_section(
 ) -> dict[str, Any]:
     """A rendered page's ``render`` field: the links only the DOM has, the
     links of its HTML the script removed, its script's navigations, and
-    what the render cost (lists capped at :data:`LISTED`, counts whole)."""
+    what the render cost (lists capped at :data:`LISTED`, counts whole);
+    a DOM cut at the page size cap says so (``dom_truncated``, and its
+    whole length in characters, ``dom_size``)."""
     section: dict[str, Any] = {
         "added": added[:LISTED],
         "added_count": len(added),
@@ -82,6 +85,9 @@ def render_section(
         "settled": facts.settled,
         "seconds": round(facts.seconds, 3),
     }
+    if facts.dom_size > len(facts.dom):  # cut at LINKAUDIT_PAGE_MAXSIZE, in the browser
+        section["dom_truncated"] = True
+        section["dom_size"] = facts.dom_size
     if facts.windows:
         section["windows_closed"] = facts.windows
     if facts.dialogs:
