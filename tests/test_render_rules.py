@@ -247,10 +247,25 @@ def test_a_local_address_is_reached_only_when_it_is_the_sites():
         intranet, "http://10.0.0.6/api", "http://127.0.0.1:9/", "http://169.254.169.254/"
     )
     assert refused[0] is None and refused[1].startswith(here) and "link-local" in refused[2]
-    # a site on loopback: its own origin only; another port is another program
+    # a site on loopback: its own origin, and the other local hosts (a test's
+    # CDN on 127.0.0.2); never another port of its own address, which is
+    # another program of the machine that serves it, by any name or form
     local = _reach("http://127.0.0.1:8000/docs/")
-    refused = _refusals(local, "http://127.0.0.1:8000/static/app.js", "http://127.0.0.1:8001/x")
-    assert refused[0] is None and refused[1].startswith(here)
+    refused = _refusals(
+        local,
+        "http://127.0.0.1:8000/static/app.js",
+        "http://127.0.0.2:8001/data.json",
+        "http://127.0.0.1:8001/x",
+        "http://localhost:6379/",
+        "http://[::1]:6379/",
+        "http://[::ffff:127.0.0.1]:6379/",
+        "http://0.0.0.0:6379/",
+        "http://169.254.169.254/",
+    )
+    assert refused[:2] == [None, None], refused
+    other_port = "another port of the site's own address, not the site's"
+    assert all(r.startswith(other_port) for r in refused[2:7]), refused
+    assert "link-local" in refused[7]
     # --near makes an origin the site's own
     near = _reach(
         "http://127.0.0.1:8000/",

@@ -16,17 +16,17 @@ asked, in this order, and refused at the first no (``render.refused``):
    ``--include`` is not applied: it chooses which links are checked, not
    what a page of the site needs to run, and a URL it names still wins over
    ``--exclude``, as for links;
-3. the address: a host whose address (every address its name resolves to,
-   looked up here: a name that resolves to 127.0.0.1 is a loopback address)
-   is loopback, link-local, private or otherwise not public is refused
-   unless it is one of the site's own origins (the start URLs' and
-   ``--near``'s).  When the site itself is on a private address (an
-   intranet), other private addresses are its network and are allowed;
-   loopback and link-local addresses never are, whatever the site is on:
-   another port of 127.0.0.1 is another program of the machine (in CI, the
-   runner's services), not the site, though the site be served there.
-   ``--near ORIGIN`` makes an origin the site's own (a local API of the
-   app);
+3. the address: a host on a public address is allowed.  A host whose
+   address (every address its name resolves to, looked up here: a name that
+   resolves to 127.0.0.1 is a loopback address) is loopback, link-local or
+   private is allowed only when the audited site itself is on an address of
+   that kind (a site served on 127.0.0.1 in CI and its other local hosts,
+   an intranet and its network), and never on another port of the site's
+   own address: that is another program of the machine that serves the
+   site (in CI, the runner's services: a page's cross-origin read of
+   ``127.0.0.1:6379`` or of ``localhost:5432``), not a host of the site.
+   Reserved addresses (multicast) never are.  ``--near ORIGIN`` makes an
+   origin the site's own (a local API of the app on another port);
 4. the hosts one render may ask about: at most ``LINKAUDIT_RENDER_HOSTS``
    (a script that names thousands of hosts would have as many robots.txt
    asked);
@@ -90,6 +90,19 @@ def address_kind(address: str) -> str:
     return PUBLIC if ip.is_global else PRIVATE
 
 
+def _plain(address: str) -> str:
+    """An IP address as one string per machine it reaches: no IPv6 zone, an
+    IPv4-mapped IPv6 address as its IPv4, and ``::1``, ``0.0.0.0`` and
+    ``::`` (which reach the machine itself) as ``127.0.0.1`` (``ValueError``
+    for a name)."""
+    ip = ipaddress.ip_address(address.strip("[]").split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_unspecified or ip == ipaddress.IPv6Address("::1"):
+        return "127.0.0.1"
+    return str(ip)
+
+
 def origin_of(url: str) -> str:
     """``scheme://host[:port]`` of a canonical URL."""
     parts = urlsplit(url)
@@ -113,8 +126,9 @@ class Reach:
         self.hosts = config["LINKAUDIT_RENDER_HOSTS"]
         self.asking = asyncio.Semaphore(crawler.settings.getint("CONCURRENT_REQUESTS") or 16)
         self.answered: set[str] = set()  # netlocs whose robots.txt the crawl holds
-        self.kinds: dict[str, str] = {}  # host -> its address's kind (the worst)
-        self.site: set[str] | None = None  # the kinds of the site's own hosts
+        self.found: dict[str, frozenset[str]] = {}  # host -> its addresses
+        # the addresses of the site's own hosts, and their kinds
+        self.site: tuple[frozenset[str], frozenset[str]] | None = None
         self.said: set[tuple[str, str]] = set()
 
     async def admit(self, url: str, method: str, body: bool, hosts: set[str]) -> str | None:
@@ -156,42 +170,48 @@ class Reach:
             return verdict.error
         if origin_of(url) in self.own:
             return None
-        kind = await self._kind(urlsplit(url).hostname or "")
-        if kind == PUBLIC or (kind == PRIVATE and PRIVATE in await self._site()):
-            return None
-        if kind is None:
+        addresses = await self._addresses(urlsplit(url).hostname or "")
+        if not addresses:
             return "its host's address was not found"
+        kind = max((address_kind(a) for a in addresses), key=_RANK.__getitem__)
+        if kind == PUBLIC:
+            return None
+        site_addresses, site_kinds = await self._site()
+        if addresses & site_addresses:  # the site's machine, another of its ports
+            return f"another port of the site's own address, {NOT_SITE}"
+        if kind in site_kinds and kind != "reserved":
+            return None
         return f"a {kind} address, {NOT_SITE}"
 
-    async def _kind(self, host: str) -> str | None:
-        """The kind of ``host``'s addresses (the least public of them); None:
-        it has none."""
+    async def _addresses(self, host: str) -> frozenset[str]:
+        """The addresses ``host`` names (itself, for an address), IPv4-mapped
+        IPv6 ones as IPv4; empty: it has none."""
         try:
-            return address_kind(host)
+            return frozenset({_plain(host)})
         except ValueError:  # a name
             pass
-        if host in self.kinds:
-            return self.kinds[host]
+        if host in self.found:
+            return self.found[host]
         loop = asyncio.get_running_loop()
         try:
-            found = await asyncio.wait_for(
+            infos = await asyncio.wait_for(
                 loop.getaddrinfo(host, None, type=socket.SOCK_STREAM), RESOLVE_TIMEOUT
             )
-            kinds = {address_kind(str(info[4][0])) for info in found}
+            found = frozenset(_plain(str(info[4][0])) for info in infos)
         except (OSError, TimeoutError, ValueError, UnicodeError):
-            kinds = set()
-        kind = max(kinds, key=_RANK.__getitem__) if kinds else None
-        if kind is not None:  # a failed lookup is asked again: it may have been the network's
-            if len(self.kinds) >= KNOWN:
-                self.kinds.clear()
-            self.kinds[host] = kind
-        return kind
+            found = frozenset()
+        if found:  # a failed lookup is asked again: it may have been the network's
+            if len(self.found) >= KNOWN:
+                self.found.clear()
+            self.found[host] = found
+        return found
 
-    async def _site(self) -> set[str]:
-        """The kinds of address the site's own hosts are on."""
+    async def _site(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The addresses of the site's own hosts, and their kinds."""
         if self.site is None:
             hosts = {urlsplit(origin).hostname or "" for origin in self.own}
-            self.site = {kind for host in hosts if (kind := await self._kind(host)) is not None}
+            addresses = frozenset().union(*[await self._addresses(host) for host in hosts])
+            self.site = addresses, frozenset(address_kind(a) for a in addresses)
         return self.site
 
     async def _allows(self, url: str, netloc: str) -> bool:
