@@ -128,6 +128,7 @@ function steal(url) {
 steal("http://127.0.0.1:SECRET/secret");      // a local service nobody links to
 steal("http://localhost:SECRET/by-name");      // the same, by a name that resolves there
 steal("http://[::ffff:127.0.0.1]:SECRET/mapped");
+steal("http://127.0.0.2:SECRET/another-address");  // it listens on every address
 fetch("/app/post", {method: "POST", body: "stolen"}).catch(function () {});
 fetch("/app/put", {method: "PUT"}).catch(function () {});
 fetch("/app/excluded.json").catch(function () {});  // --exclude
@@ -157,7 +158,8 @@ def test_a_hostile_page_reaches_only_what_the_audit_would(tmp_path, scope):
         body="User-agent: *\nAllow: /\n", content_type="text/plain"
     )
     flags = ["--skip-far", "--exclude", "excluded"] if scope == "--skip-far" else []
-    with TestServer(secret_routes) as secret:
+    secret_routes["/another-address"] = secret_routes["/secret"]
+    with TestServer(secret_routes, host="0.0.0.0") as secret:  # as a CI job's services do
         script = HOSTILE_APP.replace("SECRET", str(secret.port))
         json_route = Route(body="{}", content_type="application/json")
         site_routes = {
@@ -192,12 +194,12 @@ def test_a_hostile_page_reaches_only_what_the_audit_would(tmp_path, scope):
     (entry,) = [u for u in report["urls"] if u.get("render")]
     if scope == "--skip-far":  # outside /app/ is far: refused as the audit refuses it
         assert not paths & {"/app/excluded.json", "/outside/far.json"}
-        assert entry["render"]["refused"] == 8, entry["render"]
+        assert entry["render"]["refused"] == 9, entry["render"]
     else:  # the same host, the same address: the site's own; the service's port is not
         assert {"/app/excluded.json", "/outside/far.json"} <= paths
-        assert entry["render"]["refused"] == 6, entry["render"]
-        for path in ("/secret", "/by-name", "/mapped"):
-            said = f":{secret.port}{path}: another port of the site's own address, not the site's"
+        assert entry["render"]["refused"] == 7, entry["render"]
+        for path in ("/secret", "/by-name", "/mapped", "/another-address"):
+            said = f":{secret.port}{path}: another port of the site's own address"
             assert said in out.stderr, out.stderr[-2000:]
 
 

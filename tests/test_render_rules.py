@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import socket
 import sys
 from pathlib import Path
 
@@ -248,13 +249,29 @@ def test_a_local_address_is_reached_only_when_it_is_the_sites():
     )
     assert refused[0] is None and refused[1].startswith(here) and "link-local" in refused[2]
     # a site on loopback: its own origin, and the other local hosts (a test's
-    # CDN on 127.0.0.2); never another port of its own address, which is
-    # another program of the machine that serves it, by any name or form
+    # CDN on 127.0.0.2, listening there only); never another port of its own
+    # address, which is another program of the machine that serves it, by any
+    # name or form, nor a service bound to every address (0.0.0.0), which
+    # answers on 127.0.0.2 as on the site's own 127.0.0.1
+    with (
+        socket.create_server(("127.0.0.2", 0)) as cdn,
+        socket.create_server(("0.0.0.0", 0)) as everywhere,
+    ):
+        cdn_port, all_port = cdn.getsockname()[1], everywhere.getsockname()[1]
+        local = _reach("http://127.0.0.1:8000/docs/")
+        refused = _refusals(
+            local,
+            "http://127.0.0.1:8000/static/app.js",
+            f"http://127.0.0.2:{cdn_port}/data.json",
+            f"http://127.0.0.2:{all_port}/secret",
+        )
+    assert refused[:2] == [None, None], refused
+    assert refused[2].startswith("another port of the site's own address (it answers there too)")
     local = _reach("http://127.0.0.1:8000/docs/")
     refused = _refusals(
         local,
         "http://127.0.0.1:8000/static/app.js",
-        "http://127.0.0.2:8001/data.json",
+        "http://127.0.0.1:8000/static/app.js",
         "http://127.0.0.1:8001/x",
         "http://localhost:6379/",
         "http://[::1]:6379/",

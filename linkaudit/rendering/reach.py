@@ -25,6 +25,10 @@ asked, in this order, and refused at the first no (``render.refused``):
    own address: that is another program of the machine that serves the
    site (in CI, the runner's services: a page's cross-origin read of
    ``127.0.0.1:6379`` or of ``localhost:5432``), not a host of the site.
+   A service bound to every address (``0.0.0.0``) answers on ``127.0.0.2``
+   too: a port of another local address is reached only if the site's own
+   address does not answer it (one connection, closed at once, nothing
+   sent).
    Reserved addresses (multicast) never are.  ``--near ORIGIN`` makes an
    origin the site's own (a local API of the app on another port);
 4. the hosts one render may ask about: at most ``LINKAUDIT_RENDER_HOSTS``
@@ -70,6 +74,7 @@ _RANK = {PUBLIC: 0, PRIVATE: 1, "reserved": 2, "link-local": 3, "loopback": 4}
 KNOWN = 10_000  # hosts whose addresses, and netlocs whose robots.txt, are remembered
 SAID = 1_000  # refusals said in the log (once per origin and reason)
 RESOLVE_TIMEOUT = 10.0  # s at most for a name's lookup
+CONNECT_TIMEOUT = 2.0  # s at most to learn whether the site's own address answers a port
 NOT_SITE = "not the site's (--near adds an origin to the site)"
 
 
@@ -127,6 +132,7 @@ class Reach:
         self.asking = asyncio.Semaphore(crawler.settings.getint("CONCURRENT_REQUESTS") or 16)
         self.answered: set[str] = set()  # netlocs whose robots.txt the crawl holds
         self.found: dict[str, frozenset[str]] = {}  # host -> its addresses
+        self.ports: dict[int, bool] = {}  # port -> whether the site's own address answers it
         # the addresses of the site's own hosts, and their kinds
         self.site: tuple[frozenset[str], frozenset[str]] | None = None
         self.said: set[tuple[str, str]] = set()
@@ -179,9 +185,38 @@ class Reach:
         site_addresses, site_kinds = await self._site()
         if addresses & site_addresses:  # the site's machine, another of its ports
             return f"another port of the site's own address, {NOT_SITE}"
-        if kind in site_kinds and kind != "reserved":
-            return None
-        return f"a {kind} address, {NOT_SITE}"
+        if kind not in site_kinds or kind == "reserved":
+            return f"a {kind} address, {NOT_SITE}"
+        port = urlsplit(url).port or (443 if url.startswith("https:") else 80)
+        if kind == "loopback" and await self._site_machine_answers(port, kind):
+            # a service bound to every address (0.0.0.0: Docker's published
+            # ports, a CI job's services) answers on 127.0.0.2 as on the
+            # site's own 127.0.0.1: the site's machine, not a host of its network
+            return f"another port of the site's own address (it answers there too), {NOT_SITE}"
+        return None
+
+    async def _site_machine_answers(self, port: int, kind: str) -> bool:
+        """Whether ``port`` accepts a connection on the site's own address of
+        ``kind`` (asked once a port, connected and closed at once, nothing
+        sent); a port that cannot be asked counts as answering."""
+        if port in self.ports:
+            return self.ports[port]
+        site = sorted(a for a in (await self._site())[0] if address_kind(a) == kind)
+        answers = True
+        if site:
+            try:
+                _, writer = await asyncio.wait_for(
+                    asyncio.open_connection(site[0], port), CONNECT_TIMEOUT
+                )
+                writer.close()
+            except ConnectionRefusedError:
+                answers = False  # nothing there: another host of the site's network
+            except (OSError, TimeoutError):
+                pass  # not known: the site's machine, as far as we can tell
+        if len(self.ports) >= KNOWN:
+            self.ports.clear()
+        self.ports[port] = answers
+        return answers
 
     async def _addresses(self, host: str) -> frozenset[str]:
         """The addresses ``host`` names (itself, for an address), IPv4-mapped
