@@ -481,3 +481,25 @@ def test_a_fresh_reports_values_are_as_linkaudit_writes_them(audit):
     path, _stderr = audit
     report = read_report(str(path))
     assert conform(report) == [] and report == read_report(str(path))
+
+
+def test_a_tampered_place_is_no_place_of_another_kind(audit, tmp_path):
+    """A place read back whose ``via`` is no URL and whose line is no number
+    (a hand-edited report): shown, the line as no line, never "line 0",
+    and never "not a linkaudit report"."""
+    path, _stderr = audit
+    report = json.loads(path.read_text())
+    at, entry = next(
+        (i, u) for i, u in enumerate(report["urls"]) if u["outcome"] == "broken" and u["referrers"]
+    )
+    entry["referrers"][0].update(line="seven", via={"x": 1})
+    conformed = json.loads(json.dumps(report))
+    altered = conform(conformed)
+    assert altered == [f"urls[{at}].referrers[0].line", f"urls[{at}].referrers[0].via"], altered
+    assert conformed["urls"][at]["referrers"][0]["line"] is None
+    tampered = tmp_path / "r.json"
+    tampered.write_text(json.dumps(report))
+    for fmt in sorted(FORMATS):
+        out = run(tmp_path, "show", str(tampered), "--format", fmt)
+        assert out.returncode in (0, 1, 3), (fmt, out.stderr[-2000:])
+        assert "{'x': 1}" not in out.stdout, fmt

@@ -76,7 +76,7 @@ _KINDS.update(
     {
         key: ("str",)
         for key in "app_shell baseline block file final_outcome finish_reason "
-        "fragment from host kind reason target to url warning why".split()
+        "fragment from host kind reason target to url via warning why".split()
     }
 )
 _KINDS.update({key: ("str", "none") for key in ("content_type", "error", "location")})
@@ -102,7 +102,7 @@ _KINDS.update(
     {
         "status": ("int", "none"),
         "final_status": ("int", "none"),
-        "line": ("int", "none"),
+        "line": ("none", "int"),  # a line that is no number: none ("no line"), never 0
         "last_modified": ("time", "none"),
         "score": ("num",),
         "seconds": ("num",),
