@@ -148,8 +148,10 @@ def test_the_last_item_of_a_url_is_the_report_s_verdict(tmp_path, server):
     for item in items:
         valid_item(item)
         assert list(item) == FIELDS
-    assert {i["url"] for i in items if i["revised"]} == late  # once each
-    assert len([i for i in items if i["revised"]]) == len(late)
+    # and a 404 the start page reaches through /old: its place through it
+    revised = late | {f"{n}/gone"}
+    assert {i["url"] for i in items if i["revised"]} == revised  # once each
+    assert len([i for i in items if i["revised"]]) == len(revised)
     last = _last_items(items)
     assert set(last) == set(report)
     for url, entry in report.items():
@@ -158,6 +160,9 @@ def test_the_last_item_of_a_url_is_the_report_s_verdict(tmp_path, server):
     assert (
         loop["error"] == "Redirect loop" and loop["referrers"] == report[loop["url"]]["referrers"]
     )
+    gone = last[f"{n}/gone"]
+    assert gone["referrers"] == report[f"{n}/gone"]["referrers"]
+    assert [r["via"] for r in gone["referrers"] if r.get("via")] == [f"{n}/old"]
     # a title that says not found: broken from the first item, never revised
     (says,) = [i for i in items if i["url"] == f"{n}/says"]
     assert says["outcome"] == "broken" and says["soft_404"] and not says["revised"]
@@ -167,7 +172,7 @@ def test_the_last_item_of_a_url_is_the_report_s_verdict(tmp_path, server):
     by_url = {r["url"]: r for r in rows}  # the last row of each URL: the last item's
     for url, item in last.items():
         assert [by_url[url][k] for k in VERDICT] == [_cell(item[k]) for k in VERDICT], url
-    assert {r["url"] for r in rows if r["revised"] == "true"} == late
+    assert {r["url"] for r in rows if r["revised"] == "true"} == revised
 
     # --jsonl, soft 404s as warnings: the probe's soft 404 stays ok, revised
     out = run(tmp_path, f"{n}/", "--delay", "0", "--soft-404-probes", "--jsonl", "cli.jsonl")
@@ -183,7 +188,7 @@ def test_the_last_item_of_a_url_is_the_report_s_verdict(tmp_path, server):
     post = last[f"{n}/blog/post-9.html"]
     assert post["revised"] and post["outcome"] == "ok" and post["soft_404"]
     assert post["warning"].startswith("soft 404: the page is the answer to a URL")
-    assert {i["url"] for i in items if i["revised"]} == late
+    assert {i["url"] for i in items if i["revised"]} == revised
 
 
 def test_revisions_are_the_verdicts_the_report_decides_at_the_end():

@@ -101,7 +101,9 @@ def report_entries(
         if soft is not None and soft.skip(entry.url):
             continue  # a probe: no link
         expired = late is not None and _expired(entry, policy, since, now)
-        if late is not None and not (expired or entry.url in sections.looped or _probed(entry)):
+        if late is not None and not (
+            expired or entry.url in sections.looped or _probed(entry) or _through(entry, sections)
+        ):
             continue  # only the late verdicts are asked for: this one was its check's
         item = _entry_item(entry, near, finish_reason, max_depth, policy, now)
         said = item.get("soft_404")  # (a title that says not found: said as checked)
@@ -113,7 +115,10 @@ def report_entries(
             late.add(entry.url)
         if item["outcome"] not in ("ok", "redirect") or item.get("soft_404"):
             # a finding names the pages that link to it through redirects too
-            item["referrers"] += sections.redirects.through(entry.url)
+            through = sections.redirects.through(entry.url)
+            item["referrers"] += through
+            if late is not None and through:  # places its check did not know
+                late.add(entry.url)
         if entry.url in missing:
             item["missing_fragments"] = missing[entry.url]
             for gap in item["missing_fragments"]:
@@ -186,6 +191,15 @@ def report_entries(
         earlier = baseline or frozenset()
         new, fixed = len(broken_now - earlier), len(earlier - broken_now)
         report["history"] = history.section(report, fixed=fixed, new=new)
+
+
+def _through(entry: Entry, sections: Sections) -> bool:
+    """A finding the pages reach through redirects (places its check did
+    not know: they are known once every redirect is)."""
+    result = entry.result
+    if result is None or result.outcome in ("ok", "redirect"):
+        return False
+    return bool(sections.redirects.through(entry.url))
 
 
 def _probed(entry: Entry) -> bool:
