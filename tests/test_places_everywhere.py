@@ -144,6 +144,10 @@ def test_each_sarif_result_is_located_at_a_page_and_line(audited):
         assert [r["message"]["text"] for r in hops] == ["redirects here"], path
     gone = next(r for r in sarif["runs"][0]["results"] if f"to {n}/gone:" in r["message"]["text"])
     assert gone["locations"][0]["message"]["text"] == f"links {n}/old, which redirects here"
+    # its count is the links its message counts (through /old too), not the
+    # redirect's own
+    assert "linked from 8 pages;" in gone["message"]["text"]
+    assert gone["properties"]["referrerCount"] == 8
     assert results  # (every message names its target)
 
 

@@ -56,17 +56,24 @@ def is_hop(referrer: dict[str, Any]) -> bool:
     return referrer["line"] is None and not referrer.get("rendered")
 
 
+def link_count(referrers: list[dict[str, Any]], count: int | None = None) -> int:
+    """The links of pages to a target: to the URL itself (``count``, the
+    report's ``referrer_count``, when the list was cut) and through
+    redirects (``via``); a redirect that leads here is no page's link."""
+    direct = [r for r in referrers if not r.get("via")]
+    hopping = sum(1 for r in direct if is_hop(r))
+    # the count is of the links to this URL itself, a redirect's among them
+    return max(count or 0, len(direct)) - hopping + len(referrers) - len(direct)
+
+
 def linked_from(referrers: list[dict[str, Any]], count: int | None = None) -> str:
     """``linked from 1,168 pages (1,170 links), all at line 2``; redirects
     that lead here are counted apart (``; 1 redirect leads here``): a
     page's link through one is among the pages' links (``via``)."""
-    direct = [r for r in referrers if not r.get("via")]
-    hopping = [r for r in direct if is_hop(r)]
-    hops = {r["url"] for r in hopping}
+    hops = {r["url"] for r in referrers if not r.get("via") and is_hop(r)}
     placed = [r for r in referrers if not is_hop(r)]
     pages = len({r["url"] for r in placed})
-    # the count is of the links to this URL itself, a redirect's among them
-    links = max(count or 0, len(direct)) - len(hopping) + len(referrers) - len(direct)
+    links = link_count(referrers, count)
     if not pages and hops:
         return f"reached only through {len(hops):,} redirect{'s' if len(hops) != 1 else ''}"
     text = f"linked from {pages:,} page{'s' if pages != 1 else ''}"

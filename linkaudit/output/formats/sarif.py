@@ -25,7 +25,7 @@ from linkaudit.output.formats.common import (
     shown,
     walled,
 )
-from linkaudit.output.formats.places import distinct, linked_from
+from linkaudit.output.formats.places import distinct, link_count, linked_from
 from linkaudit.output.jsontext import json_text
 from linkaudit.output.report.groups import group_text
 from linkaudit.output.report.redirects import fix_words, written_edit
@@ -186,7 +186,8 @@ def _result(
         "level": level,
         "message": _message(text),
         "locations": [_place(places[0])],
-        "properties": {"referrerCount": max(count or 0, len(referrers)), "places": len(places)},
+        # the links "linked from" counts: pages' links, through redirects too
+        "properties": {"referrerCount": link_count(referrers, count), "places": len(places)},
     }
     if related:
         result["relatedLocations"] = [{"id": i, **_place(r)} for i, r in enumerate(related, 1)]
