@@ -23,6 +23,7 @@ READ = "la_read"  # bytes of the body received so far
 # a request that is not a link check (robots.txt): read and inflate at most
 # this many bytes of its body, the rest ignored (see middlewares/robots.py)
 MAXSIZE = "la_maxsize"
+ROBOTS_TXT = "la_robots_txt"  # the robots.txt fetch of middlewares/robots.py
 RETRY_AFTER_TRIES = "la_retry_after_tries"
 HELD_ONCE = "la_held_once"  # set aside for a host's wait once: not again (hosts/holds.py)
 BACKOFF_TRIES = "la_backoff_tries"  # asks again of a URL a struggling host failed

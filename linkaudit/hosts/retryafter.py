@@ -28,7 +28,7 @@ from scrapy.http import Request, Response
 from linkaudit.config import config_of
 from linkaudit.exceptions import RobotsTxtWait
 from linkaudit.hosts.holds import HostHolds
-from linkaudit.meta import CHECK_URL, HELD_ONCE, RETRY_AFTER_TRIES
+from linkaudit.meta import HELD_ONCE, RETRY_AFTER_TRIES, ROBOTS_TXT
 from linkaudit.rules.statuses import delay_seconds, http_date, is_bot_wall
 
 logger = logging.getLogger(__name__)
@@ -91,7 +91,7 @@ class RetryAfterMiddleware:
             wait,
         )
         self.stats.inc_value("linkaudit/retry_after")
-        if CHECK_URL not in request.meta:  # a robots.txt: its host waits, not its download
+        if request.meta.get(ROBOTS_TXT):  # its host waits, not its download
             until = self.holds.hold(request, wait, robots=True)
             raise RobotsTxtWait(f"{request.url} asked to wait {wait:g} s", tries + 1, until)
         self.holds.hold(request, wait)  # the retry waits with the host's other requests

@@ -56,7 +56,7 @@ from twisted.internet.defer import Deferred
 from linkaudit import internals
 from linkaudit.config import config_of
 from linkaudit.exceptions import HostHeld, RobotsBlocked, RobotsTxtWait, RobotsUnanswered
-from linkaudit.meta import HELD_ONCE, MAXSIZE, RETRY_AFTER_TRIES, TRUNCATED
+from linkaudit.meta import HELD_ONCE, MAXSIZE, RETRY_AFTER_TRIES, ROBOTS_TXT, TRUNCATED
 from linkaudit.network.failures import (
     describe_failure,
     is_network_failure,
@@ -162,6 +162,7 @@ class RobotsMiddleware(RobotsTxtMiddleware):
                 "download_maxsize": 0,
                 "download_warnsize": 0,
                 RETRY_AFTER_TRIES: tries,
+                ROBOTS_TXT: True,
             },
             callback=NO_CALLBACK,
         )
