@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
-import pty
 import re
-import subprocess
 import sys
-import threading
 from xml.etree import ElementTree as ET
 
 import pytest
 
 from linkaudit import __version__
-from tests.conftest import check_no_fault, run_process
-from tests.helpers.command import LINKAUDIT, run
+from tests.conftest import run_process
+from tests.helpers.command import run, stdout_on_terminal
 from tests.server import Route
 
 
@@ -138,38 +134,6 @@ def test_help_and_version(tmp_path):
     assert run(tmp_path, "--version").stdout.strip() == f"linkaudit {__version__}"
 
 
-def run_on_terminal(tmp_path, *args, timeout=60):
-    """The command with its stdout on a pseudo-terminal, as in a shell."""
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(
-        [LINKAUDIT, *args], cwd=tmp_path, stdout=slave, stderr=subprocess.PIPE, text=True
-    )
-    os.close(slave)
-    chunks: list[bytes] = []
-
-    def read() -> None:  # until the child closes the terminal
-        while True:
-            try:
-                data = os.read(master, 65536)
-            except OSError:  # EIO: the other end is closed
-                return
-            if not data:
-                return
-            chunks.append(data)
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    try:
-        proc.wait(timeout=timeout)
-    finally:
-        proc.kill()
-        reader.join(timeout=10)
-        os.close(master)
-    out, err = b"".join(chunks).decode(), proc.stderr.read()
-    check_no_fault(out, err)
-    return proc.returncode, out, err
-
-
 PROGRESS = re.compile(
     r"\r\x1b\[Klinkaudit: (\d+) checked, (\d+) queued, (\d+) broken, [\d.]+ requests/s, \d+:\d\d elapsed"
 )
@@ -180,7 +144,7 @@ def test_progress_line_on_a_terminal_only(tmp_path, server):
     server.add("/", '<a href="/x">x</a>\n' + "\n".join(links))
     server.add("/p*", Route(body="page", content_type="text/plain", delay=0.15))
     slow = ["--delay", "0", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=1", "-s", "DOWNLOAD_DELAY=0.01"]
-    code, out, err = run_on_terminal(tmp_path, f"{server.url}/", *slow)
+    code, out, err = stdout_on_terminal(tmp_path, f"{server.url}/", *slow)
     assert code == 1, err
     updates = [tuple(map(int, m.groups())) for m in PROGRESS.finditer(out)]
     assert len(updates) >= 4, out  # redrawn a few times a second over ~2 s
@@ -194,7 +158,7 @@ def test_progress_line_on_a_terminal_only(tmp_path, server):
     summary = out[out.rindex("\r\x1b[K") + len("\r\x1b[K") :]
     assert summary.startswith("linkaudit: 1 broken link; 14 URLs")
 
-    quiet = run_on_terminal(tmp_path, f"{server.url}/", *slow, "--quiet")[1]
+    quiet = stdout_on_terminal(tmp_path, f"{server.url}/", *slow, "--quiet")[1]
     assert "checked," not in quiet and quiet.startswith("linkaudit: 1 broken link; 14 URLs")
     piped = run(tmp_path, f"{server.url}/", *slow)
     assert "checked," not in piped.stdout and "\x1b" not in piped.stdout

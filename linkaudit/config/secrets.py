@@ -25,7 +25,7 @@ CREDENTIAL_HEADERS = ("authorization", "proxy-authorization", "cookie")
 # "Authorization: Bearer x" in a header's text, or in a table's
 # ("{'Authorization': 'Bearer x'}"): the value up to its quote, comma or end
 _HEADER_VALUE = re.compile(
-    r"""(\b(?:proxy-authorization|authorization|cookie)['"]?\s*:\s*['"]?)([^'"\n,}\]]+)""",
+    rf"""(\b(?:{"|".join(CREDENTIAL_HEADERS)})['"]?\s*:\s*['"]?)([^'"\n,}}\]]+)""",
     re.IGNORECASE,
 )
 _URL = re.compile(r"^\s*[A-Za-z][A-Za-z0-9+.-]*://")

@@ -138,8 +138,8 @@ def random_ports() -> tuple[int, ...]:
 # given): a page's worth of links (LINKAUDIT_PAGE_MAXLINKS' default), and 100
 # for each file, directory and link of the build.  Real builds stay far
 # below (Python's docs: 5,248 URLs for 1,099 entries); what links make
-# without end (a DAG of directory links) stops there (a query is no new URL
-# in a build, rules/judge.py; empty segments are counted, rules/guards.py).
+# without end (a DAG of directory links) stops there (empty segments are
+# counted, rules/guards.py).
 URLS_BASE, URLS_PER_ENTRY = 20_000, 100
 # entries counted at most: a bound of 100 million URLs is no bound worth
 # counting further for (a build's .git or node_modules is not counted at all)

@@ -32,6 +32,19 @@ def on_terminal(tmp_path: Path, *args: str, timeout: float = 60) -> tuple[int, s
     """``linkaudit ARGS`` with stdout and stderr on one pseudo-terminal, as
     in a shell: the exit code and everything the terminal was sent, in
     order (checked for faults of ours)."""
+    code, sent, _ = _on_terminal(tmp_path, args, timeout, apart=False)
+    return code, sent
+
+
+def stdout_on_terminal(tmp_path: Path, *args: str, timeout: float = 60) -> tuple[int, str, str]:
+    """``linkaudit ARGS`` with its stdout on a pseudo-terminal and its
+    stderr apart: the exit code, what the terminal was sent, the stderr."""
+    return _on_terminal(tmp_path, args, timeout, apart=True)
+
+
+def _on_terminal(
+    tmp_path: Path, args: tuple[str, ...], timeout: float, apart: bool
+) -> tuple[int, str, str]:
     import os
     import pty
     import threading
@@ -39,7 +52,8 @@ def on_terminal(tmp_path: Path, *args: str, timeout: float = 60) -> tuple[int, s
     from tests.conftest import check_no_fault
 
     master, slave = pty.openpty()
-    proc = subprocess.Popen([LINKAUDIT, *args], cwd=tmp_path, stdout=slave, stderr=slave)
+    err = subprocess.PIPE if apart else slave
+    proc = subprocess.Popen([LINKAUDIT, *args], cwd=tmp_path, stdout=slave, stderr=err)
     os.close(slave)
     chunks: list[bytes] = []
 
@@ -62,5 +76,6 @@ def on_terminal(tmp_path: Path, *args: str, timeout: float = 60) -> tuple[int, s
         reader.join(timeout=10)
         os.close(master)
     sent = b"".join(chunks).decode()
-    check_no_fault(sent)
-    return proc.returncode, sent
+    stderr = proc.stderr.read().decode() if proc.stderr is not None else ""
+    check_no_fault(sent, stderr)
+    return proc.returncode, sent, stderr
