@@ -256,11 +256,13 @@ def test_the_first_line_is_in_words_not_internals(tmp_path):
         assert out.returncode == 3, out.stderr
         import re
 
-        assert re.search(
-            r"; incomplete \(time limit \(--max-time\) reached after [23]\.\d s\): "
+        said = re.search(
+            r"; incomplete \(time limit \(--max-time\) reached after (\d+\.\d) s\): "
             r"2\d URLs not checked;",
             first,
-        ), first
+        )
+        # the seconds are the wall clock's: at least the limit, however busy the machine
+        assert said and float(said.group(1)) >= 2.0, first
         # (nothing to continue without --db: tests/test_doors_messages.py)
         assert "URLs not checked; to make an audit that stops resumable, give it --db" in first
         assert "closespider" not in out.stdout and "(finished" not in out.stdout

@@ -158,10 +158,15 @@ class Watchdog(threading.Thread):
                 # the pace of the processes read both times (a renderer that
                 # starts is no growth: its size is counted, not its pace)
                 grown = sum(now[pid] - before[pid] for pid in now.keys() & before.keys())
-                growth = max(0.0, grown / (at - then)) if at > then else 0.0
+                gap = at - then
+                growth = max(0.0, grown / gap) if gap > 0 else 0.0
                 before, then = now, at
                 self.peak = max(self.peak, used)
-                ahead = used + growth * self.interval * self.ahead
+                # the next reading comes after the interval, or later on a
+                # busy machine (as late as this one came, the reading's own
+                # time included): look as far ahead as twice the last gap
+                horizon = max(self.interval * self.ahead, 2 * gap if rendering else 0.0)
+                ahead = used + growth * horizon
                 if rendering and max(used, ahead) > self.bound:
                     self.over(used, growth, kill_renderers(list(now)))
                     self.rendering.clear()  # until the loop says renders run again
