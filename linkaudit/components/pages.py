@@ -16,6 +16,7 @@ from linkaudit.components.rendered import scan_rendered
 from linkaudit.items import UrlResult, page_stats
 from linkaudit.rules.appshell import looks_like_app_shell
 from linkaudit.rules.html import extract_links
+from linkaudit.rules.pagelinks import PageLinks
 from linkaudit.rules.rendered import NEVER, RenderFacts, should_render
 from linkaudit.rules.statuses import (
     BROKEN,
@@ -24,6 +25,7 @@ from linkaudit.rules.statuses import (
     http_date_iso,
     status_text,
 )
+from linkaudit.rules.unrendered import unrendered_template
 from linkaudit.signals import page_scanned
 
 if TYPE_CHECKING:
@@ -74,8 +76,12 @@ class Pages:
             if truncated:
                 self.discovery.note_truncated(url)
         else:
-            scanned = self.discovery.scan(reply.text, url, depth, stylesheet, truncated)
-        links, images, found, anchors, fragments, blocks, dropped = scanned
+            vet = self._not_a_page(url) if audit.build is not None else None
+            scanned = self.discovery.scan(reply.text, url, depth, stylesheet, truncated, vet)
+            if scanned.not_page is not None:  # a build's template: named once, never scanned
+                yield audit.result(reply, OK)
+                return
+        links, images, found, anchors, fragments, blocks, dropped, _ = scanned
         stats = None
         if kind in audit.html_types:
             if self.signals is not None and reply.source is not None:
@@ -120,6 +126,18 @@ class Pages:
             **soft,
         )
         yield from found
+
+    def _not_a_page(self, url: str) -> Callable[[str, PageLinks], str | None]:
+        """What tells a build's HTML file that is no page (an unrendered
+        template, ``rules/unrendered.py``), and tells the build's pages."""
+
+        def vet(text: str, read: PageLinks) -> str | None:
+            why = unrendered_template(text, read.links)
+            if why is not None:
+                self.audit.build.not_page(url, why)
+            return why
+
+        return vet
 
     def anchors(self, reply: Reply) -> UrlResult:
         """A far HTML page downloaded for its anchors: ok, with them."""
