@@ -32,8 +32,9 @@ names this module as the one exception).
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import NamedTuple
@@ -41,9 +42,12 @@ from typing import NamedTuple
 from linkaudit.demo.server import content_type
 from linkaudit.localbuild.decoding import decoded
 from linkaudit.localbuild.reading import read_file
-from linkaudit.rules.pagelinks import read_page
+from linkaudit.rules.pagelinks import PageLinks, read_page
 from linkaudit.rules.urls import InvalidURL, canonicalize, clean
 
+_LINE_END = re.compile(r"\r\n|\r|\n")  # the tokenizer's ends of line
+_BASE = re.compile(r"<base[\t\n\f\r />]", re.IGNORECASE)
+_MAX_TAG = 64 * 1024  # characters a tag that begins on a line read may go on below it
 MAX_TEXT = 2000  # characters of a link's or a block's text kept
 KEPT = 8  # pages :meth:`BuiltPages.at` keeps read
 DEFAULT_MAXSIZE = 10 * 1024 * 1024
@@ -93,9 +97,24 @@ class BuiltPages:
         self.reads = 0  # pages read (each once, by a caller that keeps what it needs)
         self._kept: OrderedDict[tuple[str, str, bool], dict[int, list[PlacedLink]]] = OrderedDict()
 
-    def read(self, file: str | Path, url: str, texts: bool = False) -> dict[int, list[PlacedLink]]:
+    def read(
+        self,
+        file: str | Path,
+        url: str,
+        texts: bool = False,
+        lines: Collection[int] | None = None,
+        whole: bool = False,
+    ) -> dict[int, list[PlacedLink]]:
         """Every link of the page ``file`` served at ``url``, by line, in
-        the order of the page; an unreadable file has none."""
+        the order of the page; an unreadable file has none.
+
+        ``lines``: only the links on these lines, read from those lines
+        alone (the tags that begin on them, to the ``>`` that ends the
+        last), unless ``whole`` or ``texts`` is given or the page has a
+        ``<base>``: a page of 1 MB with three findings costs three lines'
+        reading.  A line inside ``<style>``, ``<script>`` or a comment that
+        began above it is not read as such from the line alone: a caller
+        that misses a link it expects reads the page ``whole``."""
         self.reads += 1
         try:
             body, truncated = read_file(Path(file), self.maxsize)
@@ -104,9 +123,9 @@ class BuiltPages:
         text = decoded(content_type(str(file)), body)
         if truncated:
             text = text[: self.maxsize]
-        page = read_page(
-            text, False, css=self.css, anchors=False, limit=self.maxlinks, templates=False
-        )
+        if lines is not None and not (whole or texts) and not _BASE.search(text):
+            return self._lines(text, url, lines)
+        page = self._page(text)
         base = url
         if page.base is not None:
             try:
@@ -115,9 +134,36 @@ class BuiltPages:
                 pass  # ignored, as a browser ignores it
         found: dict[int, list[PlacedLink]] = defaultdict(list)
         for value, line, tag in page.links:
+            if lines is not None and line not in lines:
+                continue
             found[line].append(PlacedLink(clean(value), self.resolve(value, base), line, tag))
         if texts:
             _add_texts(text, found)
+        return dict(found)
+
+    def _page(self, text: str) -> PageLinks:
+        return read_page(
+            text, False, css=self.css, anchors=False, limit=self.maxlinks, templates=False
+        )
+
+    def _lines(self, text: str, url: str, lines: Collection[int]) -> dict[int, list[PlacedLink]]:
+        """The links of ``lines`` only, each run of lines read alone."""
+        starts = [0] + [m.end() for m in _LINE_END.finditer(text)]
+        found: dict[int, list[PlacedLink]] = defaultdict(list)
+        wanted = sorted(n for n in lines if 1 <= n <= len(starts))
+        for first, last in _runs(wanted):
+            begin = starts[first - 1]
+            end = starts[last] if last < len(starts) else len(text)
+            window = text[begin:end]
+            if window.rfind("<") > window.rfind(">"):  # a tag that goes on below
+                close = text.find(">", end, end + _MAX_TAG)
+                window = text[begin : close + 1] if close >= 0 else window
+            for value, line, tag in self._page(window).links:
+                line += first - 1
+                if line <= last:
+                    found[line].append(
+                        PlacedLink(clean(value), self.resolve(value, url), line, tag)
+                    )
         return dict(found)
 
     def at(self, file: str | Path, line: int, url: str, texts: bool = False) -> list[PlacedLink]:
@@ -235,6 +281,19 @@ class _Texts(HTMLParser):
             texts, words = self.link
             texts[0] = _collapsed("".join(words))
             self.link = None
+
+
+def _runs(lines: list[int]) -> Iterator[tuple[int, int]]:
+    """Runs of consecutive numbers (sorted): (first, last) each."""
+    if not lines:
+        return
+    first = last = lines[0]
+    for line in lines[1:]:
+        if line != last + 1:
+            yield first, last
+            first = line
+        last = line
+    yield first, last
 
 
 def _collapsed(text: str) -> str:

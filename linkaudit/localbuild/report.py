@@ -82,22 +82,23 @@ class BuildReport:
     # -- before the entries ----------------------------------------------------
     def prepare(self, entries: list[Entry], missing: dict[str, list[dict[str, Any]]]) -> None:
         """The sitemaps' listings, and the hrefs of the findings' places."""
-        wanted: dict[str, set[str]] = defaultdict(set)  # page -> the findings it links to
+        # page -> line -> the findings it links to there
+        wanted: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
         for entry in entries:
             result = entry.result
             if result is not None and result.sitemap is not None:
                 if result.sitemap["kind"] == "urlset":
                     self.listed.update(result.sitemap["urls"])
             if _finding(entry):
-                for page, _line in entry.referrers:
-                    wanted[page].add(entry.url)
+                for page, line in entry.referrers:
+                    wanted[page][line].add(entry.url)
         for target, gaps in missing.items():
             for gap in gaps:
                 for referrer in gap["referrers"]:
-                    wanted[referrer["url"]].add(target)
+                    wanted[referrer["url"]][referrer["line"]].add(target)
         self._read_places(wanted)
 
-    def _read_places(self, wanted: dict[str, set[str]]) -> None:
+    def _read_places(self, wanted: dict[str, dict[int, set[str]]]) -> None:
         """Each page of the build that links to a finding, read once."""
         config = self.config
         rules = link_rules(config)
@@ -111,10 +112,16 @@ class BuildReport:
             path = self.pages.file_of(page)
             if path is None:
                 continue
-            targets = wanted[page]
-            for line, links in places.read(path, page).items():
+            lines = wanted[page]
+            found = places.read(path, page, lines=lines)
+            if any(
+                not targets <= {link.url for link in found.get(line, ())}
+                for line, targets in lines.items()
+            ):  # a line read alone missed a link (in <style>, say): the page whole
+                found = places.read(path, page, lines=lines, whole=True)
+            for line, links in found.items():
                 for link in links:
-                    if link.url in targets:
+                    if link.url in lines[line]:
                         self.written.setdefault((page, line, link.url), []).append(link.href)
         logger.debug("Read %d pages of the build again for their links as written", places.reads)
 

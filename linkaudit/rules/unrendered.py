@@ -24,30 +24,38 @@ stays a page, and that link is reported broken.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from linkaudit.rules.html import RawLink
 
 DELIMITERS = ("{{", "{%", "<%")
+_MARKED = re.compile("|".join(map(re.escape, DELIMITERS)))
+_BEGINS = re.compile(r"[\ufeff \t\r\n]*+(" + _MARKED.pattern + ")")
 
 
 def marked(value: str) -> bool:
     """A template's delimiter in ``value``."""
-    return any(mark in value for mark in DELIMITERS)
+    return _MARKED.search(value) is not None
 
 
 def unrendered_template(text: str, links: Sequence[RawLink]) -> str | None:
     """Why ``text`` (an HTML file, with ``links`` as the tokenizer read
-    them) is a template, not a page; None: a page."""
-    if not marked(text):  # the common case: one search of the text each
+    them) is a template, not a page; None: a page.  What is searched is the
+    text's beginning and the links' values, never the whole text (``<`` is
+    everywhere in a page: a search for ``<%`` would cost as much as a
+    scan)."""
+    begins = _BEGINS.match(text)
+    if begins is not None:
+        return f"a template: it begins with {begins.group(1)!r}, not with markup"
+    values = [link.value for link in links]
+    joined = "\n".join(values)
+    if "{{" not in joined and "{%" not in joined and "<%" not in joined:  # the common case
         return None
-    head = text.lstrip("\ufeff \t\r\n")[:2]
-    if head in DELIMITERS:
-        return f"a template: it begins with {head!r}, not with markup"
-    templated = sum(1 for link in links if marked(link.value))
-    if templated and 2 * templated >= len(links):
+    templated = sum(map(bool, map(_MARKED.search, values)))
+    if templated and 2 * templated >= len(values):
         return (
-            f"a template: {templated} of its {len(links)} links are template expressions "
+            f"a template: {templated} of its {len(values)} links are template expressions "
             f"({', '.join(DELIMITERS)})"
         )
     return None

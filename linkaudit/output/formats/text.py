@@ -42,6 +42,7 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
     if own:
         counts["excluded"] += f" ({own:,} on the site's host outside --root-url, --skip-far)"
     lines = [
+        *build_line(report),
         headline(report),
         "  "
         + ", ".join(f"{o} {counts[o]}" for o in OUTCOMES)
@@ -112,6 +113,44 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
 
 def as_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
     return summary_text(report, options)
+
+
+# how the start page of a build was chosen, in words (its report's build.start_from)
+_STARTS = {
+    "shallowest index page": ", the shallowest index page",
+    "shallowest page": ", the shallowest page (no index page)",
+    "--start": ", --start",
+    "no page": ": no page to start from",
+}
+
+
+def build_line(report: dict[str, Any]) -> list[str]:
+    """A build's line first: ``linkaudit: public (a build; start
+    public/en/index.html, the shallowest index page): 242 pages read, 218
+    reached by links, 23 orphans, 1 only in the sitemap`` (none for a site)."""
+    build = report.get("build")
+    if not build:
+        return []
+    start = f"start {build['start']}{_STARTS.get(build['start_from'], '')}"
+    parts = [
+        plural(build["pages"], "page") + " read",
+        f"{build['reached']:,} reached by links",
+        plural(build["orphans"], "orphan"),
+    ]
+    if build["sitemap_only"]:
+        parts.append(f"{build['sitemap_only']:,} only in the sitemap")
+    if not build.get("orphans_sought", True):
+        parts.append("the pages no link reached not looked for")
+    not_pages = build.get("not_pages_count", len(build["not_pages"]))
+    if not_pages:
+        parts.append(
+            f"{not_pages:,} "
+            + ("file that is" if not_pages == 1 else "files that are")
+            + " not pages (templates)"
+        )
+    if build["symlinks_out"]:
+        parts.append(plural(build["symlinks_out"], "symbolic link") + " out of the build")
+    return [f"linkaudit: {build['directory']} (a build; {start}): {', '.join(parts)}"]
 
 
 def headline(report: dict[str, Any]) -> str:
