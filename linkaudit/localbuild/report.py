@@ -35,9 +35,11 @@ import os
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from linkaudit.audit import link_rules
 from linkaudit.localbuild.places import BuiltPages
+from linkaudit.localbuild.sitemap import BuildSitemap
 from linkaudit.localbuild.start import (
     GIVEN,
     INDEX_NAMES,
@@ -75,6 +77,11 @@ class BuildReport:
         self.starts = frozenset(config.start_urls)
         self.not_found = self.build_url + NOT_FOUND_PAGE
         self.counts: Counter[str] = Counter()
+        self.seen: set[str] = set()  # the pages' files counted
+        self.sitemap: BuildSitemap | None = None  # the build's own, read for an orphan
+        # the origins a link that leaves the build lands on: the build's, the site's
+        own = [self.build_url, config["LINKAUDIT_ROOT_URL"] or ""]
+        self.own = tuple(_origin(u) for u in own if u)
         self.listed: Counter[str] = Counter()  # URL -> its listings in sitemaps
         # (page, line, target) -> the values written there, in the page's order
         self.written: dict[tuple[str, int, str], list[str]] = {}
@@ -89,7 +96,7 @@ class BuildReport:
             if result is not None and result.sitemap is not None:
                 if result.sitemap["kind"] == "urlset":
                     self.listed.update(result.sitemap["urls"])
-            if _finding(entry):
+            if _finding(entry, self.own):
                 for page, line in entry.referrers:
                     wanted[page][line].add(entry.url)
         for target, gaps in missing.items():
@@ -146,19 +153,36 @@ class BuildReport:
         page = item.get("page") is not None and item.get("status") == 200
         if not (page and item.get("content_type") == "text/html"):
             return
+        # a page is its file: guide/ and guide/index.html are one page read
+        file = (self.files(url) if self.files is not None else None) or url
+        if file in self.seen:
+            return
+        self.seen.add(file)
         self.counts["pages"] += 1
         orphan = None
-        if url not in self.starts and url != self.not_found:
-            count = item["referrer_count"]
-            if count == 0:
-                orphan = UNLINKED
-            elif count <= self.listed.get(url, 0):
-                orphan = SITEMAP
+        if url in self.starts or url == self.not_found:
+            pass  # (the host's 404.html: reached by every missing URL)
+        elif url in self.pages.late:  # no link from the start page's pages reached it
+            orphan = SITEMAP if self.listed.get(url) or self.in_sitemap(url) else UNLINKED
+        elif item["referrer_count"] <= self.listed.get(url, 0):
+            orphan = SITEMAP  # read only because a sitemap lists it
         if orphan is not None:
             item["orphan"] = orphan
             self.counts[orphan] += 1
-        if orphan != SITEMAP and url not in self.pages.late:
+        else:
             self.counts["reached"] += 1
+
+    def in_sitemap(self, url: str) -> bool:
+        """The build's own ``sitemap.xml`` lists the page (``sitemap.py``)."""
+        if self.sitemap is None:
+            config = self.config
+            root_url = config["LINKAUDIT_ROOT_URL"] or ""
+            if root_url:
+                root_url = root_url if root_url.endswith("/") else root_url + "/"
+            self.sitemap = BuildSitemap(
+                config["LINKAUDIT_LOCAL_DIR"], self.build_url, root_url, config
+            )
+        return self.sitemap.lists(url)
 
     def _hrefs(self, item: dict[str, Any]) -> None:
         """Each place's ``href``, when the page wrote the link otherwise."""
@@ -231,11 +255,24 @@ class BuildReport:
         return ROOT_INDEX if self.pages.file_of(start) is not None else NO_PAGE
 
 
-def _finding(entry: Entry) -> bool:
-    """An entry whose places the report names as findings (their ``href``)."""
+def _finding(entry: Entry, own: tuple[str, ...]) -> bool:
+    """An entry whose places the report lists with an ``href``: a finding,
+    a symbolic link out, or a link that left the build (``excluded``, on
+    the build's address or the site's own host: written relative, most
+    often, so its URL is not what the page wrote; a far link left out by
+    ``--skip-far`` or ``--exclude`` is written whole, and its pages are
+    not read again for it)."""
     result = entry.result
     if result is None:
         return bool(entry.referrers)  # never checked (a limit): unchecked
     if result.outcome in FINDINGS or result.soft_404:
         return True
+    if result.outcome == "excluded":
+        return entry.url.startswith(own)
     return result.outcome == "ok" and outside_target(result.warning) is not None
+
+
+def _origin(url: str) -> str:
+    """``scheme://host[:port]/`` of ``url``."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}/".lower()
