@@ -62,7 +62,7 @@ def start_page(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> None:
     ``--start`` checked and made a path inside the build (``ns.start``),
     else, without ``DIR/index.html``, the page found (``ns.found_start``,
     set as ``LINKAUDIT_LOCAL_START`` by ``choices.chosen``)."""
-    from linkaudit.localbuild.start import find_start, given_start
+    from linkaudit.localbuild.start import NO_PAGE, find_start, given_start
 
     ns.found_start = None
     if ns.local_dir is None:
@@ -74,6 +74,8 @@ def start_page(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> None:
             parser.error(f"--start: {exc}")
         return
     found = find_start(ns.local_dir)
+    if found.chosen == NO_PAGE:  # an empty build, or a failed one: nothing to audit
+        parser.error(f"{ns.local_dir}: no HTML page in the build directory (nothing to audit)")
     ns.found_start = found.path or None
 
 

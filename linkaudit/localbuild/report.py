@@ -139,6 +139,11 @@ class BuildReport:
 
     def see(self, item: dict[str, Any]) -> None:
         url = item["url"]
+        dropped = _one_url_a_file(item["referrers"])
+        if dropped:
+            item["referrer_count"] = max(item["referrer_count"] - dropped, len(item["referrers"]))
+        for gap in item.get("missing_fragments", ()):
+            _one_url_a_file(gap["referrers"])
         if url.startswith(self.build_url):
             self._page(item)
             target = outside_target(item.get("warning"))
@@ -270,6 +275,23 @@ def _finding(entry: Entry, own: tuple[str, ...]) -> bool:
     if result.outcome == "excluded":
         return entry.url.startswith(own)
     return result.outcome == "ok" and outside_target(result.warning) is not None
+
+
+def _one_url_a_file(referrers: list[dict[str, Any]]) -> int:
+    """Keep the places of a file read at two URLs (``guide/`` and
+    ``guide/index.html``, ``page`` and ``page.html``: its links are the
+    same, from the same folder) once, those of its first URL; how many
+    were dropped."""
+    first: dict[str, str] = {}
+    kept = []
+    for referrer in referrers:
+        file = referrer.get("file")
+        if file is None or first.setdefault(file, referrer["url"]) == referrer["url"]:
+            kept.append(referrer)
+    dropped = len(referrers) - len(kept)
+    if dropped:
+        referrers[:] = kept
+    return dropped
 
 
 def _origin(url: str) -> str:
