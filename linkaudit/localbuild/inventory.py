@@ -66,7 +66,9 @@ class BuildPages:
         self.build_url = build_url
         self.base_path = served_path(build_url)
         self.read_files: set[int] = set()  # each page file read (the hash of its real path)
-        self.late: set[str] = set()  # pages read after the enumeration began
+        # pages read after the enumeration began (the hashes of their URLs:
+        # a million orphans are a million ints, not a million strings)
+        self.late: set[int] = set()
         self.started = False  # the enumeration began: the links were all followed
         self.done = not enumerate_unread  # nothing more to enumerate
         self.enumerated = 0  # orphan pages queued
@@ -97,7 +99,12 @@ class BuildPages:
             return
         self.read_files.add(hash(path))
         if self.started:
-            self.late.add(url)
+            self.late.add(hash(url))
+
+    def reached(self, url: str) -> bool:
+        """The page at ``url`` was read before the enumeration began: the
+        links from the start page reached it."""
+        return hash(url) not in self.late
 
     def not_page(self, url: str, why: str) -> None:
         """The HTML file at ``url`` is not a page (an unrendered template,

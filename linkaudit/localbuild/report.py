@@ -77,7 +77,7 @@ class BuildReport:
         self.starts = frozenset(config.start_urls)
         self.not_found = self.build_url + NOT_FOUND_PAGE
         self.counts: Counter[str] = Counter()
-        self.seen: set[str] = set()  # the pages' files counted
+        self.seen: set[int] = set()  # the pages' files counted (their paths' hashes)
         self.sitemap: BuildSitemap | None = None  # the build's own, read for an orphan
         # the origins a link that leaves the build lands on: the build's, the site's
         own = [self.build_url, config["LINKAUDIT_ROOT_URL"] or ""]
@@ -159,7 +159,7 @@ class BuildReport:
         if not (page and item.get("content_type") == "text/html"):
             return
         # a page is its file: guide/ and guide/index.html are one page read
-        file = (self.files(url) if self.files is not None else None) or url
+        file = hash(self.pages.file_of(url) or url)
         if file in self.seen:
             return
         self.seen.add(file)
@@ -167,7 +167,7 @@ class BuildReport:
         orphan = None
         if url in self.starts or url == self.not_found:
             pass  # (the host's 404.html: reached by every missing URL)
-        elif url in self.pages.late:  # no link from the start page's pages reached it
+        elif not self.pages.reached(url):  # no link from the start page's pages reached it
             orphan = SITEMAP if self.listed.get(url) or self.in_sitemap(url) else UNLINKED
         elif item["referrer_count"] <= self.listed.get(url, 0):
             orphan = SITEMAP  # read only because a sitemap lists it
