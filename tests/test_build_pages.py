@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import SCHEMA, VALIDATOR
 from tests.helpers.command import refused, run
 from tests.server import TestServer
 
@@ -111,6 +112,8 @@ def test_pages_no_link_reaches_are_read_and_their_links_checked(tmp_path, route)
     }
     assert build["start"] == "public/index.html" and build["start_from"] == "index.html"
     assert build["not_pages"] == [] and build["symlinks_out"] == 0
+    VALIDATOR.validate(report)  # every field documented (docs/report.schema.json)
+    assert set(build) <= set(SCHEMA["properties"]["build"]["properties"])
     summary = report["summary"]
     assert (summary["orphans"], summary["sitemap_only"], summary["symlinks_out"]) == (4, 1, 0)
     first = out.stdout.splitlines()[0]
