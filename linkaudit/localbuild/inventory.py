@@ -95,7 +95,7 @@ class BuildPages:
 
     def read(self, url: str, path: str | None) -> None:
         """The page at ``url`` (its file ``path``) was read and scanned."""
-        if path is None or not self._is_page(os.path.basename(path)):
+        if path is None or not self.is_page(os.path.basename(path)):
             return
         self.read_files.add(hash(path))
         if self.started:
@@ -169,8 +169,9 @@ class BuildPages:
         except InvalidURL:
             return None
 
-    def _is_page(self, name: str) -> bool:
-        suffix = name[name.rfind(".") :] if "." in name else name
+    def is_page(self, name: str) -> bool:
+        """A file name a static host serves as ``text/html`` (by its suffix, kept)."""
+        suffix = name[name.rfind(".") :] if "." in name else ""
         known = self._page_names.get(suffix)
         if known is None:
             known = self._page_names[suffix] = is_page_name("x" + suffix)
@@ -203,7 +204,7 @@ class BuildPages:
                             if depth + 1 < MAX_LEVELS:
                                 inner = f"{relative}{name}/"
                                 yield from self._folder(inner, entry.path, depth + 1, stopped)
-                        elif entry.is_file(follow_symlinks=False) and self._is_page(name):
+                        elif entry.is_file(follow_symlinks=False) and self.is_page(name):
                             yield relative + name, entry.path
                     except OSError:
                         continue

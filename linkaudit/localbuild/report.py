@@ -158,8 +158,7 @@ class BuildReport:
         page = item.get("page") is not None and item.get("status") == 200
         if not (page and item.get("content_type") == "text/html"):
             return
-        # a page is its file: guide/ and guide/index.html are one page read
-        file = hash(self.pages.file_of(url) or url)
+        file = hash(self._file_key(url))
         if file in self.seen:
             return
         self.seen.add(file)
@@ -176,6 +175,18 @@ class BuildReport:
             self.counts[orphan] += 1
         else:
             self.counts["reached"] += 1
+
+    def _file_key(self, url: str) -> str:
+        """A page's file, in the words of its URL: ``guide/`` and
+        ``guide/index.html`` are one page, as are ``page`` (a clean URL) and
+        ``page.html``, and ``page.html?v=2`` (the host serves a file
+        whatever the query).  From the URL alone: a page's file looked up
+        again cost an eighth of the walk of 100,000 pages."""
+        path = url.split("#", 1)[0].split("?", 1)[0]
+        folder, _, name = path.rpartition("/")
+        if name and not self.pages.is_page(name):  # served by its name plus .html
+            name += ".html"
+        return folder + "/" if name == "index.html" else f"{folder}/{name}"
 
     def in_sitemap(self, url: str) -> bool:
         """The build's own ``sitemap.xml`` lists the page (``sitemap.py``)."""
