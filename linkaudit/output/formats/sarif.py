@@ -39,6 +39,7 @@ def as_sarif(report: Report, options: object = None) -> str:
     location: one missing file is one code-scanning alert, not a thousand."""
     results: list[dict[str, Any]] = []
     by_target = groups_by_target(report)
+    root = (report.get("build") or {}).get("url")  # a build's root, as its report names it
     for u in broken_urls(report):
         text = f"Broken link to {u['url']}: {u['error']}"
         if u.get("suggestion"):
@@ -50,7 +51,7 @@ def as_sarif(report: Report, options: object = None) -> str:
             text += f" and {len(blocks) - 1} other blocks" if len(blocks) > 1 else ""
         result = _result("broken-link", u["url"], text, u["referrers"], u.get("referrer_count"))
         if u.get("suggestion"):
-            result.update(_suggested_fixes(result, u["url"], u["suggestion"]["url"]))
+            result.update(_suggested_fixes(result, u["url"], u["suggestion"]["url"], root))
         if "broken_since" in u:  # --db: how long it has been broken
             since = {"brokenSince": u["broken_since"], "auditsBroken": u["audits_broken"]}
             result["properties"].update(since)
@@ -62,7 +63,7 @@ def as_sarif(report: Report, options: object = None) -> str:
     fixes: dict[str, list[dict[str, Any]]] = {}
     for fix in report.get("redirect_fixes") or ():
         fixes.setdefault(fix["from"], []).append(fix)
-    results.extend(_fix_result(chosen) for chosen in fixes.values())
+    results.extend(_fix_result(chosen, root) for chosen in fixes.values())
     for wall, urls in walled(report):  # not broken: a note, apart from the errors
         for u in urls:
             text = f"Could not verify {u['url']}, behind {wall}: {u['error']}"
@@ -195,7 +196,9 @@ def _result(
     return result
 
 
-def _suggested_fixes(result: dict[str, Any], target: str, url: str) -> dict[str, Any]:
+def _suggested_fixes(
+    result: dict[str, Any], target: str, url: str, root: str | None
+) -> dict[str, Any]:
     """``{"fixes": [...]}``: the link as written in a local build's files
     replaced by the suggested URL (in the same form), exact columns, in
     every place it is found; nothing for a live page (its text is not
@@ -205,7 +208,7 @@ def _suggested_fixes(result: dict[str, Any], target: str, url: str) -> dict[str,
         if not r.get("file") or r["line"] is None or r.get("via"):
             continue  # (through a redirect, the line holds the redirect's URL)
         fix = {"page": r["url"], "file": r["file"], "line": r["line"]}
-        region, text = written_edit({**fix, "from": target, "to": url})
+        region, text = written_edit({**fix, "from": target, "to": url}, root)
         if "startColumn" in region:
             edits.append((_location(r)["artifactLocation"], region, text))
     if not edits:
@@ -246,7 +249,7 @@ def _location(referrer: dict[str, Any]) -> dict[str, Any]:
     return location
 
 
-def _fix_result(chosen: list[dict[str, Any]]) -> dict[str, Any]:
+def _fix_result(chosen: list[dict[str, Any]], root: str | None) -> dict[str, Any]:
     """A link to a redirect, wherever it is, with the edit as a SARIF fix:
     the link's URL replaced by where the chain ends, on each link's line
     (the region is the line for a live page; a tool locates the URL in it)."""
@@ -262,7 +265,7 @@ def _fix_result(chosen: list[dict[str, Any]]) -> dict[str, Any]:
         edits = []
         for fix, place in zip(chosen, places, strict=True):
             if (place.get("file") or place["url"], place["line"]) in kept:
-                edit = (_location(place)["artifactLocation"], *written_edit(fix))
+                edit = (_location(place)["artifactLocation"], *written_edit(fix, root))
                 if edit not in edits:  # two links on a line: one edit each form
                     edits.append(edit)
         result["fixes"] = [_fix(f"Replace {first['from']} with {first['to']}", edits)]

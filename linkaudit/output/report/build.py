@@ -15,6 +15,7 @@ from linkaudit.output.jsontext import json_text
 from linkaudit.output.reading import needed_in_summary, read_report
 from linkaudit.output.report.facts import ReportFacts, now_iso
 from linkaudit.output.report.getonly import get_only_hosts
+from linkaudit.output.report.naming import named_entry, named_head
 from linkaudit.output.report.rendered import RenderedPages
 from linkaudit.output.report.sections import Sections, shown
 from linkaudit.rules.baseline import fragment_key
@@ -75,9 +76,17 @@ def report_entries(
     their check (a redirect loop, a soft 404 found by a probe, a failure
     whose grace period ended as the audit ran) are wanted: the URL of each
     is added to ``late`` before it is yielded, entries that cannot be one
-    are skipped, and ``report`` is not to be read (``revisions.py``)."""
+    are skipped, and ``report`` is not to be read (``revisions.py``).
+
+    A build's entries and report name its files and deployed URLs, never
+    its internal address (``facts.names``, ``naming.py``): what is compared
+    with the baseline is compared as shown."""
     near = tuple(facts.near_prefixes)  # is_near takes a tuple, as str.startswith does
     finish_reason, max_depth, baseline = facts.finish_reason, facts.max_depth, facts.baseline
+    names = facts.names
+    named = names.shown if names is not None else _same
+    if names is not None and baseline is not None:
+        baseline = names.keys(baseline)
     policy, now, files = facts.policy, facts.now, facts.files
     summary = {"urls": 0, "pages": facts.pages, "requests": facts.requests}
     summary.update({o: 0 for o in OUTCOMES})
@@ -112,17 +121,17 @@ def report_entries(
         if late is not None and (
             expired or entry.url in sections.looped or (item.get("soft_404") and not said)
         ):
-            late.add(entry.url)
+            late.add(named(entry.url))
         if item["outcome"] not in ("ok", "redirect") or item.get("soft_404"):
             # a finding names the pages that link to it through redirects too
             through = sections.redirects.through(entry.url)
             item["referrers"] += through
             if late is not None and through:  # places its check did not know
-                late.add(entry.url)
+                late.add(named(entry.url))
         if entry.url in missing:
             item["missing_fragments"] = missing[entry.url]
             for gap in item["missing_fragments"]:
-                key = fragment_key(entry.url, gap["fragment"])
+                key = named(fragment_key(entry.url, gap["fragment"]))
                 broken_now.add(key)
                 if baseline is not None and key not in baseline:
                     gap["new"] = True
@@ -152,12 +161,12 @@ def report_entries(
         if item["outcome"] == "broken":
             if entry.url in suggested:
                 item["suggestion"] = suggested[entry.url]
-            broken_now.add(item["url"])
-            if baseline is not None and item["url"] not in baseline:
+            broken_now.add(named(item["url"]))
+            if baseline is not None and named(item["url"]) not in baseline:
                 item["new"] = True
         if history is not None:
             history.mark(item)
-        yield item
+        yield item if names is None else named_entry(item, names, files)
     if internal:  # URLs whose check a bug of ours stopped (all unchecked)
         summary["internal_errors"] = internal
     if walls:  # URLs a bot wall kept us from (all unchecked), by wall
@@ -191,6 +200,12 @@ def report_entries(
         earlier = baseline or frozenset()
         new, fixed = len(broken_now - earlier), len(earlier - broken_now)
         report["history"] = history.section(report, fixed=fixed, new=new)
+    if names is not None:
+        report.update(named_head(report, names))
+
+
+def _same(url: str) -> str:
+    return url
 
 
 def _through(entry: Entry, sections: Sections) -> bool:
