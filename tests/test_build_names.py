@@ -21,7 +21,7 @@ from tests.conftest import run_crawl, run_process, validate
 from tests.helpers.command import run, stdout_on_terminal
 from tests.server import TestServer
 
-FORMATS = ("text", "json", "markdown", "junit", "sarif", "html", "github")
+FORMATS = ("text", "json", "markdown", "junit", "sarif", "html")
 
 
 # -- the names, pure ------------------------------------------------------------
@@ -138,7 +138,13 @@ def test_no_output_of_a_walked_build_names_its_address(build):
     (tmp_path / "out").mkdir()
     # on a terminal: the status line, the first line, the log (-v), the text
     code, terminal, stderr = stdout_on_terminal(
-        tmp_path, "public", "--check-fragments", "-v", *views, "-s", "LINKAUDIT_PROGRESS_INTERVAL=0.01"
+        tmp_path,
+        "public",
+        "--check-fragments",
+        "-v",
+        *views,
+        "-s",
+        "LINKAUDIT_PROGRESS_INTERVAL=0.01",
     )
     assert code == 1, stderr
     assert "linkaudit: public read as " + public.as_uri() + "/" in stderr

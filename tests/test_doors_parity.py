@@ -13,7 +13,6 @@ import os
 import shutil
 from contextlib import ExitStack
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 

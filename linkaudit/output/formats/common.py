@@ -73,14 +73,29 @@ def no_line(referrer: dict[str, Any]) -> str:
     return "redirect"
 
 
+def target(entry: dict[str, Any], fragment: str | None = None) -> str:
+    """A finding's target in words: its URL, or a build's file
+    (``formats/naming.py``) with its deployed URL beside it when there is
+    one: ``public/missing.html (https://example.com/docs/missing.html)``;
+    ``fragment``: the link's ``#name`` after each."""
+    mark = "" if fragment is None else f"#{fragment}"
+    deployed = entry.get("deployed")
+    return f"{entry['url']}{mark}" + (f" ({deployed}{mark})" if deployed else "")
+
+
 def where(referrer: dict[str, Any]) -> str:
     """A referrer in words: ``page line 12``, or ``page (redirect)``; a
-    local build's page as its file first: ``public/about.html:12 (page)``;
-    a link through redirects says which: ``page line 7, through /old``."""
+    local build's page as its file: ``public/about.html:12``, with the
+    page's deployed or other URL beside it when it has one
+    (``public/about.html:12 (https://example.com/about.html)``); a link
+    through redirects says which: ``page line 7, through /old``."""
     line = referrer["line"]
     if referrer.get("file"):
         at = f":{line}" if line is not None else f" ({no_line(referrer)})"
-        said = f"{referrer['file']}{at} ({referrer['url']})"
+        also = referrer.get("deployed") or (
+            referrer["url"] if referrer["url"] != referrer["file"] else None
+        )
+        said = f"{referrer['file']}{at}" + (f" ({also})" if also else "")
     else:
         at = f" line {line}" if line is not None else f" ({no_line(referrer)})"
         said = f"{referrer['url']}{at}"

@@ -21,7 +21,9 @@ from linkaudit.output.formats.common import (
     places_of,
     plural,
     shown,
+    target,
 )
+from linkaudit.output.formats.naming import for_reading
 from linkaudit.output.formats.places import DEFAULT, Options
 from linkaudit.rules.walls import wall_named
 
@@ -44,37 +46,37 @@ SHELLS_LISTED = 20  # pages built by JavaScript a case lists
 
 def as_junit(report: Report, options: Options = DEFAULT) -> str:
     """A suite per outcome: a failure per broken URL and per missing
-    fragment, a skip per URL not verified, a pass per other URL."""
+    fragment, a skip per URL not verified, a pass per other URL; a
+    build's pages and targets named by their files (``naming.py``)."""
+    report = for_reading(report)
     cases: dict[str, list[ET.Element]] = {name: [] for name in _SUITES}
     shown_outcomes = set(_SUITES) if options.junit_all else {"broken", "unchecked", "blocked"}
     limit = options.max_referrers
     by_target = groups_by_target(report)  # template lines, as text and markdown say them
     for u in report["urls"]:
         for gap in u.get("missing_fragments", ()):
-            target = f"{u['url']}#{gap['fragment']}"
-            lines = [f"{target}: no such anchor on the page"]
+            named = target(u, gap["fragment"])
+            lines = [f"{named}: no such anchor on the page"]
             lines += places_of(gap["referrers"], None, {}, limit=limit)
-            cases["missing fragments"].append(
-                _case(u, target, "failure", "missing fragment", lines)
-            )
+            cases["missing fragments"].append(_case(u, named, "failure", "missing fragment", lines))
         if u["outcome"] not in shown_outcomes:
             continue
         if u["outcome"] == "broken":
-            lines = [f"{u['url']}: {u['error']}"]
+            lines = [f"{target(u)}: {u['error']}"]
             lines += places_of(u["referrers"], u, by_target, limit=limit)
-            cases["broken"].append(_case(u, u["url"], "failure", u["error"] or "broken", lines))
+            cases["broken"].append(_case(u, target(u), "failure", u["error"] or "broken", lines))
         elif u["outcome"] == "unchecked" and (wall := wall_named(u["error"])) is not None:
-            lines = [f"{u['url']}: {u['error']}"]
+            lines = [f"{target(u)}: {u['error']}"]
             lines += places_of(u["referrers"], u, {}, limit=limit)
             message = f"could not verify: behind {wall}"
-            cases["behind bot walls"].append(_case(u, u["url"], "skipped", message, lines))
+            cases["behind bot walls"].append(_case(u, target(u), "skipped", message, lines))
         elif u["outcome"] in _NOT_VERIFIED:
-            cases[u["outcome"]].append(_case(u, u["url"], "skipped", u["error"] or u["outcome"]))
+            cases[u["outcome"]].append(_case(u, target(u), "skipped", u["error"] or u["outcome"]))
         else:
-            cases[u["outcome"]].append(_case(u, u["url"]))
+            cases[u["outcome"]].append(_case(u, target(u)))
     words, shells = app_shells(report)
     if shells:  # one notice, skipped: the pages' links were not checked
-        lines = [f"{u['url']}  [{u['app_shell']}]" for u in shells[:SHELLS_LISTED]]
+        lines = [f"{target(u)}  [{u['app_shell']}]" for u in shells[:SHELLS_LISTED]]
         if len(shells) > SHELLS_LISTED:
             lines.append(f"and {len(shells) - SHELLS_LISTED:,} more pages (the JSON report)")
         first = shells[0]

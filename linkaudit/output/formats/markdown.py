@@ -34,6 +34,7 @@ from linkaudit.output.formats.common import (
     shown,
     walled,
 )
+from linkaudit.output.formats.naming import for_reading
 from linkaudit.output.formats.places import DEFAULT, Options
 from linkaudit.output.report.build import OUTCOMES
 from linkaudit.output.report.groups import and_more, block_name
@@ -74,9 +75,23 @@ def where(referrer: dict[str, Any]) -> str:
     line = referrer["line"]
     at = f" line {line}" if line is not None else f" ({no_line(referrer)})"
     via = f", through {code(referrer['via'])}" if referrer.get("via") else ""
-    if referrer.get("file"):
-        return f"{code(referrer['file'])}{at} ({code(referrer['url'])}){via}"
+    if referrer.get("file"):  # a build's page: its file, its deployed URL beside
+        also = referrer.get("deployed") or (
+            referrer["url"] if referrer["url"] != referrer["file"] else None
+        )
+        beside = f" ({code(also)})" if also else ""
+        place = (
+            code(f"{referrer['file']}:{line}") if line is not None else code(referrer["file"]) + at
+        )
+        return f"{place}{beside}{via}"
     return code(referrer["url"]) + at + via
+
+
+def target(entry: dict[str, Any], fragment: str | None = None) -> str:
+    """common.target in markdown: ``public/x.html`` (``https://example.com/x.html``)."""
+    mark = "" if fragment is None else f"#{fragment}"
+    deployed = entry.get("deployed")
+    return code(f"{entry['url']}{mark}") + (f" ({code(deployed + mark)})" if deployed else "")
 
 
 def group_words(group: dict[str, Any], first: int = 3) -> str:
@@ -96,6 +111,7 @@ def as_markdown(report: Report, options: Options = DEFAULT) -> str:
     fragments, links to update, what was fixed), each finding one row
     however many pages link to it, within ``options.max_bytes``: whole
     rows, then ``and N more: see the report``."""
+    report = for_reading(report)  # a build's pages and targets by their files
     s = report["summary"]
     page = _Page(options.max_bytes, options.report)
     page.add(_head(report))
@@ -109,10 +125,10 @@ def as_markdown(report: Report, options: Options = DEFAULT) -> str:
     rows = [_broken_row(u, by_target, report, limit) for u in broken]
     for u, gap in missing_fragments(report):
         places = places_of(gap["referrers"], None, {}, where, limit=limit, more=_more)
-        target = cell(code(f"{u['url']}#{gap['fragment']}"))
+        named = cell(target(u, gap["fragment"]))
         new = "new: " if gap.get("new") else ""
         rows.append(
-            f"| {target} | {new}missing fragment: no such anchor on the page | {_linked(places)} |"
+            f"| {named} | {new}missing fragment: no such anchor on the page | {_linked(places)} |"
         )
     page.table(["", "| broken URL | error | linked from |", "| --- | --- | --- |"], rows)
     rows = [_wall_row(wall, u, limit) for wall, urls in walled(report) for u in urls]
@@ -134,7 +150,7 @@ def as_markdown(report: Report, options: Options = DEFAULT) -> str:
     )
     shells, pages = app_shells(report)
     if shells:
-        rows = [f"- {code(u['url'])}: {code(u['app_shell'])}" for u in pages]
+        rows = [f"- {target(u)}: {code(u['app_shell'])}" for u in pages]
         page.table(["", f"#### {shells}", ""], rows)
     words, changed, _failures = rendered(report)  # (failures: each a warning, below)
     if changed:
@@ -220,14 +236,14 @@ def _broken_row(
         error += f"; {_suggested(u['suggestion'], u['url'])}"
     since = broken_for(u, report["started_at"], stamp=code)  # --db
     error += f" ({since})" if since else ""
-    return f"| {cell(code(u['url']))} | {cell(error)} | {_linked(places)} |"
+    return f"| {cell(target(u))} | {cell(error)} | {_linked(places)} |"
 
 
 def _wall_row(wall: str, u: dict[str, Any], limit: int | None) -> str:
     """A URL a bot wall answered for: the wall and what it answered."""
     places = place_lines(u, {}, say=where, say_group=group_words, limit=limit, more=_more)
     status = f" ({code(u['status'])})" if u.get("status") is not None else ""
-    return f"| {cell(code(u['url']))} | {cell(code(wall) + status)} | {_linked(places)} |"
+    return f"| {cell(target(u))} | {cell(code(wall) + status)} | {_linked(places)} |"
 
 
 def _fix_row(chosen: list[dict[str, Any]], limit: int | None) -> str:

@@ -31,6 +31,9 @@ class Options:
     max_bytes: int = MAX_BYTES
     junit_all: bool = False
     report: str | None = None
+    # where the HTML report is written (its links to a build's files are
+    # relative to it); None: printed, relative to the current directory
+    html: str | None = None
 
 
 DEFAULT = Options()
@@ -72,7 +75,7 @@ def linked_from(referrers: list[dict[str, Any]], count: int | None = None) -> st
     page's link through one is among the pages' links (``via``)."""
     hops = {r["url"] for r in referrers if not r.get("via") and is_hop(r)}
     placed = [r for r in referrers if not is_hop(r)]
-    pages = len({r["url"] for r in placed})
+    pages = len({r.get("file") or r["url"] for r in placed})  # a build's file is one page
     links = link_count(referrers, count)
     if not pages and hops:
         return f"reached only through {len(hops):,} redirect{'s' if len(hops) != 1 else ''}"

@@ -11,6 +11,8 @@ would become a link in GitHub code scanning.  So every message goes through
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 from urllib.parse import quote
 
@@ -25,6 +27,7 @@ from linkaudit.output.formats.common import (
     shown,
     walled,
 )
+from linkaudit.output.formats.naming import for_reading, namer, repository_path
 from linkaudit.output.formats.places import distinct, link_count, linked_from
 from linkaudit.output.jsontext import json_text
 from linkaudit.output.report.groups import group_text
@@ -37,41 +40,57 @@ def as_sarif(report: Report, options: object = None) -> str:
     missing fragment, a link to a permanent or temporary redirect), located
     at the first place that links to it, every other place a related
     location: one missing file is one code-scanning alert, not a thousand."""
+    # a build's pages are located by their files (from the root of the git
+    # work tree they are in), its targets named by their paths
+    name = namer(report)
+    places, names = _PLACES.set(lambda r: _artifact(r, report)), _NAME.set(name)
+    try:
+        return _sarif(report, name)
+    finally:
+        _PLACES.reset(places)
+        _NAME.reset(names)
+
+
+def _sarif(report: Report, name: Callable[[str], str]) -> str:
     results: list[dict[str, Any]] = []
-    by_target = groups_by_target(report)
+    named = for_reading(report)
+    by_target = groups_by_target(named)
     root = (report.get("build") or {}).get("url")  # a build's root, as its report names it
     for u in broken_urls(report):
-        text = f"Broken link to {u['url']}: {u['error']}"
+        text = f"Broken link to {name(u['url'])}: {u['error']}"
         if u.get("suggestion"):
-            text += f"; {suggestion_text(u['suggestion'], u['url'])}"
+            suggested = {**u["suggestion"], "url": name(u["suggestion"]["url"])}
+            said = suggestion_text(suggested, u["url"])
+            text += f"; {said}"
         # the largest template block in words (they come most pages first)
-        blocks = [g for g in by_target.get(u["url"], ()) if g["kind"] == "template"]
+        blocks = [g for g in by_target.get(name(u["url"]), ()) if g["kind"] == "template"]
         if blocks:
             text += f"; {group_text(blocks[0])}"
             text += f" and {len(blocks) - 1} other blocks" if len(blocks) > 1 else ""
         result = _result("broken-link", u["url"], text, u["referrers"], u.get("referrer_count"))
         if u.get("suggestion"):
-            result.update(_suggested_fixes(result, u["url"], u["suggestion"]["url"], root))
+            fixes = _suggested_fixes(result, u["url"], u["suggestion"]["url"], root, name)
+            result.update(fixes)
         if "broken_since" in u:  # --db: how long it has been broken
             since = {"brokenSince": u["broken_since"], "auditsBroken": u["audits_broken"]}
             result["properties"].update(since)
         results.append(result)
     for u, gap in missing_fragments(report):
         target = f"{u['url']}#{gap['fragment']}"
-        text = f"Link to a missing fragment: {target} (the page has no such anchor)"
+        text = f"Link to a missing fragment: {name(target)} (the page has no such anchor)"
         results.append(_result("missing-fragment", target, text, gap["referrers"]))
     fixes: dict[str, list[dict[str, Any]]] = {}
     for fix in report.get("redirect_fixes") or ():
         fixes.setdefault(fix["from"], []).append(fix)
-    results.extend(_fix_result(chosen, root) for chosen in fixes.values())
+    results.extend(_fix_result(chosen, root, name) for chosen in fixes.values())
     for wall, urls in walled(report):  # not broken: a note, apart from the errors
         for u in urls:
-            text = f"Could not verify {u['url']}, behind {wall}: {u['error']}"
+            text = f"Could not verify {name(u['url'])}, behind {wall}: {u['error']}"
             found = _result("bot-wall", u["url"], text, u["referrers"], u.get("referrer_count"))
             found["level"] = "note"
             found["properties"]["wall"] = wall
             results.append(found)
-    shells = _shells_result(report)
+    shells = _shells_result(report, name)
     if shells is not None:
         results.append(shells)
     sarif = {
@@ -197,7 +216,7 @@ def _result(
 
 
 def _suggested_fixes(
-    result: dict[str, Any], target: str, url: str, root: str | None
+    result: dict[str, Any], target: str, url: str, root: str | None, name: Callable[[str], str]
 ) -> dict[str, Any]:
     """``{"fixes": [...]}``: the link as written in a local build's files
     replaced by the suggested URL (in the same form), exact columns, in
@@ -213,7 +232,7 @@ def _suggested_fixes(
             edits.append((_location(r)["artifactLocation"], region, text))
     if not edits:
         return {}
-    return {"fixes": [_fix(f"Replace {target} with {url}", edits)]}
+    return {"fixes": [_fix(f"Replace {name(target)} with {name(url)}", edits)]}
 
 
 def _fix(description: str, edits: list[tuple[dict[str, Any], dict[str, Any], str]]) -> dict:
@@ -232,31 +251,54 @@ def _place(referrer: dict[str, Any]) -> dict[str, Any]:
     one (``via``), a link only the rendered page has."""
     place: dict[str, Any] = {"physicalLocation": _location(referrer)}
     if referrer.get("via"):
-        place["message"] = _message(f"links {referrer['via']}, which redirects here")
+        place["message"] = _message(f"links {_NAME.get()(referrer['via'])}, which redirects here")
     elif referrer["line"] is None:
         why = no_line(referrer)
         place["message"] = _message("redirects here" if why == "redirect" else why)
     return place
 
 
+# how the report being told locates a place (its build's files from the
+# root of their git work tree): set by as_sarif for the helpers below
+_PLACES: ContextVar[Callable[[dict[str, Any]], str]] = ContextVar(
+    "places", default=lambda r: r.get("file") or r["url"]
+)
+_NAME: ContextVar[Callable[[str], str]] = ContextVar("name", default=str)
+
+
+def _artifact(referrer: dict[str, Any], report: Report) -> str:
+    """A place's artifact: a build's file, from the root of the git work
+    tree it is in (code scanning annotates the repository's file at that
+    path), or relative to the current directory outside any; a page of a
+    site by its URL."""
+    if referrer.get("file"):
+        return repository_path(referrer["file"], report)
+    return _NAME.get()(referrer["url"])
+
+
 def _location(referrer: dict[str, Any]) -> dict[str, Any]:
     """A page as SARIF locates it: a local build's file (relative: code
     scanning annotates it), else the page's URL; the line when known."""
-    uri = _uri(referrer.get("file") or referrer["url"])
+    uri = _uri(_PLACES.get()(referrer))
     location: dict[str, Any] = {"artifactLocation": {"uri": uri}}
     if referrer["line"] is not None:
         location["region"] = {"startLine": referrer["line"]}
     return location
 
 
-def _fix_result(chosen: list[dict[str, Any]], root: str | None) -> dict[str, Any]:
+def _fix_result(
+    chosen: list[dict[str, Any]], root: str | None, name: Callable[[str], str]
+) -> dict[str, Any]:
     """A link to a redirect, wherever it is, with the edit as a SARIF fix:
     the link's URL replaced by where the chain ends, on each link's line
     (the region is the line for a live page; a tool locates the URL in it)."""
     first = chosen[0]
     places = [{"url": f["page"], "line": f["line"], "file": f.get("file")} for f in chosen]
     ends_well = first["final_outcome"] == "ok" and not first["loop"]
-    text = f"Link to a redirect: replace {first['from']} with {first['to']} ({fix_words(first)})"
+    text = (
+        f"Link to a redirect: replace {name(first['from'])} with {name(first['to'])}"
+        f" ({fix_words(first)})"
+    )
     result = _result(
         "redirected-link", first["from"], text, places, level="warning" if ends_well else "error"
     )
@@ -268,11 +310,12 @@ def _fix_result(chosen: list[dict[str, Any]], root: str | None) -> dict[str, Any
                 edit = (_location(place)["artifactLocation"], *written_edit(fix, root))
                 if edit not in edits:  # two links on a line: one edit each form
                     edits.append(edit)
-        result["fixes"] = [_fix(f"Replace {first['from']} with {first['to']}", edits)]
+        words = f"Replace {name(first['from'])} with {name(first['to'])}"
+        result["fixes"] = [_fix(words, edits)]
     return result
 
 
-def _shells_result(report: Report) -> dict[str, Any] | None:
+def _shells_result(report: Report, name: Callable[[str], str]) -> dict[str, Any] | None:
     """The pages that look built by JavaScript, not rendered: one note, at
     the first page, the others related (one notice, not one per page)."""
     words, pages = app_shells(report)
@@ -280,7 +323,7 @@ def _shells_result(report: Report) -> dict[str, Any] | None:
         return None
     places = [{"url": u["url"], "line": None} for u in pages]
     related = places[1 : MAX_RELATED + 1]
-    text = f"{words} ({pages[0]['url']}: {pages[0]['app_shell']})"
+    text = f"{words} ({name(pages[0]['url'])}: {pages[0]['app_shell']})"
     left = len(places) - 1 - len(related)
     text += f"; {left:,} more pages in the report" if left else ""
     result: dict[str, Any] = {

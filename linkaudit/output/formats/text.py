@@ -18,8 +18,10 @@ from linkaudit.output.formats.common import (
     plural,
     rendered,
     shown,
+    target,
     walled,
 )
+from linkaudit.output.formats.naming import for_reading
 from linkaudit.output.formats.places import DEFAULT, Options
 from linkaudit.output.report.build import OUTCOMES, is_internal_error
 from linkaudit.output.report.history import broken_for, history_line
@@ -34,7 +36,9 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
     new broken links (with a baseline), broken links, missing fragments,
     links to update, what was fixed, and everything else.  Each finding is
     one, however many pages link to it: the first ``options.max_referrers``
-    places are printed, and how many more."""
+    places are printed, and how many more.  A build's pages and targets
+    are named by their files (``naming.py``)."""
+    report = for_reading(report)
     s = report["summary"]
     limit = options.max_referrers
     own = outside_root(report)  # --skip-far with --root-url: the site's own links left out
@@ -66,7 +70,7 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
             for u in group:
                 since = broken_for(u, report["started_at"])  # --db
                 since = f"  ({since})" if since else ""
-                lines.append(f"  {u['url']}  [{u['error']}]{_suggested(u)}{since}")
+                lines.append(f"  {target(u)}  [{u['error']}]{_suggested(u)}{since}")
                 lines.extend(place_lines(u, by_target, "    ", limit=limit))
     lines.extend(_wall_lines(report, limit))
     gaps = missing_fragments(report)
@@ -74,7 +78,7 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
         lines.append(f"Missing fragments ({len(gaps)}):")
         for u, gap in gaps:
             new = " (new)" if gap.get("new") else ""
-            lines.append(f"  {u['url']}#{gap['fragment']}  [no such anchor on the page]{new}")
+            lines.append(f"  {target(u, gap['fragment'])}  [no such anchor on the page]{new}")
             lines.extend("    " + x for x in places_of(gap["referrers"], None, {}, limit=limit))
     fixes = report.get("redirect_fixes") or []
     lines.extend(_fix_lines(fixes, "permanent", "Links to update", limit))
@@ -88,17 +92,17 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
             f"Internal errors ({len(faulty)}): linkaudit could not check these URLs because "
             "of a bug of its own; the log has the details: please report it"
         )
-        lines.extend(f"  {u['url']}  [{u['error']}]" for u in faulty)
+        lines.extend(f"  {target(u)}  [{u['error']}]" for u in faulty)
     soft = [u for u in report["urls"] if u.get("soft_404") and u["outcome"] != "broken"]
     if soft:
         lines.append(f"Soft 404s, pages that answer 200 but are error pages ({len(soft)}):")
         for u in soft:
-            lines.append(f"  {u['url']}  [{u['warning']}]")
+            lines.append(f"  {target(u)}  [{u['warning']}]")
             lines.extend(place_lines(u, {}, "    ", limit=limit))
     shells, pages = app_shells(report)
     if shells:
         lines.append(shells)  # (it ends with the option: no colon)
-        lines.extend(f"  {u['url']}  [{u['app_shell']}]" for u in pages)
+        lines.extend(f"  {target(u)}  [{u['app_shell']}]" for u in pages)
     lines.extend(_rendered_lines(report, None if limit is None else RENDERED_LINKS))
     lines.extend(_sitemap_lines(report.get("sitemap")))
     lines.extend(get_only_lines(report))
@@ -168,7 +172,7 @@ def _note_lines(report: dict[str, Any]) -> list[str]:
     lines = []
     for heading, entries in kinds.items():
         lines.append(f"{heading} ({len(entries)}):")
-        lines.extend(f"  {u['url']}  [{u['warning']}]" for u in entries)
+        lines.extend(f"  {target(u)}  [{u['warning']}]" for u in entries)
     return lines
 
 
@@ -186,7 +190,7 @@ def _wall_lines(report: dict[str, Any], limit: int | None) -> list[str]:
     for wall, urls in found:
         lines.append(f"  {wall} ({len(urls)}):")
         for u in urls:
-            lines.append(f"    {u['url']}  [{u['error']}]")
+            lines.append(f"    {target(u)}  [{u['error']}]")
             lines.extend(place_lines(u, {}, "      ", limit=limit))
     return lines
 
@@ -217,7 +221,7 @@ def _limit_lines(report: dict[str, Any]) -> list[str]:
     cut = [u for u in report["urls"] if u.get("links_dropped")]
     if cut:
         lines.append(f"Pages with more links than LINKAUDIT_PAGE_MAXLINKS ({len(cut)}):")
-        lines.extend(f"  {u['url']}  [{u['links_dropped']} more links not read]" for u in cut)
+        lines.extend(f"  {target(u)}  [{u['links_dropped']} more links not read]" for u in cut)
     return lines
 
 

@@ -15,7 +15,7 @@ from linkaudit.output.jsontext import json_text
 from linkaudit.output.reading import needed_in_summary, read_report
 from linkaudit.output.report.facts import ReportFacts, now_iso
 from linkaudit.output.report.getonly import get_only_hosts
-from linkaudit.output.report.naming import named_entry, named_head
+from linkaudit.output.report.naming import in_shown_order, named_entry, named_head
 from linkaudit.output.report.rendered import RenderedPages
 from linkaudit.output.report.sections import Sections, shown
 from linkaudit.rules.baseline import fragment_key
@@ -68,6 +68,17 @@ def report_entries(
     facts: ReportFacts,
     late: set[str] | None = None,
 ) -> Iterator[dict[str, Any]]:
+    """:func:`entries_of`, a build's in the order of its names."""
+    entries = entries_of(state, report, facts, late)
+    return entries if facts.names is None else in_shown_order(entries, facts.names)
+
+
+def entries_of(
+    state: AuditState,
+    report: dict[str, Any],
+    facts: ReportFacts,
+    late: set[str] | None = None,
+) -> Iterator[dict[str, Any]]:
     """Each URL's entry, sorted by URL and built one at a time; once the
     last is out, ``report`` holds the rest of the report (its summary counts
     them).  The state's entries are read once (``sections.Sections``).
@@ -84,9 +95,8 @@ def report_entries(
     near = tuple(facts.near_prefixes)  # is_near takes a tuple, as str.startswith does
     finish_reason, max_depth, baseline = facts.finish_reason, facts.max_depth, facts.baseline
     names = facts.names
-    named = names.shown if names is not None else _same
-    if names is not None and baseline is not None:
-        baseline = names.keys(baseline)
+    named = names.shown if names is not None else str  # (str: the URL as it is)
+    baseline = names.keys(baseline) if names and baseline is not None else baseline
     policy, now, files = facts.policy, facts.now, facts.files
     summary = {"urls": 0, "pages": facts.pages, "requests": facts.requests}
     summary.update({o: 0 for o in OUTCOMES})
@@ -202,10 +212,6 @@ def report_entries(
         report["history"] = history.section(report, fixed=fixed, new=new)
     if names is not None:
         report.update(named_head(report, names))
-
-
-def _same(url: str) -> str:
-    return url
 
 
 def _through(entry: Entry, sections: Sections) -> bool:

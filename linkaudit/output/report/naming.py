@@ -6,7 +6,8 @@ time and then the rest of the report."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from linkaudit.items import FEED_FIELDS, UrlResult
@@ -33,9 +34,10 @@ def named_head(report: dict[str, Any], names: BuildNames) -> dict[str, Any]:
     """The report's head (start URLs, near prefixes, groups, the sitemap,
     the redirect fix-list, rendered pages, what was fixed) translated, with
     how the build is named in its ``build`` section (``rules/names.py``:
-    ``BuildNames.section``), beside what else the section says."""
+    ``BuildNames.section``), beside what else the section says (the
+    naming's own fields win: ``directory`` as the outputs name it)."""
     head = names.translate(report)
-    head["build"] = {**names.section(), **(head.get("build") or {})}
+    head["build"] = {**(head.get("build") or {}), **names.section()}
     return head
 
 
@@ -52,3 +54,30 @@ def named_item(
             if path is not None:
                 named["file"] = path
     return dataclasses.replace(item, **fields)
+
+
+def in_shown_order(items: Iterable[dict[str, Any]], names: BuildNames) -> Iterator[dict[str, Any]]:
+    """A build's entries, translated, sorted by their names as the report
+    promises (``urls`` sorted by ``url``), from entries sorted by the
+    audit's own URLs, an entry at a time.
+
+    The build's own URLs are one run of the audit's order (they share its
+    address), and stay in order when renamed: only that run moves, among
+    the other URLs (far links).  The other URLs that came before it but
+    sort after its names (``ftp:`` after ``file:``, a far server on a lower
+    port of 127.0.0.1) are held until it has passed: a few, whatever the
+    build's size."""
+    prefix = names.url
+    held: deque[dict[str, Any]] = deque()
+    passed = False
+    for item in items:
+        url = item["url"]
+        if url.startswith(prefix):
+            passed = True
+        elif not passed and url > prefix:
+            held.append(item)  # (sorted: they came in order)
+            continue
+        while held and held[0]["url"] < url:
+            yield held.popleft()
+        yield item
+    yield from held

@@ -170,9 +170,11 @@ def groups_section(report: Report) -> str:
     parts = []
     # template groups first: one line each stands for many pages
     for g in sorted(groups, key=lambda g: g["kind"] != "template")[:LIST_LIMIT]:
-        pages = list(dict.fromkeys(r["url"] for r in g["referrers"]))
+        # each page once (a build's file served at / and /index.html is one)
+        pages = list({r.get("file") or r["url"]: r for r in g["referrers"]}.values())
         if g["kind"] == "template":
-            first = ", ".join(link(p) for p in pages[:3]) + and_more(len(pages) - 3)
+            first = ", ".join(link(p["url"], file=p.get("file")) for p in pages[:3])
+            first += and_more(len(pages) - 3)
             words = (
                 f" in the site template ({esc(block_name(g.get('block') or ''))}),"
                 f" on {g['pages']} pages (first: {first})"

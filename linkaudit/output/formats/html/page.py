@@ -17,6 +17,7 @@ from importlib.resources import files
 from typing import Any
 
 from linkaudit.output.formats.common import Report, ending
+from linkaudit.output.formats.html.buildlinks import BUILD, BuildLinks
 from linkaudit.output.formats.html.findings import (
     broken_section,
     groups_section,
@@ -27,8 +28,17 @@ from linkaudit.output.formats.html.lists import (
     sitemap_section,
     unchecked_section,
 )
-from linkaudit.output.formats.html.parts import badge, count, esc, link, outcome_badge, section
+from linkaudit.output.formats.html.parts import (
+    anchor,
+    badge,
+    count,
+    esc,
+    link,
+    outcome_badge,
+    section,
+)
 from linkaudit.output.formats.html.trend import trend_section
+from linkaudit.output.formats.naming import is_named
 from linkaudit.output.jsontext import json_escape
 from linkaudit.output.report.build import OUTCOMES
 
@@ -82,6 +92,20 @@ def _asset(name: str) -> str:
 
 
 def as_html(report: Report, options: object = None) -> str:
+    """The page; a build's pages and places link its files, relative to
+    where the page is written (``options.html``; printed: the current
+    directory), or its deployed URLs (``parts.BuildLinks``)."""
+    links = None
+    if is_named(report):
+        links = BuildLinks(report["build"], getattr(options, "html", None))
+    token = BUILD.set(links)
+    try:
+        return _page(report)
+    finally:
+        BUILD.reset(token)
+
+
+def _page(report: Report) -> str:
     # every place of a finding is in its card already (behind <details>)
     s = report["summary"]
     site = ", ".join(report["start_urls"])
@@ -225,6 +249,14 @@ def table_row(entry: dict[str, Any]) -> dict[str, Any]:
     if entry["referrers"]:
         first = entry["referrers"][0]
         row["from"] = [first["url"], first["line"]]
+    build = BUILD.get()
+    if build is not None:  # a build's: named by the file, linked to it (report.js)
+        if build.owns(entry["url"]):
+            row["name"] = build.name(entry["url"], entry.get("file"))
+            row["href"] = build.href(entry["url"], entry.get("file"))
+        if "from" in row and build.owns(row["from"][0]):
+            file = entry["referrers"][0].get("file")
+            row["from"] += [build.name(row["from"][0], file), build.href(row["from"][0], file)]
     return row
 
 
@@ -238,22 +270,33 @@ def _row_html(row: dict[str, Any]) -> str:
     if row.get("warning"):
         detail.append(f'<span class="warn">{esc(row["warning"])}</span>')
     if "from" in row:
-        page, line = row["from"]
+        page, line = row["from"][:2]
         more = row.get("referrer_count", 1) - 1
         detail.append(
-            f'<span class="from">from {link(page)}{f" line {line}" if line else ""}'
+            f'<span class="from">from {_row_link(page, row["from"][2:])}'
+            f"{f' line {line}' if line else ''}"
             f"{f' and {more} more' if more > 0 else ''}</span>"
         )
     near = "near" if row["near"] else "far"
     return (
         f'<tr data-url="{esc(row["url"])}" data-outcome="{esc(row["outcome"])}" data-near="{near}"'
-        f'{" data-new" if row.get("new") else ""}><td class="u">{link(row["url"])}{new}</td>'
+        f'{" data-new" if row.get("new") else ""}><td class="u">'
+        f"{_row_link(row['url'], _named(row))}{new}</td>"
         f"<td>{outcome_badge(row['outcome'])}</td>"
         f'<td class="num">{esc(row.get("status", ""))}</td>'
         f'<td class="detail">{" ".join(d for d in detail if d)}</td>'
         f'<td class="num">{row["depth"]}</td><td class="num">{row["referrer_count"]}</td>'
         f"<td>{near}</td></tr>"
     )
+
+
+def _named(row: dict[str, Any]) -> list[Any]:
+    return [row["name"], row.get("href")] if "name" in row else []
+
+
+def _row_link(url: str, named: list[Any]) -> str:
+    """A URL of a row: a build's by its name and its link (``table_row``)."""
+    return anchor(*named) if named else link(url)
 
 
 def _head(key: str, words: str) -> str:
