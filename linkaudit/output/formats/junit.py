@@ -13,6 +13,17 @@ from __future__ import annotations
 from typing import Any
 from xml.etree import ElementTree as ET
 
+from linkaudit.output.formats.builds import (
+    BUILD_COUNTS,
+    LISTED,
+    NOT_PAGES,
+    SYMLINKS_OUT,
+    build_line,
+    not_pages,
+    orphans,
+    symlink_target,
+    symlink_words,
+)
 from linkaudit.output.formats.common import (
     Report,
     app_shells,
@@ -27,11 +38,13 @@ from linkaudit.output.formats.naming import for_reading
 from linkaudit.output.formats.places import DEFAULT, Options
 from linkaudit.rules.walls import wall_named
 
+SYMLINKS_SUITE = SYMLINKS_OUT.lower()
 # the suites, in the order a reader acts on them; the last three only with
 # --junit-all
 _SUITES = (
     "broken",
     "missing fragments",
+    SYMLINKS_SUITE,  # ok, a warning each: its case passes, and says it (system-out)
     "behind bot walls",  # unchecked: a wall answered (rules/walls.py), named
     "built by JavaScript",  # one case: the pages whose links were not checked
     "unchecked",
@@ -59,6 +72,11 @@ def as_junit(report: Report, options: Options = DEFAULT) -> str:
             lines = [f"{named}: no such anchor on the page"]
             lines += places_of(gap["referrers"], None, {}, limit=limit)
             cases["missing fragments"].append(_case(u, named, "failure", "missing fragment", lines))
+        if symlink_target(u) is not None:  # a build's file out of it: passes, said
+            lines = [f"{target(u)}: {symlink_words(u)}"]
+            lines += places_of(u["referrers"], u, {}, limit=limit)
+            cases[SYMLINKS_SUITE].append(_case(u, target(u), "system-out", lines=lines))
+            continue
         if u["outcome"] not in shown_outcomes:
             continue
         if u["outcome"] == "broken":
@@ -103,6 +121,8 @@ def _case(
     case = ET.Element("testcase", classname="near" if entry["near"] else "far", name=shown(name))
     if kind is not None:
         child = ET.SubElement(case, kind, message=shown(message))
+        if kind == "system-out":  # (what a passing case says: no message)
+            del child.attrib["message"]
         if lines:
             # each line escaped whole: our words are printable, only the values change
             child.text = "\n".join(shown(line) for line in lines)
@@ -120,9 +140,38 @@ def _audit_suite(report: Report) -> ET.Element:
     s = report["summary"]
     suite = ET.Element("testsuite", name="audit", timestamp=_when(report))
     name = f"{plural(s['urls'], 'URL')}, {plural(s['pages'], 'page')} ({ending(report)})"
+    first = build_line(report)
+    if first:  # a build: what was read and where it started, and its counts
+        properties = ET.SubElement(suite, "properties")
+        ET.SubElement(properties, "property", name="build", value=shown(first))
+        build = report["build"]
+        for key in BUILD_COUNTS:
+            if isinstance(build.get(key), int):
+                ET.SubElement(properties, "property", name=f"build.{key}", value=str(build[key]))
     case = ET.SubElement(suite, "testcase", classname="linkaudit", name=shown(name))
+    if first:  # the first line, then the build's pages and files to look at
+        said = ET.SubElement(case, "system-out")
+        said.text = "\n".join(shown(line) for line in [first, *_build_lists(report)])
     _count(suite, [case])
     return suite
+
+
+def _build_lists(report: Report) -> list[str]:
+    """A build's orphan pages and files that are not pages, the first
+    :data:`LISTED` of each (the JSON report has them all)."""
+    lines = []
+    for heading, pages in orphans(report):
+        lines.append(f"{heading} ({len(pages):,}):")
+        lines.extend(f"  {target(u)}" for u in pages[:LISTED])
+        if len(pages) > LISTED:
+            lines.append(f"  and {len(pages) - LISTED:,} more (the JSON report)")
+    listed, count = not_pages(report)
+    if count:
+        lines.append(f"{NOT_PAGES} ({count:,}):")
+        lines.extend(f"  {f.get('file')}  [{f.get('reason')}]" for f in listed[:LISTED])
+        if count > min(len(listed), LISTED):
+            lines.append(f"  and {count - min(len(listed), LISTED):,} more (the JSON report)")
+    return lines
 
 
 def _count(element: ET.Element, cases: list[ET.Element]) -> None:

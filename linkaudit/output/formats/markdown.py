@@ -17,6 +17,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from linkaudit.output.formats.builds import (
+    NOT_PAGES,
+    SYMLINKS_OUT,
+    build_line,
+    not_pages,
+    orphans,
+    symlink_words,
+    symlinks_out,
+)
 from linkaudit.output.formats.common import (
     RENDERED_SHOWN,
     Report,
@@ -35,7 +44,14 @@ from linkaudit.output.formats.common import (
     walled,
 )
 from linkaudit.output.formats.naming import for_reading
-from linkaudit.output.formats.places import DEFAULT, Options
+from linkaudit.output.formats.places import (
+    DEFAULT,
+    Options,
+    fix_place,
+    source_place,
+    unmapped,
+    written,
+)
 from linkaudit.output.report.build import OUTCOMES
 from linkaudit.output.report.groups import and_more, block_name
 from linkaudit.output.report.history import broken_for, history_line
@@ -75,16 +91,18 @@ def where(referrer: dict[str, Any]) -> str:
     line = referrer["line"]
     at = f" line {line}" if line is not None else f" ({no_line(referrer)})"
     via = f", through {code(referrer['via'])}" if referrer.get("via") else ""
+    more = written(referrer, code) + unmapped(referrer, code) + via
     if referrer.get("file"):  # a build's page: its file, its deployed URL beside
         also = referrer.get("deployed") or (
             referrer["url"] if referrer["url"] != referrer["file"] else None
         )
-        beside = f" ({code(also)})" if also else ""
         place = (
             code(f"{referrer['file']}:{line}") if line is not None else code(referrer["file"]) + at
         )
-        return f"{place}{beside}{via}"
-    return code(referrer["url"]) + at + via
+        # its source first, when it has one: the line a person edits
+        sourced = source_place(referrer, place + (f", {code(also)}" if also else ""), code)
+        return (sourced or place + (f" ({code(also)})" if also else "")) + more
+    return code(referrer["url"]) + at + more
 
 
 def target(entry: dict[str, Any], fragment: str | None = None) -> str:
@@ -148,6 +166,8 @@ def as_markdown(report: Report, options: Options = DEFAULT) -> str:
         + ["| link | replace with | linked from |", "| --- | --- | --- |"],
         rows,
     )
+    for head, rows in _build_tables(report):
+        page.table(["", head, ""], rows)
     shells, pages = app_shells(report)
     if shells:
         rows = [f"- {target(u)}: {code(u['app_shell'])}" for u in pages]
@@ -189,8 +209,10 @@ def _head(report: Report) -> list[str]:
     if s.get("internal_errors"):
         title += f", {plural(s['internal_errors'], 'internal error')} (exit 4)"
     starts = ", ".join(map(code, report["start_urls"]))
+    first = build_line(report, code)  # a build's: what was read, where it started
     lines = [
         title,
+        *(["", first + "."] if first else []),
         "",
         f"{plural(s['urls'], 'URL')} checked from {starts}: {state}.",
         "",
@@ -198,30 +220,31 @@ def _head(report: Report) -> list[str]:
         "|" + " --- |" * len(OUTCOMES),
         "| " + " | ".join(str(s[o]) for o in OUTCOMES) + " |",
     ]
+    at = len(lines) - 5  # the line that says the audit in a sentence
     if "missing_fragments" in s:
-        lines[2] += f" Missing fragments: {s['missing_fragments']}."
+        lines[at] += f" Missing fragments: {s['missing_fragments']}."
     sitemap = report.get("sitemap")
     if sitemap:
-        lines[2] += (
+        lines[at] += (
             f" Sitemap: {sitemap['urls']} URLs; {len(sitemap['broken'])} broken, "
             f"{len(sitemap['redirects'])} redirecting, {len(sitemap['orphans'])} linked from "
             f"no page, {len(sitemap['missing'])} site pages not in it."
         )
         if sitemap.get("skipped"):
-            lines[2] += f" Sitemaps not read (a bound of sitemaps): {len(sitemap['skipped'])}."
+            lines[at] += f" Sitemaps not read (a bound of sitemaps): {len(sitemap['skipped'])}."
     if s.get("urls_dropped"):
-        lines[2] += f" URLs not checked past --max-urls: {s['urls_dropped']}."
+        lines[at] += f" URLs not checked past --max-urls: {s['urls_dropped']}."
     own = outside_root(report)
     if own:
-        lines[2] += f" Excluded on the site's host outside --root-url (--skip-far): {own}."
+        lines[at] += f" Excluded on the site's host outside --root-url (--skip-far): {own}."
     if s.get("links_dropped"):
-        lines[2] += f" Links not read on pages over LINKAUDIT_PAGE_MAXLINKS: {s['links_dropped']}."
+        lines[at] += f" Links not read on pages over LINKAUDIT_PAGE_MAXLINKS: {s['links_dropped']}."
     walls = s.get("walls") or {}
     if walls:
         named = ", ".join(f"{code(wall)} {n}" for wall, n in walls.items())
-        lines[2] += f" Behind bot walls (not verified, not broken): {named}."
+        lines[at] += f" Behind bot walls (not verified, not broken): {named}."
     if s.get("soft_404"):
-        lines[2] += f" Soft 404s (pages that answer 200 but are error pages): {s['soft_404']}."
+        lines[at] += f" Soft 404s (pages that answer 200 but are error pages): {s['soft_404']}."
     return lines
 
 
@@ -246,10 +269,30 @@ def _wall_row(wall: str, u: dict[str, Any], limit: int | None) -> str:
     return f"| {cell(target(u))} | {cell(code(wall) + status)} | {_linked(places)} |"
 
 
+def _build_tables(report: Report) -> list[tuple[str, list[str]]]:
+    """A build's own findings, each a heading and its rows: its orphan
+    pages, its files that are not pages, its symbolic links out."""
+    tables = [
+        (f"#### {heading} ({len(pages):,})", [f"- {target(u)}" for u in pages])
+        for heading, pages in orphans(report)
+    ]
+    listed, count = not_pages(report)
+    if count:
+        rows = [f"- {code(f.get('file'))}: {code(f.get('reason'))}" for f in listed]
+        if count > len(listed):
+            rows.append(f"- and {count - len(listed):,} more: see the report")
+        tables.append((f"#### {NOT_PAGES} ({count:,})", rows))
+    found = symlinks_out(report)
+    if found:
+        rows = [f"- {target(u)}: {symlink_words(u, code)}" for u in found]
+        tables.append((f"#### {SYMLINKS_OUT} ({len(found):,})", rows))
+    return tables
+
+
 def _fix_row(chosen: list[dict[str, Any]], limit: int | None) -> str:
     """A link to a permanent redirect, with every place that has it."""
     first = chosen[0]
-    places = [{"url": f["page"], "line": f["line"], "file": f.get("file")} for f in chosen]
+    places = [fix_place(f) for f in chosen]
     words = places_of(places, None, {}, where, limit=limit, more=_more)
     to = f"{code(first['to'])} ({code(fix_words(first))})"
     return f"| {cell(code(first['from']))} | {cell(to)} | {_linked(words)} |"

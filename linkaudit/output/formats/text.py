@@ -6,6 +6,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from linkaudit.output.formats.builds import (
+    LISTED,
+    NOT_PAGES,
+    SYMLINKS_OUT,
+    build_line,
+    not_pages,
+    orphans,
+    symlink_target,
+    symlink_words,
+    symlinks_out,
+)
 from linkaudit.output.formats.common import (
     RENDERED_SHOWN,
     app_shells,
@@ -22,7 +33,7 @@ from linkaudit.output.formats.common import (
     walled,
 )
 from linkaudit.output.formats.naming import for_reading
-from linkaudit.output.formats.places import DEFAULT, Options
+from linkaudit.output.formats.places import DEFAULT, Options, fix_place
 from linkaudit.output.report.build import OUTCOMES, is_internal_error
 from linkaudit.output.report.history import broken_for, history_line
 from linkaudit.output.report.redirects import fix_text, fix_words
@@ -45,7 +56,9 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
     counts = {o: f"{s[o]:,}" for o in OUTCOMES}
     if own:
         counts["excluded"] += f" ({own:,} on the site's host outside --root-url, --skip-far)"
+    first = build_line(report)  # a build's: what was read, where it started
     lines = [
+        *([f"linkaudit: {first}"] if first else []),
         headline(report),
         "  "
         + ", ".join(f"{o} {counts[o]}" for o in OUTCOMES)
@@ -86,6 +99,7 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
         lines.append(f"Fixed ({len(report['fixed'])}):")
         lines.extend(f"  {url}" for url in report["fixed"])
     lines.extend(_fix_lines(fixes, "temporary", "Links to temporary redirects", limit))
+    lines.extend(_build_lines(report, limit))
     if s.get("internal_errors"):
         faulty = [u for u in report["urls"] if is_internal_error(u)]
         lines.append(
@@ -152,10 +166,39 @@ def headline(report: dict[str, Any]) -> str:
     return f"linkaudit: {', '.join(parts)}; {counts}; {ending(report)}"
 
 
+def _build_lines(report: dict[str, Any], limit: int | None) -> list[str]:
+    """A build's own findings: its orphan pages, its files that are not
+    pages, its symbolic links out (each with its places, when kept)."""
+    cut = None if limit is None else LISTED  # -v: every one
+    lines = []
+    for heading, pages in orphans(report):
+        lines.append(f"{heading} ({len(pages):,}):")
+        lines.extend(f"  {target(u)}" for u in pages[:cut])
+        lines.extend(_more(len(pages), cut))
+    listed, count = not_pages(report)
+    if count:
+        lines.append(f"{NOT_PAGES} ({count:,}):")
+        lines.extend(f"  {f.get('file')}  [{f.get('reason')}]" for f in listed[:cut])
+        lines.extend(_more(count, min(len(listed), cut if cut is not None else len(listed))))
+    found = symlinks_out(report)
+    if found:
+        lines.append(f"{SYMLINKS_OUT} ({len(found):,}):")
+        for u in found:
+            lines.append(f"  {target(u)}  [{symlink_words(u)}]")
+            lines.extend(place_lines(u, {}, "    ", limit=limit))
+    return lines
+
+
+def _more(count: int, shown: int | None) -> list[str]:
+    if shown is None or count <= shown:
+        return []
+    return [f"  and {count - shown:,} more: the JSON report has them (-v prints them)"]
+
+
 # Warnings by what they are, each under its own heading: the start of the
-# warning (our own words) -> the heading
+# warning (our own words) -> the heading (a symbolic link out of the build:
+# its own finding, above)
 _NOTES = (
-    ("a symbolic link out of the build directory", "Symbolic links out of the build"),
     ("not rendered", "Pages not rendered, read from their HTML"),  # --render
     ("", "Failing, not reported broken yet"),  # a failure in its grace period (--db)
 )
@@ -166,7 +209,7 @@ def _note_lines(report: dict[str, Any]) -> list[str]:
     kinds: dict[str, list[dict[str, Any]]] = {}
     for u in report["urls"]:
         warning = u.get("warning")
-        if warning and not u.get("soft_404"):
+        if warning and not u.get("soft_404") and symlink_target(u) is None:
             heading = next(h for start, h in _NOTES if warning.startswith(start))
             kinds.setdefault(heading, []).append(u)
     lines = []
@@ -265,7 +308,7 @@ def _fix_lines(fixes: list[dict[str, Any]], kind: str, title: str, limit: int | 
             continue
         first = chosen[0]
         lines.append(f"  {first['from']} -> {first['to']}  ({fix_words(first)})")
-        places = [{"url": f["page"], "line": f["line"], "file": f.get("file")} for f in chosen]
+        places = [fix_place(f) for f in chosen]
         lines.extend("    " + x for x in places_of(places, None, {}, limit=limit))
     return lines
 

@@ -120,15 +120,44 @@ def _place_list(referrers: Iterable[dict[str, Any]]) -> str:
         page = link(r["url"])
         if r.get("file") and BUILD.get() is not None and BUILD.get().owns(r["url"]):
             page, file = link(r["url"], file=r["file"]), ""  # a build's page: its file, a link
+        place = f'{page} <span class="line">{at}</span>{file}'
+        source = _source(r)
+        if source:  # the line a person edits first, the built page second
+            place = f'{source} <span class="built">(built {place})</span>'
         via = data = ""
         if r.get("via"):  # the page links a redirect that leads here
             via = f' <span class="via">through {link(r["via"])}</span>'
             data = f' data-via="{esc(r["via"])}"'
+        if isinstance(r.get("href"), str):  # as the page wrote it
+            via = f' <span class="href">written as <code>{esc(r["href"])}</code></span>{via}'
+        if r.get("unmapped"):
+            via += f' <span class="muted">no source: {esc(r["unmapped"])}</span>'
         items.append(
-            f'<li data-page="{esc(r["url"])}" data-line="{esc(line)}"{data}>'
-            f'{page} <span class="line">{at}</span>{file}{via}</li>'
+            f'<li data-page="{esc(r["url"])}" data-line="{esc(line)}"{data}>{place}{via}</li>'
         )
     return f'<ul class="places">{"".join(items)}</ul>'
+
+
+def _source(referrer: dict[str, Any]) -> str:
+    """A place's source file and line (``source``; a link whose URL a
+    definition holds: the definition's), a link to the file when the page
+    can reach it; "" for a place without one."""
+    source = referrer.get("source")
+    if not isinstance(source, dict) or not isinstance(source.get("file"), str):
+        return ""
+    defined = source.get("defined")
+    said = ""
+    if isinstance(defined, dict) and isinstance(defined.get("file"), str):
+        used = f"line {source.get('line')}"
+        if defined["file"] != source["file"]:
+            used = f"{source['file']}:{source.get('line')}"
+        said = f' <span class="muted">(the definition of the link at {esc(used)})</span>'
+        source = defined
+    build = BUILD.get()
+    href = build.source_href(source["file"]) if build is not None else None
+    name = build.files.file(source["file"]) if build is not None else source["file"]
+    line = f' <span class="line">line {esc(source["line"])}</span>' if source.get("line") else ""
+    return anchor(name, href) + line + said
 
 
 def outcome_badge(outcome: str, status: int | None = None) -> str:
