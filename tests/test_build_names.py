@@ -9,6 +9,7 @@ as they are.  A baseline and an audit database compare across runs."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -98,14 +99,15 @@ def test_a_builds_files_are_named_relative_when_below_the_current_directory(tmp_
 def build(tmp_path):
     """A build with a broken link in its template and on a page, a missing
     fragment, a directory linked without its slash (a redirect to update),
-    a link to a far server on another port of 127.0.0.1."""
+    a file reached through a symbolic link out of the build, a link to a
+    far server on another port of 127.0.0.1."""
     far = TestServer()
     far.add("/ok", "far page")
     pages = {
         "index.html": (
             '<nav><a href="guide">guide</a> <a href="missing.html">missing</a></nav>\n'
             f'<a href="guide/install.html#nope">frag</a> <a href="{far.url}/ok">far</a>\n'
-            '<a href="about.html">about</a>\n'
+            '<a href="about.html">about</a> <a href="_static/x.js">script</a>\n'
         ),
         "about.html": '<nav><a href="guide">guide</a> <a href="missing.html">missing</a></nav>',
         "guide/index.html": '<a href="../gone.png">img</a>\n<a href="install.html">install</a>',
@@ -115,6 +117,10 @@ def build(tmp_path):
         path = tmp_path / "public" / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "x.js").write_text("x")
+    (tmp_path / "public" / "_static").mkdir()
+    (tmp_path / "public" / "_static" / "x.js").symlink_to("../../outside/x.js")
     with far:
         yield tmp_path, far
 
@@ -170,10 +176,37 @@ def test_no_output_of_a_walked_build_names_its_address(build):
         assert shown.returncode == 0, shown.stderr
         outputs[fmt] = shown.stdout + shown.stderr
     assert "--report" not in outputs["log"]
+    # the text names the files from here, as the audit printed them, and
+    # shows the symbolic link out under its one name
+    text = outputs["text"]
+    printed = terminal.replace("\r\n", "\n").rsplit("\x1b[K", 1)[-1]  # (the status line cleared)
+    assert text.strip() == printed.strip()
+    assert "  public/missing.html  [404 Not Found]" in text.splitlines()
+    assert "    public/about.html:1" in text.splitlines()
+    assert "Symbolic links out of the build (1):\n  public/_static/x.js  [symbolic link" in text
+    _html_links_open_files(tmp_path / "out" / "r.html", public)
     for where, text in outputs.items():
         assert text, where
         _no_internal_address(text, far, where)
     assert _internal(public) not in "".join(outputs.values())
+
+
+def _html_links_open_files(page: Path, build: Path) -> None:
+    """Each link of the HTML report to a file (its sections', and its
+    table's rows, which the script draws from the page's data) is a path
+    relative to the report, of a file of the build that is there."""
+    html = page.read_text()
+    data = json.loads(html.split('id="linkaudit-data">', 1)[1].split("</script>", 1)[0])
+    hrefs = re.findall(r'<a class="url" href="([^"]+)"', html)
+    hrefs += [row["href"] for row in data["urls"] if row.get("href")]
+    hrefs += [row["from"][3] for row in data["urls"] if len(row.get("from", ())) > 3]
+    files = [h for h in hrefs if not h.startswith(("http:", "https:", "#"))]
+    assert len(files) > 5, hrefs
+    for href in files:
+        path = Path(os.path.normpath(page.parent / href.split("#")[0]))
+        assert path.is_file() and build in path.parents, href
+    named = [row["name"] for row in data["urls"] if "name" in row]
+    assert "public/missing.html" in named and "public/guide/index.html" in named
 
 
 def test_no_output_of_a_crawled_or_served_build_names_its_address(build):
@@ -231,7 +264,14 @@ def test_with_root_url_outputs_name_the_deployed_urls(tmp_path):
     )
     (public / "guide" / "index.html").write_text("guide")
     out = run(
-        tmp_path, "public", "--root-url", "https://docs.example.com/v2/", "--report", "r.json"
+        tmp_path,
+        "public",
+        "--root-url",
+        "https://docs.example.com/v2/",
+        "--report",
+        "r.json",
+        "--html",
+        "r.html",
     )
     assert out.returncode == 1, out.stderr
     report = json.loads((tmp_path / "r.json").read_text())
@@ -246,6 +286,16 @@ def test_with_root_url_outputs_name_the_deployed_urls(tmp_path):
     assert report["build"]["root_url"] == "https://docs.example.com/v2/"
     assert "linkaudit: public read as https://docs.example.com/v2/" in out.stderr
     assert "127.0.0.1" not in out.stdout + out.stderr + (tmp_path / "r.json").read_text()
+    # the formats: the file, the deployed URL beside it; the HTML report links the deployed URLs
+    gone = "public/gone.html (https://docs.example.com/v2/gone.html)"
+    assert f"  {gone}  [404 Not Found]" in out.stdout.splitlines()
+    assert "    public/index.html:2 (https://docs.example.com/v2/)" in out.stdout.splitlines()
+    for fmt in FORMATS:
+        shown = run(tmp_path, "show", "r.json", "--format", fmt, "--fail-on", "none").stdout
+        assert "127.0.0.1" not in shown and "https://docs.example.com/v2/" in shown, fmt
+    html = (tmp_path / "r.html").read_text()
+    assert '<a class="url" href="https://docs.example.com/v2/">public/index.html</a>' in html
+    assert "127.0.0.1" not in html
 
 
 def test_a_baseline_and_an_audit_database_compare_across_runs(build):
@@ -325,3 +375,27 @@ def test_print_config_of_a_build_names_no_address(build):
     out = run(tmp_path, "public", "--root-url", "https://example.com/", "--print-config")
     assert out.returncode == 0 and 'urls = ["public"]' in out.stdout
     assert "127.0.0.1" not in out.stdout + out.stderr
+
+
+def test_a_build_outside_the_current_directory_is_named_by_absolute_paths(build):
+    """``linkaudit ../site/public``: the build is not below the current
+    directory, so its files are named by absolute paths, in the report as
+    in the text."""
+    tmp_path, _far = build
+    here = tmp_path / "elsewhere"
+    here.mkdir()
+    out = run(here, "../public", "--report", "r.json", "--html", "r.html")
+    assert out.returncode == 1, out.stderr
+    public = str(tmp_path / "public")
+    report = json.loads((here / "r.json").read_text())
+    assert report["build"]["directory"] == public
+    missing = next(u for u in report["urls"] if u["url"].endswith("/missing.html"))
+    assert {r["file"] for r in missing["referrers"]} == {
+        f"{public}/index.html",
+        f"{public}/about.html",
+    }
+    assert f"  {public}/missing.html  [404 Not Found]" in out.stdout.splitlines()
+    assert (
+        f'<a class="url" href="../public/about.html">{public}/about.html</a>'
+        in (here / "r.html").read_text()
+    )
