@@ -17,7 +17,8 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from linkaudit.config import config_of
-from linkaudit.output.report.build import read_report, write_atomically
+from linkaudit.output.report.atomic import write_atomically
+from linkaudit.output.report.build import read_report
 from linkaudit.signals import report_written
 
 if TYPE_CHECKING:

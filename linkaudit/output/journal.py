@@ -33,7 +33,8 @@ from typing import IO, TYPE_CHECKING, Any
 from linkaudit.config import config_of
 from linkaudit.items import CONTRACT_FIELDS, OPTIONAL_FIELDS, UrlResult
 from linkaudit.output.files import create_fresh
-from linkaudit.output.report.build import build_report, write_json_atomic
+from linkaudit.output.report.atomic import write_json_atomic
+from linkaudit.output.report.build import build_report
 from linkaudit.output.report.facts import ReportFacts, now_iso
 from linkaudit.rules.names import BuildNames
 from linkaudit.signals import report_written

@@ -3,8 +3,6 @@ state, written atomically, and summarised for a person."""
 
 from __future__ import annotations
 
-import functools
-import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -13,6 +11,7 @@ from typing import Any
 
 from linkaudit.output.jsontext import json_text
 from linkaudit.output.reading import needed_in_summary, read_report
+from linkaudit.output.report.atomic import directory_of, dumps_report, write_atomically
 from linkaudit.output.report.facts import ReportFacts, now_iso
 from linkaudit.output.report.getonly import get_only_hosts
 from linkaudit.output.report.naming import in_shown_order, named_entry, named_head
@@ -292,7 +291,7 @@ def write_report(path: str, state: AuditState, facts: ReportFacts) -> dict[str, 
     so the rest can be freed."""
     kept: list[dict[str, Any]] = []
     report: dict[str, Any] = {}
-    with tempfile.TemporaryFile("w+", encoding="utf-8", dir=_directory(path)) as spool:
+    with tempfile.TemporaryFile("w+", encoding="utf-8", dir=directory_of(path)) as spool:
         first = True
         for part in report_entries(state, report, facts):
             spool.write(("  " if first else ",\n  ") + json_text(part))
@@ -321,67 +320,3 @@ def is_internal_error(entry: dict[str, Any]) -> bool:
 def _by_place(referrer: tuple[str, int | None]) -> tuple[str, int]:
     page, line = referrer
     return page, -1 if line is None else line
-
-
-def dumps_report(report: dict[str, Any]) -> str:
-    """The report as JSON with one URL entry per line.
-
-    ``json.dumps(indent=...)`` runs the pure-Python encoder: on a 150,000-URL
-    report that took seconds.  Entries are encoded compactly by the C encoder
-    and joined, which also keeps a report greppable (one URL, one line).
-    """
-    head = {k: v for k, v in report.items() if k != "urls"}
-    text = json_text(head, indent=1)
-    if "urls" not in report:
-        return text
-    entries = ",\n  ".join(json_text(e) for e in report["urls"])
-    body = f'"urls": [\n  {entries}\n ]' if entries else '"urls": []'
-    return f"{text[:-2]},\n {body}\n}}" if head else f"{{\n {body}\n}}"
-
-
-def write_json_atomic(path: str, data: dict[str, Any]) -> None:
-    """Write to a temporary file beside ``path``, then rename: a reader never
-    sees half a report, and a failed write leaves the old file alone."""
-
-    def write(fh: Any) -> None:
-        fh.write(dumps_report(data))
-        fh.write("\n")
-
-    write_atomically(path, write)
-
-
-@functools.cache
-def umask() -> int:
-    """The process's umask, read without changing it where Linux tells it
-    (``os.umask`` can only be read by setting it, a race with threads)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _directory(path: str) -> str:
-    return os.path.dirname(os.path.abspath(path))
-
-
-def write_atomically(path: str, write: Callable[[Any], None]) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".linkaudit-", suffix=".tmp", dir=_directory(path))
-    try:
-        # mkstemp makes it 0600; a report is the user's file as any other
-        # they write (0644 with the usual umask of 022)
-        os.fchmod(fd, 0o666 & ~umask())
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            write(fh)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
