@@ -41,6 +41,9 @@ def test_a_build_url_is_named_by_its_file_url(tmp_path):
     assert names.shown("http://127.0.0.1:240680/x") == "http://127.0.0.1:240680/x"
     assert names.shown("https://example.com/") == "https://example.com/"
     assert names.is_build("http://127.0.0.1:24068/x") and not names.is_build("http://127.0.0.1:9/")
+    # a path that starts with a digit is the build's too, in a text as alone
+    assert names.text("http://127.0.0.1:24068/404.html") == root + "/404.html"
+    assert names.translate(["http://127.0.0.1:24068/2024/"]) == [root + "/2024/"]
     # in any text: the URL, or its host and port alone; never a longer port
     said = names.text(
         "Redirect to http://127.0.0.1:24068/b (from http://127.0.0.1:240681/c); "

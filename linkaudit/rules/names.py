@@ -101,10 +101,12 @@ class BuildNames:
             self.url = file_url(self.path) + "/"
             self._from, self._to, self._host = self.base, self.url, self.directory
         # the internal address anywhere in a text: the URL (the origin not
-        # followed by more digits of a longer port), or its host:port alone
+        # followed by more digits of a longer port; the folder followed by
+        # anything, /404.html or /2024/ too), or its host:port alone
         self._needle = parts.netloc
+        longer = "" if self._from.endswith("/") else "(?![0-9])"
         self._pattern = re.compile(
-            f"({re.escape(self._from)})(?![0-9])|(?<![/\\w.@-]){re.escape(parts.netloc)}(?![0-9])"
+            f"({re.escape(self._from)}){longer}|(?<![/\\w.@-]){re.escape(parts.netloc)}(?![0-9])"
         )
 
     def shown(self, url: str) -> str:
