@@ -248,16 +248,18 @@ def _build_results(at: Locator, report: Report) -> list[dict[str, Any]]:
     """A build's own findings: each symbolic link out a warning, at the
     pages that link it (at the file itself when the report keeps none);
     the orphan pages of each kind one note, at the first, the others
-    related (one notice, not one per page)."""
+    related (one notice, not one per page).  A result at a file, not at a
+    link, is at its first line (code scanning annotates a line)."""
     results = []
     for u in symlinks_out(report):
         text = f"{at.name(u['url'])}: {symlink_words(u)}"
         found = at.result("symlink-out", u["url"], text, u["referrers"], u.get("referrer_count"))
         found["level"] = "warning"
         found["properties"]["symlinkTarget"] = symlink_target(u)
+        found["locations"][0]["physicalLocation"].setdefault("region", {"startLine": 1})
         results.append(found)
     for heading, pages in orphans(report):
-        places = [{"url": u["url"], "line": None, "file": u.get("file")} for u in pages]
+        places = [{"url": u["url"], "line": 1, "file": u.get("file")} for u in pages]
         related = places[1 : MAX_RELATED + 1]
         text = f"{heading}: {len(pages):,} ({at.name(pages[0]['url'])} first)"
         found = {
