@@ -17,6 +17,7 @@ import json
 import os
 import re
 from pathlib import Path
+from urllib.parse import quote, unquote
 from xml.etree import ElementTree as ET
 
 import pytest
@@ -131,6 +132,16 @@ def _without(value: object, keys: tuple[str, ...]) -> None:
     elif isinstance(value, list):
         for item in value:
             _without(item, keys)
+
+
+def _places(value: object) -> list[dict]:
+    """Every place in ``value``: an object with a page's ``url`` and ``line``."""
+    if isinstance(value, list):
+        return [p for item in value for p in _places(item)]
+    if not isinstance(value, dict):
+        return []
+    found = [value] if "line" in value and "url" in value else []
+    return found + [p for item in value.values() for p in _places(item)]
 
 
 def show(folder: Path, fmt: str, *args: str) -> str:
@@ -342,3 +353,66 @@ def test_shown_from_another_folder_a_build_is_named_from_there(build):
     assert below.splitlines()[0].startswith("linkaudit: . (a build; start index.html")
     assert "  gone.png  [404 Not Found]" in below.splitlines()
     assert os.path.isdir(build / "public")
+
+
+# what a terminal acts on or hides (C0 but the line break, DEL, C1, bidi)
+RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+HOSTILE = "x\x1b[2J\u202e<b>`[a](https://evil)`"
+
+
+def test_a_builds_new_values_are_shown_escaped(build, tmp_path):
+    """What a build's page, file names and link targets put in the report
+    (an href as written, a symbolic link's target, a source's file, why a
+    place has none, a file that is not a page) is shown as every value is:
+    escaped for the terminal, in a code span, as HTML text, in XML, in a
+    SARIF message; a newline never forges a line."""
+    report = json.loads((build / "r.json").read_text())
+    root = report["build"]["url"]
+    for referrer in _places(report):  # (an entry's, a group's, a fragment's)
+        referrer.update(href=HOSTILE, unmapped=HOSTILE + "\nforged")
+        referrer["source"] = {"file": f"docs/{HOSTILE}.md", "line": 3}
+    for entry in report["urls"]:
+        if entry["url"] == root + "_static/x.js":
+            entry["symlink_out"] = "../x\nforged line"
+    report["build"]["not_pages"] = [{"file": f"public/{HOSTILE}.html", "reason": HOSTILE}]
+    (tmp_path / "r.json").write_text(json.dumps(report))
+    shown = {}
+    for fmt in ("text", "markdown", "junit", "sarif", "html"):
+        out = run(tmp_path, "show", "r.json", "--format", fmt, "--fail-on", "none")
+        assert out.returncode == 0, out.stderr
+        shown[fmt] = out.stdout
+        assert not RAW.search(out.stdout), fmt
+        assert not re.search(r"^forged", out.stdout, re.MULTILINE), fmt
+    assert "written as x\\x1b[2J\\u202e<b>" in shown["text"]
+    assert "\\nforged line" in shown["text"]  # the link's target: one line
+    assert "<b>" not in shown["html"] and "&lt;b&gt;" in shown["html"]
+    assert "written as `` x\\x1b[2J\\u202e<b>`[a](https://evil)` ``" in shown["markdown"]
+    ET.fromstring(shown["junit"])
+    messages = json.dumps(json.loads(shown["sarif"])["runs"][0]["results"])
+    assert "[a](https://evil)" not in messages and "\\\\[a\\\\](https://evil)" in messages
+
+
+def test_the_html_reports_links_to_files_are_names_not_syntax(tmp_path):
+    """Written in the build's own folder, the HTML report links its files
+    by relative URLs: a file named like a scheme (``javascript:x.html``) is
+    ``./javascript:x.html``, never a script; ``#``, ``?`` and ``%`` in a
+    name are percent-encoded: each link opens its file."""
+    public = tmp_path / "public"
+    public.mkdir()
+    names = ("javascript:alert(1).html", "a#b.html", "q?x.html", "50%.html", "é.html")
+    (public / "index.html").write_text(
+        "".join(f'<a href="{quote(n)}">{n}</a>\n' for n in names) + '<a href="gone.html">x</a>'
+    )
+    for name in names:
+        (public / name).write_text('<a href="index.html">home</a>')
+    out = run(public, ".", "--html", "r.html", "--report", "r.json")
+    assert out.returncode == 1, out.stderr
+    html = (public / "r.html").read_text()
+    hrefs = set(re.findall(r'<a class="url" href="([^"]+)"', html))
+    data = json.loads(html.split('id="linkaudit-data">', 1)[1].split("</script>", 1)[0])
+    hrefs |= {row["href"] for row in data["urls"] if row.get("href")}
+    assert "./javascript:alert(1).html" in hrefs
+    assert {"a%23b.html", "q%3Fx.html", "50%25.html", "%C3%A9.html"} <= hrefs
+    assert not [h for h in hrefs if h.lower().startswith("javascript:")]
+    for href in hrefs:
+        assert (public / unquote(href)).is_file(), href

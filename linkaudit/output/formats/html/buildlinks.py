@@ -16,10 +16,12 @@ from __future__ import annotations
 import os
 from contextvars import ContextVar
 from typing import Any
+from urllib.parse import quote
 
 from linkaudit.output.formats.naming import BuildFiles
 
 INDEX = "index.html"
+_PATH_SAFE = "/!$&'()*+,;=:@-._~"  # what a URL's path keeps as it is (RFC 3986's pchar)
 
 
 class BuildLinks:
@@ -54,9 +56,7 @@ class BuildLinks:
             return None
         if os.path.isdir(found) and os.path.isfile(os.path.join(found, INDEX)):
             found = os.path.join(found, INDEX)
-        relative = os.path.relpath(found, self.here).replace(os.sep, "/")
-        if os.path.isdir(found):
-            relative += "/"
+        relative = self._relative(found) + ("/" if os.path.isdir(found) else "")
         fragment = url.partition("#")[2] if not file else ""
         return relative + (f"#{fragment}" if fragment else "")
 
@@ -65,7 +65,19 @@ class BuildLinks:
         found = self.files.absolute(file)
         if found is None or not os.path.isfile(found):
             return None
-        return os.path.relpath(found, self.here).replace(os.sep, "/")
+        return self._relative(found)
+
+    def _relative(self, path: str) -> str:
+        """``path`` as a relative URL from the page: percent-encoded (a
+        file name's ``#``, ``?``, ``%`` or quote is a name, not a URL's
+        syntax), and never read as a scheme (``javascript:x.html`` is
+        ``./javascript:x.html``)."""
+        relative = os.path.relpath(path, self.here).replace(os.sep, "/")
+        try:  # a name's undecodable bytes (surrogateescape), as they are
+            href = quote(relative, safe=_PATH_SAFE, errors="surrogateescape")
+        except UnicodeEncodeError:  # a lone surrogate (a report edited by anyone)
+            href = quote(relative, safe=_PATH_SAFE, errors="surrogatepass")
+        return "./" + href if ":" in href.split("/", 1)[0] else href
 
 
 # the build the page being written names (html/page.py sets it for its page)
