@@ -416,3 +416,22 @@ def test_the_html_reports_links_to_files_are_names_not_syntax(tmp_path):
     assert not [h for h in hrefs if h.lower().startswith("javascript:")]
     for href in hrefs:
         assert (public / unquote(href)).is_file(), href
+
+
+def test_the_docs_give_a_symbolic_link_out_of_the_build_one_name():
+    """One name for it in the docs, as in every format: no "symbolic link
+    out of the build directory", "symlink out", "link outside the build"."""
+    root = Path(__file__).resolve().parents[1]
+    other = re.compile(
+        r"symbolic links? (?:out of|outside|leaving) the (?:build )?director"
+        r"|\bsymlinks? (?:out|outside)\b|\blinks? outside the build\b",
+        re.IGNORECASE,
+    )
+    found = [
+        f"{page.relative_to(root)}: {m.group(0)}"
+        for page in [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
+        for m in other.finditer(page.read_text())
+    ]
+    assert not found, found
+    guide = (root / "docs" / "guide" / "local-build.md").read_text()
+    assert "**symbolic link out of the build**" in guide and "`symlink-out`" in guide
