@@ -281,6 +281,34 @@ def test_sarif_locates_the_files_of_a_git_work_tree_from_its_root(build, tmp_pat
     assert {"docs/guide.md", "docs/index.md", "public/_static/x.js"} <= uris
 
 
+def test_github_annotations_show_the_build(build):
+    """``--format github``: the workflow commands the Action prints, each an
+    annotation on the source file and line (else the built file), errors
+    first, and a last notice that counts them."""
+    lines = show(build, "github").splitlines()
+    assert lines[0].startswith("::error file=") and lines[-1].startswith(
+        "::notice title=linkaudit::"
+    )
+    assert (
+        "::error file=docs/guide.md,line=3,title=Broken link::Broken link to public/gone.png"
+        in "\n".join(lines)
+    )
+    # a link whose URL a definition holds: at the definition, the line to edit
+    assert any(
+        x.startswith("::error file=docs/index.md,line=20,title=Broken link::") for x in lines
+    )
+    fragment = [x for x in lines if "title=Missing fragment" in x]
+    assert fragment and fragment[0].startswith("::error file=public/guide/index.html,line=2,")
+    symlink = [x for x in lines if "title=Symbolic link out of the build" in x]
+    assert symlink and symlink[0].startswith("::warning ")
+    assert "file=public/_static/x.js,line=1," in symlink[0]
+    errors = sum(x.startswith("::error ") for x in lines)
+    warnings = sum(x.startswith("::warning ") for x in lines)
+    assert lines[-1].startswith(
+        f"::notice title=linkaudit::annotations: {errors} errors, {warnings} warnings"
+    )
+
+
 def test_html_shows_the_build(build):
     page = show(build, "html")
     assert f'<p class="lead">{FIRST}</p>' in page
@@ -377,7 +405,7 @@ def test_a_builds_new_values_are_shown_escaped(build, tmp_path):
     report["build"]["not_pages"] = [{"file": f"public/{HOSTILE}.html", "reason": HOSTILE}]
     (tmp_path / "r.json").write_text(json.dumps(report))
     shown = {}
-    for fmt in ("text", "markdown", "junit", "sarif", "html"):
+    for fmt in ("text", "markdown", "junit", "sarif", "html", "github"):
         out = run(tmp_path, "show", "r.json", "--format", fmt, "--fail-on", "none")
         assert out.returncode == 0, out.stderr
         shown[fmt] = out.stdout
@@ -390,6 +418,9 @@ def test_a_builds_new_values_are_shown_escaped(build, tmp_path):
     ET.fromstring(shown["junit"])
     messages = json.dumps(json.loads(shown["sarif"])["runs"][0]["results"])
     assert "[a](https://evil)" not in messages and "\\\\[a\\\\](https://evil)" in messages
+    # workflow commands: one a line, a file name's ',' and ':' never a new property
+    assert all(line.startswith("::") for line in shown["github"].splitlines())
+    assert "`[a](https%3A/evil)`.md,line=3,title=" in shown["github"]
 
 
 def test_the_html_reports_links_to_files_are_names_not_syntax(tmp_path):
