@@ -151,7 +151,7 @@ def test_what_the_walk_finds(site):
     assert outcome["out.html"] == "ok" and "outside.html" in entries["out.html"]["warning"]
     assert "secret.html" not in outcome
     footer = [g for g in report["groups"] if g["target"] == origin + "gone-footer.html"]
-    # its files: / and index.html are one, page and page.html one, guide/
+    # /, index.html (one file), page, page.html (one file: the clean URL), guide/
     assert footer and footer[0]["kind"] == "template" and footer[0]["pages"] == 3
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 from urllib.parse import quote
 from weakref import WeakKeyDictionary
@@ -33,6 +34,7 @@ from linkaudit.config.options import (
 )
 from linkaudit.config.rendering import rendering_browser
 from linkaudit.rules.guards import TrapGuards
+from linkaudit.rules.names import BuildNames
 from linkaudit.rules.recheck import RecheckPolicy
 from linkaudit.rules.scope import site_prefix
 from linkaudit.rules.urls import canonicalize
@@ -89,6 +91,13 @@ class Config:
             return None
         start = self.build_url or self.start_urls[0]
         return (root if root.endswith("/") else root + "/", start[: start.rfind("/") + 1])
+
+    @cached_property
+    def names(self) -> BuildNames | None:
+        """A build directory's names in every output (``rules/names.py``):
+        its files, and its deployed URLs with ``--root-url``; None for a
+        site."""
+        return build_names(self.values)
 
     @property
     def max_depth(self) -> int | None:
@@ -153,6 +162,9 @@ class Config:
             label = labels.get(named, "browser" if values["LINKAUDIT_BROWSER"] else "render")
             raise ConfigError(f"{label}: {exc}") from None
         baseline = values["LINKAUDIT_BASELINE"]
+        names = build_names(values)
+        if baseline and names is not None:  # an earlier report's names, compared as shown
+            baseline = (baseline[0], names.keys(baseline[1]))
         state = SQLITE_STATE if values["LINKAUDIT_DB"] else values["LINKAUDIT_STATE"]
         if values["LINKAUDIT_REDIS"]:
             state = cls._shared(values, labels)
@@ -229,6 +241,16 @@ def _build_start(build: str, page: str) -> tuple[str, ...]:
 
 # what a path keeps unescaped in a URL (RFC 3986's pchar and "/")
 _PATH_SAFE = "/-._~!$&'()*+,;=:@"
+
+
+def build_names(values: Mapping[str, Any]) -> BuildNames | None:
+    """The names of a build directory (LINKAUDIT_LOCAL_DIR) audited at its
+    address (``_build_address``), deployed at LINKAUDIT_ROOT_URL; None for
+    an audit of a site."""
+    address = _build_address(values)
+    if not address:
+        return None
+    return BuildNames(values["LINKAUDIT_LOCAL_DIR"], address, values["LINKAUDIT_ROOT_URL"] or "")
 
 
 def _read(option: Option, settings: Any, labels: Mapping[str, str]) -> Any:

@@ -78,6 +78,10 @@ class BuildReport:
         self.not_found = self.build_url + NOT_FOUND_PAGE
         self.counts: Counter[str] = Counter()
         self.seen: set[int] = set()  # the pages' files counted (their paths' hashes)
+        # the name outputs give a URL (rules/names.py): a link written as its
+        # shown name (the deployed URL, with --root-url) needs no href
+        names = config.names
+        self.shown: Callable[[str], str] = names.shown if names is not None else str
         self.sitemap: BuildSitemap | None = None  # the build's own, read for an orphan
         # the origins a link that leaves the build lands on: the build's, the site's
         own = [self.build_url, config["LINKAUDIT_ROOT_URL"] or ""]
@@ -211,14 +215,14 @@ class BuildReport:
             if values:
                 value = values[min(taken[key], len(values) - 1)]
                 taken[key] += 1
-                if value != target:
+                if value not in (target, self.shown(target)):
                     referrer["href"] = value
         for gap in item.get("missing_fragments", ()):
-            shown = f"{url}#{gap['fragment']}"
+            shown = (f"{url}#{gap['fragment']}", f"{self.shown(url)}#{gap['fragment']}")
             for referrer in gap["referrers"]:
                 values = self.written.get((referrer["url"], referrer["line"], url)) or ()
                 value = next((v for v in values if fragment_of(v) == gap["fragment"]), None)
-                if value is not None and value != shown:
+                if value is not None and value not in shown:
                     referrer["href"] = value
 
     # -- after the entries ------------------------------------------------------
