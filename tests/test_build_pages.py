@@ -63,7 +63,8 @@ ORPHANS = {
         "<url><loc>https://example.com/docs/listed.html</loc></url>\n"
         "</urlset>\n"
     ),
-    "404.html": "<h1>Not here</h1>",  # the host's own 404 page: no orphan
+    # the host's own 404 page (MkDocs'): no orphan, and no soft 404 for saying so
+    "404.html": "<title>404 - Not found</title>\n<h1>404 - Not found</h1>",
     ".git/hooks/x.html": '<a href="never.html">n</a>',  # never served, never read
     "img/logo.png": "PNG",
 }
@@ -103,6 +104,7 @@ def test_pages_no_link_reaches_are_read_and_their_links_checked(tmp_path, route)
         "listed-gone.html": [("public/listed.html", 1)],
     }
     assert "never.html" not in json.dumps(report)
+    assert "soft_404" not in entries["404.html"] and not report["summary"].get("soft_404")
     build = report["build"]
     assert {k: build[k] for k in ("pages", "reached", "orphans", "sitemap_only")} == {
         "pages": 8,  # index, a, 404.html and the five orphans

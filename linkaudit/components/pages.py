@@ -96,6 +96,9 @@ class Pages:
         if render is not None:  # a soft 404 the app shows: by the DOM's title or heading
             read = dataclasses.replace(reply, decode=lambda: facts.dom)  # type: ignore[union-attr]
         soft = self.probes.soft_404_fields(read) if stats is not None else {}
+        if soft.get("soft_404") and audit.build is not None and audit.build.not_found_page(url):
+            # a build's own 404.html says "not found" by design: read, not a soft 404
+            soft = {k: v for k, v in soft.items() if k not in ("soft_404", "warning")}
         if stats is not None and reply.text is not None and facts is None:
             # its links exist only once scripts run: not checked
             soft["app_shell"] = shell if self.mode != NEVER else looks_like_app_shell(reply.text)

@@ -101,6 +101,12 @@ class BuildPages:
         if self.started:
             self.late.add(hash(url))
 
+    def not_found_page(self, url: str) -> bool:
+        """``url`` is the build's own ``404.html``, the page the host sends
+        for every missing URL (``static.py``): read as a page, but that it
+        says "not found" is no soft 404."""
+        return url == self.build_url + "404.html"
+
     def reached(self, url: str) -> bool:
         """The page at ``url`` was read before the enumeration began: the
         links from the start page reached it."""
