@@ -1,0 +1,262 @@
+"""The places of a build audit's findings mapped to their sources: the
+report's referrers (``source``, or ``unmapped`` and why), and the
+``build.sources`` summary.
+
+Only places of findings are mapped (a broken target's referrers, a missing
+fragment's, a redirect fix's): each built page holding one is read again
+once, each source file parsed once (``SourceFiles``)."""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any, NamedTuple, Protocol
+
+from w3lib.encoding import html_to_unicode
+
+from linkaudit.rules.fragments import fragment_of
+from linkaudit.rules.urls import InvalidURL, canonicalize
+from linkaudit.sources.built import BuiltPage, read_built
+from linkaudit.sources.changes import Change
+from linkaudit.sources.layout import MARKDOWN, REST, Layout
+from linkaudit.sources.links import SourceLink
+from linkaudit.sources.markdown import markdown_links
+from linkaudit.sources.match import Mapped, Rules, match_page
+from linkaudit.sources.pages import PageSources
+from linkaudit.sources.rest import rest_links
+from linkaudit.sources.templates import Templates
+
+PAGES_KEPT = 256  # built pages whose mapping is kept at once (pages come back: LRU)
+MAX_PAGE = 20 * 1024 * 1024  # bytes of a built page read again
+
+
+class BuildFiles(Protocol):
+    """``localbuild``'s page URL -> file (``LocalFiles``)."""
+
+    root: str
+    real_root: str
+    shown: str
+    prefix: str
+
+    def __call__(self, url: str) -> str | None: ...
+
+
+class Found(NamedTuple):
+    """A built link of a page: its line, its canonical target, fragment, mapping."""
+
+    line: int
+    target: str | None
+    fragment: str | None
+    mapped: Mapped
+
+
+def shown_path(path: str) -> str:
+    """A path as the report names files: relative to the current
+    directory when below it."""
+    path = os.path.abspath(path)
+    here = os.getcwd()
+    return os.path.relpath(path, here) if path.startswith(here + os.sep) else path
+
+
+class SourceFiles:
+    """Each source file's links, parsed once."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self.parsed: dict[str, list[SourceLink]] = {}
+
+    def links(self, path: str) -> list[SourceLink]:
+        if path not in self.parsed:
+            self.parsed[path] = self._parse(path)
+        return self.parsed[path]
+
+    def _parse(self, path: str) -> list[SourceLink]:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        except OSError:
+            return []
+        if path.endswith(REST):
+            return rest_links(path, text)
+        flavor = self.layout.flavor
+        if path.endswith(".mdx"):
+            flavor = "mdx"
+        elif not path.endswith(MARKDOWN) and flavor == "myst":
+            flavor = "commonmark"  # an HTML page of a Sphinx project: none
+        return markdown_links(path, text, flavor, linkify=self.layout.linkify, rest=rest_links)
+
+
+class SourcePlaces:
+    """Maps the places of a build's findings (see the module's doc)."""
+
+    def __init__(self, layout: Layout, files: BuildFiles, change: Change | None = None) -> None:
+        self.layout, self.files, self.change = layout, files, change
+        self.pages = PageSources(layout, files.real_root)
+        self.sources = SourceFiles(layout)
+        self.templates = Templates(layout)
+        self.rules = Rules(layout.tool, layout.extlinks, self.pages.label, self.pages.hugo_pages)
+        self.kept: OrderedDict[str, tuple[list[Found], str | None, str]] = OrderedDict()
+        self.mapped = self.unmapped = 0
+        self.outside = 0  # findings outside the change (--changed-since)
+
+    # -- the report's parts
+
+    def entry(self, item: dict[str, Any]) -> None:
+        """A finding's places, and whether the change holds it."""
+        places = [(r, item["url"]) for r in item.get("referrers", ())]
+        for gap in item.get("missing_fragments", ()):
+            self.places(gap["referrers"], item["url"], gap["fragment"])
+            self._changed(gap, gap["referrers"])
+        if not _finding(item):
+            return
+        for referrer, url in places:
+            self.place(referrer, referrer.get("via") or url, None)
+        self._changed(item, item.get("referrers", ()))
+
+    def places(self, referrers: list[dict[str, Any]], url: str, fragment: str | None) -> None:
+        for referrer in referrers:
+            self.place(referrer, referrer.get("via") or url, fragment)
+
+    def fix(self, fix: dict[str, Any]) -> None:
+        """A redirect fix's place (page, line, the redirecting URL)."""
+        place = {"url": fix["page"], "line": fix["line"]}
+        self.place(place, fix["from"], None)
+        for name in ("source", "unmapped"):
+            if name in place:
+                fix[name] = place[name]
+        self._changed(fix, [place])
+
+    def section(self) -> dict[str, Any]:
+        """``build.sources``."""
+        layout = self.layout
+        return {
+            "tool": layout.tool,
+            "directories": [shown_path(d) for d in layout.directories],
+            "config": shown_path(layout.config) if layout.config else None,
+            "detected": layout.detected,
+            "mapped": self.mapped,
+            "unmapped": self.unmapped,
+        }
+
+    # -- one place
+
+    def place(self, referrer: dict[str, Any], target: str, fragment: str | None) -> None:
+        line = referrer.get("line")
+        if line is None or referrer.get("rendered"):
+            self._unmapped(referrer, "a link a script made: no line of the built page")
+            return
+        page = self._page(referrer["url"])
+        if page is None:
+            self._unmapped(referrer, "not a page of the build")
+            return
+        found, source, why = page
+        if source is None:
+            self._unmapped(referrer, why)
+            return
+        here = [f for f in found if f.line == line and f.target == target]
+        if fragment is not None:
+            here = [f for f in here if f.fragment == fragment]
+        links = {f.mapped.link for f in here if f.mapped.link is not None}
+        if here and len(links) == 1 and all(f.mapped.link is not None for f in here):
+            self._mapped(referrer, links.pop())
+            return
+        if not here:
+            why = f"no link of the page's text to this target on line {line}"
+        elif len(here) > 1:
+            why = f"{len(here)} links to this target on line {line} of the page"
+        else:
+            why = here[0].mapped.why
+        self._unmapped(referrer, why)
+        if self.change is not None and self.change.touches(source):
+            referrer["changed"] = True  # no line, but its page's source was edited
+
+    def _mapped(self, referrer: dict[str, Any], link: SourceLink) -> None:
+        source: dict[str, Any] = {"file": shown_path(link.file), "line": link.line}
+        if link.defined is not None:
+            source["defined"] = {"file": shown_path(link.defined_file or link.file),
+                                 "line": link.defined}  # fmt: skip
+        referrer["source"] = source
+        self.mapped += 1
+        if self.change is not None and self.change.holds(link):
+            referrer["changed"] = True
+
+    def _unmapped(self, referrer: dict[str, Any], why: str) -> None:
+        referrer["unmapped"] = why
+        self.unmapped += 1
+
+    def _changed(self, finding: dict[str, Any], places: Any) -> None:
+        if self.change is None:
+            return
+        changed = any(p.get("changed") for p in places)
+        finding["changed"] = changed
+        if not changed:
+            self.outside += 1
+
+    # -- a page read again
+
+    def _page(self, url: str) -> tuple[list[Found], str | None, str] | None:
+        if url in self.kept:
+            self.kept.move_to_end(url)
+            return self.kept[url]
+        shown = self.files(url)
+        if shown is None:
+            return None
+        files = self.files
+        rel = shown[len(files.shown) + 1 :] if files.shown not in (".", "") else shown
+        source, why = self.pages.source_of(rel)
+        found: list[Found] = []
+        if source is not None:
+            built = self._read(os.path.join(files.real_root, rel))
+            if built is None:
+                source, why = None, "the built page could not be read again"
+            else:
+                found = self._found(url, rel, source, built)
+        self.kept[url] = (found, source, why)
+        if len(self.kept) > PAGES_KEPT:
+            self.kept.popitem(last=False)
+        return self.kept[url]
+
+    def _read(self, path: str) -> BuiltPage | None:
+        try:
+            with open(path, "rb") as fh:
+                body = fh.read(MAX_PAGE)
+        except OSError:
+            return None
+        return read_built(html_to_unicode("text/html", body)[1])
+
+    def _found(self, url: str, rel: str, source: str, built: BuiltPage) -> list[Found]:
+        links = self.sources.links(source)
+        root = next(
+            (d for d in self.layout.directories if source.startswith(d.rstrip(os.sep) + os.sep)),
+            os.path.dirname(source),
+        )
+        src_dir = os.path.dirname(os.path.relpath(source, root)).replace(os.sep, "/")
+        mapped = match_page(rel, built.base, built.links, links, src_dir, self.rules)
+        base = url
+        if built.base is not None:
+            try:
+                base = canonicalize(built.base, url)
+            except InvalidURL:
+                pass
+        out = []
+        for link, result in zip(built.links, mapped, strict=True):
+            if result.link is None and link.where == "template":
+                result = self.templates.find(link.href) or result
+            try:
+                target: str | None = canonicalize(link.href, base)
+            except InvalidURL:
+                target = None
+            out.append(Found(link.line, target, fragment_of(link.href), result))
+        return out
+
+
+def _finding(item: dict[str, Any]) -> bool:
+    """An entry the report calls a finding: broken, unchecked, or reported
+    with a warning (a soft 404, a symbolic link out of the build)."""
+    if item["outcome"] in ("broken", "unchecked"):
+        return True
+    return bool(item.get("soft_404") or item.get("warning"))
+
+
+SourcePlacesFactory = Callable[[BuildFiles], SourcePlaces | None]
