@@ -35,6 +35,7 @@ class Layout:
     linkify: bool = False
     directory_urls: bool = True  # MkDocs' use_directory_urls
     extlinks: dict[str, str] = field(default_factory=dict)  # Sphinx's extlinks: role -> URL
+    prefixes: dict[str, str] = field(default_factory=dict)  # Hugo: content dir -> "/nl"
 
 
 def _text(path: str) -> str:
@@ -175,13 +176,27 @@ def _hugo(place: str, build: str, generator: str) -> Layout | None:
     public = os.path.normpath(os.path.join(place, _key(text, "publishDir") or "public"))
     if build != public and not generator.startswith("hugo"):
         return None
-    languages = _text(os.path.join(os.path.dirname(config), "languages.toml")) + text
-    contents = re.findall(r"^\s*contentDir\s*=\s*['\"]([^'\"]+)", languages, re.M)
-    directories = [os.path.normpath(os.path.join(place, c)) for c in contents]
-    directories = [d for d in directories if os.path.isdir(d)] or [os.path.join(place, "content")]
+    languages = _text(os.path.join(os.path.dirname(config), "languages.toml")) + "\n" + text
+    default = _key(text, "defaultContentLanguage") or "en"
+    subdir = (_key(text, "defaultContentLanguageInSubdir") or "").lower() == "true"
+    listed = re.search(r"^disableLanguages\s*=\s*\[([^\]]*)\]", text, re.M)
+    disabled = set(re.findall(r"['\"]([\w-]+)['\"]", listed.group(1) if listed else ""))
+    prefixes: dict[str, str] = {}
+    language = None
+    for line in languages.split("\n"):
+        header = re.match(r"^\s*\[(?:languages\.)?([\w-]+)\]\s*$", line)
+        if header:
+            language = header.group(1)
+        content = re.match(r"^\s*contentDir\s*=\s*['\"]([^'\"]+)", line)
+        if content and language not in disabled:
+            folder = os.path.normpath(os.path.join(place, content.group(1)))
+            if os.path.isdir(folder):
+                prefixes[folder] = "" if language == default and not subdir else f"/{language}"
+    if not prefixes:
+        prefixes = {os.path.join(place, "content"): ""}
     return Layout(
-        "hugo", directories, config, templates=[os.path.join(place, "layouts")],
-        flavor="hugo", linkify=True,
+        "hugo", list(prefixes), config, templates=[os.path.join(place, "layouts")],
+        flavor="hugo", linkify=True, prefixes=prefixes,
     )  # fmt: skip
 
 
@@ -216,6 +231,9 @@ def given(directories: list[str], detected: Layout | None, build: str) -> Layout
                 break
     if detected is None:
         return Layout(None, directories, flavor="gfm")
-    detected.directories = directories
+    # a directory given that holds the tool's own (Hugo's content/en): those
+    detected.directories = [
+        d for g in directories for d in ([o for o in detected.directories if _inside(o, g)] or [g])
+    ]
     detected.detected = False
     return detected

@@ -202,14 +202,22 @@ class _Reader:
     def inline(self, children: list[Any], start: int, end: int) -> None:
         cursor = Cursor(self.lines, start, end)
         block = norm("".join(_block_text(c) for c in children))
+        done: set[int] = set()
         for k, child in enumerate(children):
             kind = child.type
+            if k in done:
+                continue
             if kind == "link_open":
+                # an image inside the link is written before the link's target
+                for j in range(k + 1, len(children)):
+                    if children[j].type == "link_close":
+                        break
+                    if children[j].type == "image":
+                        self._image(children[j], cursor, block)
+                        done.add(j)
                 self._link(children, k, cursor, block)
             elif kind == "image":
-                src = child.attrs.get("src", "")
-                line, written = self._destination(cursor, src)
-                self.add(line, written or src, child.content, block, "image")
+                self._image(child, cursor, block)
             elif kind == "html_inline":
                 found = HREF.search(child.content)
                 if found is not None:
@@ -221,6 +229,11 @@ class _Reader:
                 role = re.fullmatch(r"(.*?)\s*<([^<>]+)>", content, re.S)
                 text, target = (role.group(1), role.group(2)) if role else ("", content)
                 self.add(line, target, text, block, "role:" + name)
+
+    def _image(self, child: Any, cursor: Cursor, block: str) -> None:
+        src = child.attrs.get("src", "")
+        line, written = self._destination(cursor, src)
+        self.add(line, written or src, child.content, block, "image")
 
     def _link(self, children: list[Any], k: int, cursor: Cursor, block: str) -> None:
         child = children[k]

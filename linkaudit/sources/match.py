@@ -67,7 +67,8 @@ def make_id(label: str) -> str:
 
 def candidates(link: SourceLink, page: str, src_dir: str, rules: Rules) -> set[object]:
     """The URLs (keys) the tool may have made of ``link`` on ``page``; a
-    tuple ("fragment", name) or ("pattern", regex) for the looser kinds."""
+    tuple ("fragment", name) or ("pattern", regex) for the looser kinds (and
+    ("raw", target): the href exactly as the source wrote it)."""
     target, kind, tool = link.target, link.kind, rules.tool
     page_url = site_url(page)
     out: set[object] = set()
@@ -116,6 +117,17 @@ def candidates(link: SourceLink, page: str, src_dir: str, rules: Rules) -> set[o
     return out
 
 
+def _aggregated(link: SourceLink, src_dir: str) -> set[object]:
+    """What a page of other pages' words may have made of ``link``: an
+    absolute URL as it is; another target as the source wrote it, or made
+    a fragment of the print page by mkdocs-print-site (``#missing.md``,
+    ``#how-to-missing.md`` for ``how-to/``'s)."""
+    if "://" in link.target:
+        return {key(link.target)}
+    inside = posixpath.join(src_dir, link.target).replace("/", "-") if src_dir else link.target
+    return {("raw", link.target), ("raw", "#" + link.target), ("raw", "#" + inside)}
+
+
 def block_agrees(built: str, source: str) -> bool:
     a, b = text_key(built), text_key(source)
     if not a or not b or a == b:
@@ -143,6 +155,8 @@ def _agrees(built: BuiltLink, resolved: str, link: SourceLink, forms: set[object
 def _same(form: object, href: str, resolved: str) -> bool:
     if isinstance(form, tuple):
         what, value = form
+        if what == "raw":
+            return href == value
         if what == "fragment":
             fragment = urldefrag(href)[1]
             return bool(fragment) and (fragment == value or fragment.endswith("." + value))
@@ -157,14 +171,24 @@ def match_page(
     sources: list[SourceLink],
     src_dir: str,
     rules: Rules,
+    every: bool = False,
+    src_dir_of: Callable[[SourceLink], str] = lambda link: "",
 ) -> list[Mapped]:
-    """Each built link's source link, or why none, in the page's order."""
+    """Each built link's source link, or why none, in the page's order.
+
+    ``every``: ``sources`` are every source file's links, for a page no
+    one file made (a print page, a list of posts): only targets written as
+    absolute URLs are compared (the page rewrites the others), wherever the
+    link sits but in what the builder generates."""
     page_url = site_url(page)
     base_url = urljoin(page_url, base) if base else page_url
-    forms = [candidates(link, page, src_dir, rules) for link in sources]
+    if every:
+        forms = [_aggregated(s, src_dir_of(s)) for s in sources]
+    else:
+        forms = [candidates(link, page, src_dir, rules) for link in sources]
     found: list[tuple[int, ...] | None] = []
     for link in built:
-        if link.where != "content":
+        if link.where != "content" and not (every and link.where == "template"):
             found.append(None)
             continue
         resolved = urljoin(base_url, link.href.strip())

@@ -13,6 +13,7 @@ import json
 import os
 import posixpath
 import re
+from datetime import UTC, datetime
 from functools import cached_property
 
 from linkaudit.sources.layout import MARKDOWN, REST, Layout, _key, _text
@@ -42,6 +43,18 @@ def front_matter(path: str) -> dict[str, str]:
         if pair:
             out[pair.group(1)] = pair.group(2)
     return out
+
+
+def _post_date(value: str, default: tuple[str, str, str]) -> tuple[str, str, str]:
+    """A post's date as Jekyll writes it in the URL: its front matter's,
+    moved to UTC when it gives an offset (the build's own time zone)."""
+    try:
+        when = datetime.fromisoformat(value.strip().replace(" ", "T", 1).replace(" ", ""))
+    except ValueError:
+        return default
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC)
+    return f"{when.year:04d}", f"{when.month:02d}", f"{when.day:02d}"
 
 
 def _url_key(url: str) -> str:
@@ -138,7 +151,8 @@ class PageSources:
                     path = os.path.join(folder, name)
                     rel = os.path.relpath(path, directory).replace(os.sep, "/")
                     if self.layout.tool == "hugo":
-                        urls = self._hugo_urls(rel, path)
+                        prefix = self.layout.prefixes.get(directory, "")
+                        urls = [prefix + url for url in self._hugo_urls(rel, path)]
                     else:
                         urls = self._jekyll_urls(rel, path)
                     for url in urls:
@@ -173,9 +187,10 @@ class PageSources:
             if post is None:
                 return []
             year, month, day, title = post.groups()
+            year, month, day = _post_date(meta.get("date", ""), (year, month, day))
             categories = [p for p in parts[: parts.index("_posts")] if p]
             for key in ("category", "categories"):
-                categories += meta.get(key, "").replace(",", " ").split()
+                categories += meta.get(key, "").strip("[]").replace(",", " ").split()
             pattern = self._config_key("permalink") or "date"
             pattern = PERMALINK_STYLES.get(pattern, pattern)
             url = (

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple, Protocol
 
 from w3lib.encoding import html_to_unicode
 
 from linkaudit.rules.fragments import fragment_of
 from linkaudit.rules.urls import InvalidURL, canonicalize
-from linkaudit.sources.built import BuiltPage, read_built
+from linkaudit.sources.built import BuiltLink, BuiltPage, read_built
 from linkaudit.sources.changes import Change
 from linkaudit.sources.layout import MARKDOWN, REST, Layout
 from linkaudit.sources.links import SourceLink
@@ -27,7 +27,15 @@ from linkaudit.sources.pages import PageSources
 from linkaudit.sources.rest import rest_links
 from linkaudit.sources.templates import Templates
 
-PAGES_KEPT = 256  # built pages whose mapping is kept at once (pages come back: LRU)
+MAX_SOURCES = 5000  # source files read for a page no one file made (an aggregate page)
+PAGES_KEPT = 256
+# tools whose layouts list other pages' words (Jekyll's and Hugo's lists of
+# posts): a template's link there is looked for in every source (Markdown:
+# quick to read; a Sphinx project's thousand reST files are not read for
+# its theme's links)
+LISTING_TOOLS = frozenset(
+    {"jekyll", "hugo", None}
+)  # built pages whose mapping is kept at once (pages come back: LRU)
 MAX_PAGE = 20 * 1024 * 1024  # bytes of a built page read again
 
 
@@ -85,6 +93,17 @@ class SourceFiles:
         elif not path.endswith(MARKDOWN) and flavor == "myst":
             flavor = "commonmark"  # an HTML page of a Sphinx project: none
         return markdown_links(path, text, flavor, linkify=self.layout.linkify, rest=rest_links)
+
+    def every_link(self) -> list[SourceLink] | None:
+        """The links of every source file (None: more than MAX_SOURCES)."""
+        found = []
+        for directory in self.layout.directories:
+            for folder, dirs, names in os.walk(directory):
+                dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_build", "_site")))
+                found += [os.path.join(folder, n) for n in names if n.endswith(MARKDOWN + REST)]
+                if len(found) > MAX_SOURCES:
+                    return None
+        return [link for path in sorted(found) for link in self.links(path)]
 
 
 class SourcePlaces:
@@ -151,7 +170,7 @@ class SourcePlaces:
             self._unmapped(referrer, "not a page of the build")
             return
         found, source, why = page
-        if source is None:
+        if source is None and not found:
             self._unmapped(referrer, why)
             return
         here = [f for f in found if f.line == line and f.target == target]
@@ -168,7 +187,7 @@ class SourcePlaces:
         else:
             why = here[0].mapped.why
         self._unmapped(referrer, why)
-        if self.change is not None and self.change.touches(source):
+        if self.change is not None and source is not None and self.change.touches(source):
             referrer["changed"] = True  # no line, but its page's source was edited
 
     def _mapped(self, referrer: dict[str, Any], link: SourceLink) -> None:
@@ -206,7 +225,7 @@ class SourcePlaces:
         rel = shown[len(files.shown) + 1 :] if files.shown not in (".", "") else shown
         source, why = self.pages.source_of(rel)
         found: list[Found] = []
-        if source is not None:
+        if source is not None or why.startswith("no source file"):
             built = self._read(os.path.join(files.real_root, rel))
             if built is None:
                 source, why = None, "the built page could not be read again"
@@ -217,6 +236,25 @@ class SourcePlaces:
             self.kept.popitem(last=False)
         return self.kept[url]
 
+    def _listed(self, rel: str, built: BuiltPage) -> list[Mapped]:
+        """The page's links matched against every source's (see match_page)."""
+        every = self.sources.every_link()
+        if every is None:
+            why = f"a page no one source file made, in a project of more than {MAX_SOURCES}"
+            return [Mapped(None, why)] * len(built.links)
+        return match_page(
+            rel, built.base, built.links, every, "", self.rules, True,
+            lambda link: self._src_dir(link.file),
+        )  # fmt: skip
+
+    def _src_dir(self, source: str) -> str:
+        """The folder of a source file, relative to its sources' directory."""
+        root = next(
+            (d for d in self.layout.directories if source.startswith(d.rstrip(os.sep) + os.sep)),
+            os.path.dirname(source),
+        )
+        return os.path.dirname(os.path.relpath(source, root)).replace(os.sep, "/")
+
     def _read(self, path: str) -> BuiltPage | None:
         try:
             with open(path, "rb") as fh:
@@ -225,20 +263,29 @@ class SourcePlaces:
             return None
         return read_built(html_to_unicode("text/html", body)[1])
 
-    def _found(self, url: str, rel: str, source: str, built: BuiltPage) -> list[Found]:
-        links = self.sources.links(source)
-        root = next(
-            (d for d in self.layout.directories if source.startswith(d.rstrip(os.sep) + os.sep)),
-            os.path.dirname(source),
-        )
-        src_dir = os.path.dirname(os.path.relpath(source, root)).replace(os.sep, "/")
-        mapped = match_page(rel, built.base, built.links, links, src_dir, self.rules)
+    def _found(self, url: str, rel: str, source: str | None, built: BuiltPage) -> list[Found]:
+        if source is None:  # a page of other pages' words (print page, news, tags)
+            mapped = self._listed(rel, built)
+        else:
+            links = self.sources.links(source)
+            src_dir = self._src_dir(source)
+            mapped = match_page(rel, built.base, built.links, links, src_dir, self.rules)
         base = url
         if built.base is not None:
             try:
                 base = canonicalize(built.base, url)
             except InvalidURL:
                 pass
+        if (
+            source is not None
+            and self.layout.tool in LISTING_TOOLS
+            and any(m.link is None and b.where == "template" for b, m in pairs(built, mapped))
+        ):  # a list of posts in the layout: other pages' words
+            listed = self._listed(rel, built)
+            mapped = [
+                listed[i] if m.link is None and b.where == "template" and listed[i].link else m
+                for i, (b, m) in enumerate(pairs(built, mapped))
+            ]
         out = []
         for link, result in zip(built.links, mapped, strict=True):
             if result.link is None and link.where == "template":
@@ -249,6 +296,10 @@ class SourcePlaces:
                 target = None
             out.append(Found(link.line, target, fragment_of(link.href), result))
         return out
+
+
+def pairs(built: BuiltPage, mapped: list[Mapped]) -> Iterator[tuple[BuiltLink, Mapped]]:
+    return zip(built.links, mapped, strict=True)
 
 
 def _finding(item: dict[str, Any]) -> bool:

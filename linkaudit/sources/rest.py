@@ -209,6 +209,8 @@ class _Links:
                         out.append(self._link(source, line, target, "", words, "html"))
                 continue
             line = cursor.find(raw, raw.split("\n")[0]) if raw else None
+            if line is not None and EMBEDDED.search(raw) and raw.find(raw.split("\n")[0]) == 0:
+                line += raw[: raw.rfind("<")].count("\n")  # wrapped: the target's line
             if isinstance(node, xref):
                 text, target = node["title"], node["target"]
                 out.append(self._link(source, line, target, text, block, "role:" + node["role"]))
