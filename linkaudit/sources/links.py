@@ -10,6 +10,7 @@ found there is not guessed: such a link has no line, and is never mapped."""
 
 from __future__ import annotations
 
+import os
 import re
 from typing import NamedTuple
 
@@ -35,6 +36,14 @@ class SourceLink(NamedTuple):
     kind: str
     defined: int | None = None
     defined_file: str | None = None
+
+
+def shown_path(path: str) -> str:
+    """A path as the report names files: relative to the current
+    directory when below it."""
+    path = os.path.abspath(path)
+    here = os.getcwd()
+    return os.path.relpath(path, here) if path.startswith(here + os.sep) else path
 
 
 def norm(text: str | None) -> str:

@@ -20,7 +20,7 @@ from linkaudit.rules.urls import InvalidURL, canonicalize
 from linkaudit.sources.built import BuiltLink, BuiltPage, read_built
 from linkaudit.sources.changes import Change
 from linkaudit.sources.layout import MARKDOWN, REST, Layout
-from linkaudit.sources.links import SourceLink
+from linkaudit.sources.links import SourceLink, shown_path
 from linkaudit.sources.markdown import markdown_links
 from linkaudit.sources.match import Mapped, Rules, match_page
 from linkaudit.sources.pages import PageSources
@@ -57,14 +57,7 @@ class Found(NamedTuple):
     target: str | None
     fragment: str | None
     mapped: Mapped
-
-
-def shown_path(path: str) -> str:
-    """A path as the report names files: relative to the current
-    directory when below it."""
-    path = os.path.abspath(path)
-    here = os.getcwd()
-    return os.path.relpath(path, here) if path.startswith(here + os.sep) else path
+    where: str  # the built link's: "content", "template", "generated"
 
 
 class SourceFiles:
@@ -187,8 +180,14 @@ class SourcePlaces:
         else:
             why = here[0].mapped.why
         self._unmapped(referrer, why)
-        if self.change is not None and source is not None and self.change.touches(source):
-            referrer["changed"] = True  # no line, but its page's source was edited
+        content = all(f.where == "content" for f in here)
+        if (
+            self.change is not None
+            and source is not None
+            and content
+            and self.change.touches(source)
+        ):
+            referrer["changed"] = True  # no line, but its page's words were edited
 
     def _mapped(self, referrer: dict[str, Any], link: SourceLink) -> None:
         source: dict[str, Any] = {"file": shown_path(link.file), "line": link.line}
@@ -294,7 +293,7 @@ class SourcePlaces:
                 target: str | None = canonicalize(link.href, base)
             except InvalidURL:
                 target = None
-            out.append(Found(link.line, target, fragment_of(link.href), result))
+            out.append(Found(link.line, target, fragment_of(link.href), result, link.where))
         return out
 
 
