@@ -318,6 +318,10 @@ def test_changed_since_reports_and_fails_on_the_lines_the_change_holds(mkdocs_pr
     broken = [u for u in report["urls"] if u["outcome"] == "broken"]
     assert broken and all(u["changed"] is False for u in broken)
     assert report["summary"]["outside_change"] == len(broken)
+    # the formats show only what the change holds, and say how many are not
+    assert "missing.md" not in out.stdout
+    assert f"changed since HEAD: {len(broken)} findings outside the change" in out.stderr
+    assert "sources: docs (MkDocs, mkdocs.yml, found): 4 of 5 places" in out.stderr
     # a branch that edits line 10 (the reference's definition), uncommitted
     _git(mkdocs_project, "checkout", "-qb", "topic")
     source = mkdocs_project / "docs" / "index.md"
