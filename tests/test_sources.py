@@ -171,6 +171,30 @@ def test_rest_never_reads_a_url_nor_a_file_but_an_include(tmp_path):
     assert rest_links(str(tmp_path / "a.rst"), text) == []
 
 
+def test_sources_that_would_run_code_or_never_end_are_only_read(tmp_path):
+    """conf.py is parsed, never run; a MyST include of itself ends."""
+    from linkaudit.sources.layout import detect
+
+    marker = tmp_path / "ran"
+    docs = tmp_path / "docs"
+    (docs / "_build" / "html").mkdir(parents=True)
+    (docs / "_build" / "html" / "searchindex.js").write_text('Search.setIndex({"docnames":[]})')
+    (docs / "conf.py").write_text(
+        f"open({str(marker)!r}, 'w').write('x')\n"
+        "extlinks = {'issue': ('https://example.com/issues/%s', '#%s')}\n"
+        "templates_path = ['_tpl']\n"
+    )
+    layout = detect(str(docs / "_build" / "html"), str(tmp_path))
+    assert layout is not None and layout.tool == "sphinx"
+    assert layout.extlinks == {"issue": "https://example.com/issues/%s"}
+    assert layout.templates == [str(docs / "_tpl")]
+    assert not marker.exists()
+    looped = docs / "loop.md"
+    looped.write_text("[a](a.md)\n\n```{include} loop.md\n```\n")
+    links = markdown_links(str(looped), looped.read_text(), "myst", rest=rest_links)
+    assert 1 < len(links) <= 10 and {s.target for s in links} == {"a.md"}
+
+
 RULES = Rules("mkdocs", {}, lambda label: None, lambda name: [])
 
 
