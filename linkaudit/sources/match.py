@@ -138,9 +138,8 @@ def block_agrees(built: str, source: str) -> bool:
     return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= BLOCK_RATIO
 
 
-def _agrees(built: BuiltLink, resolved: str, link: SourceLink, forms: set[object]) -> bool:
-    if not any(_same(form, built.href, resolved) for form in forms):
-        return False
+def _words_agree(built: BuiltLink, link: SourceLink) -> bool:
+    """The texts of the two links' blocks agree, and their own texts."""
     # (a block that is the link alone, a raw HTML one, agrees with any around it)
     alone = bool(link.block) and text_key(link.block) == text_key(built.text)
     if not alone and not block_agrees(built.block, link.block):
@@ -150,6 +149,37 @@ def _agrees(built: BuiltLink, resolved: str, link: SourceLink, forms: set[object
     if link.kind.startswith("role:"):  # the page shows a title the source may not have
         return text_key(link.text) in text_key(built.text) or not link.text
     return text_key(link.text) == text_key(built.text)
+
+
+class _Index:
+    """The source links by the forms the tool may have made of them, so a
+    page's links are each compared with the few that can be theirs (a list
+    of posts against every source of a site is thousands of links)."""
+
+    def __init__(self, forms: list[set[object]]) -> None:
+        self.exact: dict[object, list[int]] = {}  # a URL key, ("raw", href)
+        self.fragments: dict[str, list[tuple[int, object]]] = {}  # by its last dotted name
+        self.loose: list[tuple[int, object]] = []  # patterns
+        for i, kinds in enumerate(forms):
+            for form in kinds:
+                if isinstance(form, str) or form[0] == "raw":  # type: ignore[index]
+                    self.exact.setdefault(form, []).append(i)
+                elif form[0] == "fragment":  # type: ignore[index]
+                    last = form[1].rpartition(".")[2]  # type: ignore[index]
+                    self.fragments.setdefault(last, []).append((i, form))
+                else:
+                    self.loose.append((i, form))
+
+    def candidates(self, href: str, resolved: str) -> list[int]:
+        found = set(self.exact.get(key(resolved), ()))
+        found.update(self.exact.get(("raw", href), ()))
+        fragment = urldefrag(href)[1]
+        if fragment:
+            for i, form in self.fragments.get(fragment.rpartition(".")[2], ()):
+                if _same(form, href, resolved):
+                    found.add(i)
+        found.update(i for i, form in self.loose if _same(form, href, resolved))
+        return sorted(found)
 
 
 def _same(form: object, href: str, resolved: str) -> bool:
@@ -183,9 +213,9 @@ def match_page(
     page_url = site_url(page)
     base_url = urljoin(page_url, base) if base else page_url
     if every:
-        forms = [_aggregated(s, src_dir_of(s)) for s in sources]
+        index = _Index([_aggregated(s, src_dir_of(s)) for s in sources])
     else:
-        forms = [candidates(link, page, src_dir, rules) for link in sources]
+        index = _Index([candidates(link, page, src_dir, rules) for link in sources])
     found: list[tuple[int, ...] | None] = []
     for link in built:
         if link.where != "content" and not (every and link.where == "template"):
@@ -193,7 +223,9 @@ def match_page(
             continue
         resolved = urljoin(base_url, link.href.strip())
         found.append(
-            tuple(i for i, s in enumerate(sources) if _agrees(link, resolved, s, forms[i]))
+            tuple(
+                i for i in index.candidates(link.href, resolved) if _words_agree(link, sources[i])
+            )
         )
     times = Counter(c for c in found if c)
     claimed = Counter(i for c in found if c for i in c)
