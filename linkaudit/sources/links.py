@@ -15,6 +15,8 @@ import re
 from typing import NamedTuple
 
 WS = re.compile(r"\s+")
+# Template syntax in a source: Hugo shortcodes, Liquid output and tags
+TEMPLATE = re.compile(r"\{\{[<%].*?[%>]\}\}|\{\{.*?\}\}|\{%.*?%\}", re.S)
 
 
 class SourceLink(NamedTuple):

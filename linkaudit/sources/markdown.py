@@ -30,11 +30,9 @@ from mdit_py_plugins.gfm_autolink import gfm_autolink_plugin
 from mdit_py_plugins.myst_blocks import myst_block_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
 
-from linkaudit.sources.links import Cursor, SourceLink, norm
+from linkaudit.sources.links import TEMPLATE, Cursor, SourceLink, norm
 
 FLAVORS = ("commonmark", "gfm", "mkdocs", "jekyll", "hugo", "myst", "mdx")
-# Template syntax: Hugo shortcodes, Liquid output and tags
-TEMPLATE = re.compile(r"\{\{[<%].*?[%>]\}\}|\{\{.*?\}\}|\{%.*?%\}", re.S)
 PLACEHOLDER = re.compile(r"TPLPH(\d+)TPLPH")
 # an HTML (or JSX) attribute that holds a link
 HREF = re.compile(

@@ -17,19 +17,18 @@ from __future__ import annotations
 import difflib
 import posixpath
 import re
-from collections import Counter
 from collections.abc import Callable
 from typing import NamedTuple
 from urllib.parse import unquote, urldefrag, urljoin
 
 from linkaudit.sources.built import BuiltLink
-from linkaudit.sources.links import SourceLink, text_key
-from linkaudit.sources.markdown import TEMPLATE
+from linkaudit.sources.links import TEMPLATE, SourceLink, text_key
 
 ORIGIN = "http://build.invalid/"
 PY_ROLES = frozenset("class func meth attr mod data exc obj const type any".split())
 LOOSE_TEXT = frozenset({"autolink", "html", "template", "image"})
 BLOCK_RATIO = 0.8
+PATTERN_KEY = 8  # characters of a pattern's literal end (or start) it is indexed by
 
 
 class Mapped(NamedTuple):
@@ -67,7 +66,8 @@ def make_id(label: str) -> str:
 
 def candidates(link: SourceLink, page: str, src_dir: str, rules: Rules) -> set[object]:
     """The URLs (keys) the tool may have made of ``link`` on ``page``; a
-    tuple ("fragment", name) or ("pattern", regex) for the looser kinds (and
+    tuple ("fragment", name) or ("pattern", regex, head, tail) for the looser
+    kinds (and
     ("raw", target): the href exactly as the source wrote it)."""
     target, kind, tool = link.target, link.kind, rules.tool
     page_url = site_url(page)
@@ -95,9 +95,10 @@ def candidates(link: SourceLink, page: str, src_dir: str, rules: Rules) -> set[o
             out.add(key(site_url(url) + (ref.group(2) or "")))
         return out
     if TEMPLATE.search(target):
-        literal = [part for part in TEMPLATE.split(target) if part.strip("/#.")]
-        if literal:
-            out.add(("pattern", re.compile(".*".join(map(re.escape, TEMPLATE.split(target))))))
+        parts = TEMPLATE.split(target)
+        if any(part.strip("/#.") for part in parts):
+            regex = re.compile(".*".join(map(re.escape, parts)))
+            out.add(("pattern", regex, parts[0], parts[-1]))
         return out
     out.add(key(urljoin(page_url, target)))
     path, fragment = urldefrag(target)
@@ -151,7 +152,7 @@ def _words_agree(built: BuiltLink, link: SourceLink) -> bool:
     return text_key(link.text) == text_key(built.text)
 
 
-class _Index:
+class Index:
     """The source links by the forms the tool may have made of them, so a
     page's links are each compared with the few that can be theirs (a list
     of posts against every source of a site is thousands of links)."""
@@ -159,7 +160,11 @@ class _Index:
     def __init__(self, forms: list[set[object]]) -> None:
         self.exact: dict[object, list[int]] = {}  # a URL key, ("raw", href)
         self.fragments: dict[str, list[tuple[int, object]]] = {}  # by its last dotted name
-        self.loose: list[tuple[int, object]] = []  # patterns
+        # patterns by the end their text must have (its last literal part's
+        # last characters), else the start; a pattern with neither: loose
+        self.ends: dict[int, dict[str, list[tuple[int, object]]]] = {}
+        self.starts: dict[int, dict[str, list[tuple[int, object]]]] = {}
+        self.loose: list[tuple[int, object]] = []
         for i, kinds in enumerate(forms):
             for form in kinds:
                 if isinstance(form, str) or form[0] == "raw":  # type: ignore[index]
@@ -168,7 +173,15 @@ class _Index:
                     last = form[1].rpartition(".")[2]  # type: ignore[index]
                     self.fragments.setdefault(last, []).append((i, form))
                 else:
-                    self.loose.append((i, form))
+                    _, _, head, tail = form  # type: ignore[misc]
+                    if tail:
+                        k = min(len(tail), PATTERN_KEY)
+                        self.ends.setdefault(k, {}).setdefault(tail[-k:], []).append((i, form))
+                    elif head:
+                        k = min(len(head), PATTERN_KEY)
+                        self.starts.setdefault(k, {}).setdefault(head[:k], []).append((i, form))
+                    else:
+                        self.loose.append((i, form))
 
     def candidates(self, href: str, resolved: str) -> list[int]:
         found = set(self.exact.get(key(resolved), ()))
@@ -178,13 +191,19 @@ class _Index:
             for i, form in self.fragments.get(fragment.rpartition(".")[2], ()):
                 if _same(form, href, resolved):
                     found.add(i)
-        found.update(i for i, form in self.loose if _same(form, href, resolved))
+        patterns = list(self.loose)
+        for text in {href, resolved}:
+            for k, by_end in self.ends.items():
+                patterns += by_end.get(text[-k:], ())
+            for k, by_start in self.starts.items():
+                patterns += by_start.get(text[:k], ())
+        found.update(i for i, form in patterns if _same(form, href, resolved))
         return sorted(found)
 
 
 def _same(form: object, href: str, resolved: str) -> bool:
     if isinstance(form, tuple):
-        what, value = form
+        what, value = form[:2]
         if what == "raw":
             return href == value
         if what == "fragment":
@@ -192,6 +211,96 @@ def _same(form: object, href: str, resolved: str) -> bool:
             return bool(fragment) and (fragment == value or fragment.endswith("." + value))
         return bool(value.fullmatch(href) or value.fullmatch(resolved))
     return form == key(resolved)
+
+
+def page_index(page: str, sources: list[SourceLink], src_dir: str, rules: Rules) -> Index:
+    """The index of one source file's links, as the tool made them on ``page``."""
+    return Index([candidates(link, page, src_dir, rules) for link in sources])
+
+
+def listing_index(sources: list[SourceLink], src_dir_of: Callable[[SourceLink], str]) -> Index:
+    """The index of every source file's links, for the pages no one file
+    made (the same for all of them: built once)."""
+    return Index([_aggregated(s, src_dir_of(s)) for s in sources])
+
+
+class PageMatcher:
+    """Each built link's source link, or why none (``matcher[j]`` for the
+    page's j-th link).
+
+    ``every``: ``sources`` are every source file's links, for a page no
+    one file made (a print page, a list of posts): only targets written as
+    absolute URLs are compared (the page rewrites the others), wherever the
+    link sits but in what the builder generates.
+
+    Only what the links asked need is computed: the source links that can
+    be theirs, and the other built links that can claim one of those (the
+    decision counts them); a page of 2,000 links with one finding compares
+    a few pairs of texts, not thousands."""
+
+    def __init__(
+        self,
+        page: str,
+        base: str | None,
+        built: list[BuiltLink],
+        sources: list[SourceLink],
+        index: Index,
+        every: bool = False,
+    ) -> None:
+        page_url = site_url(page)
+        self.base_url = urljoin(page_url, base) if base else page_url
+        self.built, self.sources, self.index, self.every = built, sources, index, every
+        self._candidates: list[tuple[int, ...] | None] | None = None
+        self._claims: dict[int, list[int]] = {}  # a source link -> the built links it may be
+        self._chosen: dict[int, tuple[int, ...] | None] = {}
+
+    def candidates(self) -> list[tuple[int, ...] | None]:
+        """Each built link's source links by target alone (None: a link
+        outside the page's content)."""
+        if self._candidates is None:
+            found: list[tuple[int, ...] | None] = []
+            for j, link in enumerate(self.built):
+                if link.where != "content" and not (self.every and link.where == "template"):
+                    found.append(None)
+                    continue
+                resolved = urljoin(self.base_url, link.href.strip())
+                found.append(tuple(self.index.candidates(link.href, resolved)))
+                for i in found[-1]:
+                    self._claims.setdefault(i, []).append(j)
+            self._candidates = found
+        return self._candidates
+
+    def chosen(self, j: int) -> tuple[int, ...] | None:
+        """The source links whose target, text and block agree with the j-th's."""
+        if j not in self._chosen:
+            found = self.candidates()[j]
+            if found is not None:
+                found = tuple(i for i in found if _words_agree(self.built[j], self.sources[i]))
+            self._chosen[j] = found
+        return self._chosen[j]
+
+    def __getitem__(self, j: int) -> Mapped:
+        chosen = self.chosen(j)
+        if chosen is None:
+            return Mapped(None, f"outside the page's content (the {self.built[j].where})")
+        if not chosen:
+            return Mapped(None, "no link of the source file has this target, text and block")
+        # the built links that may claim one of these source links
+        rivals = sorted({r for i in chosen for r in self._claims[i]})
+        theirs = {r: self.chosen(r) or () for r in rivals}
+        times = sum(1 for r in rivals if theirs[r] == chosen)
+        claimed = {i: sum(1 for r in rivals if i in theirs[r]) for i in chosen}
+        lines = {(self.sources[i].file, self.sources[i].line) for i in chosen}
+        if len(chosen) == times and all(claimed[i] == times for i in chosen):
+            # k times on the page, k times in the source: the k-th is the k-th
+            k = sum(1 for r in rivals if r < j and theirs[r] == chosen)
+            return Mapped(self.sources[chosen[k]], "")
+        if len(lines) == 1 and all(claimed[i] == 1 for i in chosen):
+            return Mapped(self.sources[chosen[0]], "")
+        return Mapped(
+            None,
+            f"ambiguous: {times} such links on the page, {len(lines)} source lines hold one",
+        )
 
 
 def match_page(
@@ -204,53 +313,11 @@ def match_page(
     every: bool = False,
     src_dir_of: Callable[[SourceLink], str] = lambda link: "",
 ) -> list[Mapped]:
-    """Each built link's source link, or why none, in the page's order.
-
-    ``every``: ``sources`` are every source file's links, for a page no
-    one file made (a print page, a list of posts): only targets written as
-    absolute URLs are compared (the page rewrites the others), wherever the
-    link sits but in what the builder generates."""
-    page_url = site_url(page)
-    base_url = urljoin(page_url, base) if base else page_url
+    """Each built link's source link, or why none, in the page's order
+    (``PageMatcher`` over the whole page)."""
     if every:
-        index = _Index([_aggregated(s, src_dir_of(s)) for s in sources])
+        index = listing_index(sources, src_dir_of)
     else:
-        index = _Index([candidates(link, page, src_dir, rules) for link in sources])
-    found: list[tuple[int, ...] | None] = []
-    for link in built:
-        if link.where != "content" and not (every and link.where == "template"):
-            found.append(None)
-            continue
-        resolved = urljoin(base_url, link.href.strip())
-        found.append(
-            tuple(
-                i for i in index.candidates(link.href, resolved) if _words_agree(link, sources[i])
-            )
-        )
-    times = Counter(c for c in found if c)
-    claimed = Counter(i for c in found if c for i in c)
-    order: Counter[tuple[int, ...]] = Counter()
-    out: list[Mapped] = []
-    for link, chosen in zip(built, found, strict=True):
-        if chosen is None:
-            out.append(Mapped(None, f"outside the page's content (the {link.where})"))
-            continue
-        lines = {(sources[i].file, sources[i].line) for i in chosen}
-        if not chosen:
-            out.append(Mapped(None, "no link of the source file has this target, text and block"))
-        elif len(chosen) == times[chosen] and all(claimed[i] == times[chosen] for i in chosen):
-            # k times on the page, k times in the source: the k-th is the k-th
-            k = order[chosen]
-            order[chosen] += 1
-            out.append(Mapped(sources[chosen[k]], ""))
-        elif len(lines) == 1 and all(claimed[i] == 1 for i in chosen):
-            out.append(Mapped(sources[chosen[0]], ""))
-        else:
-            out.append(
-                Mapped(
-                    None,
-                    f"ambiguous: {times[chosen]} such links on the page, {len(lines)} source "
-                    "lines hold one",
-                )
-            )
-    return out
+        index = page_index(page, sources, src_dir, rules)
+    matcher = PageMatcher(page, base, built, sources, index, every)
+    return [matcher[j] for j in range(len(built))]

@@ -10,32 +10,28 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from w3lib.encoding import html_to_unicode
 
 from linkaudit.rules.fragments import fragment_of
 from linkaudit.rules.urls import InvalidURL, canonicalize
-from linkaudit.sources.built import BuiltLink, BuiltPage, read_built
+from linkaudit.sources.built import BuiltPage, read_built
 from linkaudit.sources.changes import Change
-from linkaudit.sources.layout import MARKDOWN, REST, Layout
+from linkaudit.sources.files import MAX_SOURCES, SourceFiles
+from linkaudit.sources.layout import Layout
 from linkaudit.sources.links import SourceLink, shown_path
-from linkaudit.sources.markdown import markdown_links
-from linkaudit.sources.match import Mapped, Rules, match_page
+from linkaudit.sources.match import Index, Mapped, PageMatcher, Rules, listing_index, page_index
 from linkaudit.sources.pages import PageSources
-from linkaudit.sources.rest import rest_links
 from linkaudit.sources.templates import Templates
 
-MAX_SOURCES = 5000  # source files read for a page no one file made (an aggregate page)
-PAGES_KEPT = 256
+PAGES_KEPT = 256  # built pages whose mapping is kept at once (pages come back: LRU)
 # tools whose layouts list other pages' words (Jekyll's and Hugo's lists of
 # posts): a template's link there is looked for in every source (Markdown:
 # quick to read; a Sphinx project's thousand reST files are not read for
 # its theme's links)
-LISTING_TOOLS = frozenset(
-    {"jekyll", "hugo", None}
-)  # built pages whose mapping is kept at once (pages come back: LRU)
+LISTING_TOOLS = frozenset({"jekyll", "hugo", None})
 MAX_PAGE = 20 * 1024 * 1024  # bytes of a built page read again
 
 
@@ -50,53 +46,37 @@ class BuildFiles(Protocol):
     def __call__(self, url: str) -> str | None: ...
 
 
-class Found(NamedTuple):
-    """A built link of a page: its line, its canonical target, fragment, mapping."""
+class Page:
+    """A built page read again: its links, its source file (or why none),
+    and its matcher, which maps the links asked for."""
 
-    line: int
-    target: str | None
-    fragment: str | None
-    mapped: Mapped
-    where: str  # the built link's: "content", "template", "generated"
+    def __init__(
+        self, url: str, rel: str, built: BuiltPage | None, source: str | None, why: str
+    ) -> None:
+        self.rel, self.built, self.source, self.why = rel, built, source, why
+        self.base = url
+        if built is not None and built.base is not None:
+            try:
+                self.base = canonicalize(built.base, url)
+            except InvalidURL:
+                pass
+        self.matcher: PageMatcher | None = None
+        self.listed: PageMatcher | None = None  # against every source (a page of others' words)
 
-
-class SourceFiles:
-    """Each source file's links, parsed once."""
-
-    def __init__(self, layout: Layout) -> None:
-        self.layout = layout
-        self.parsed: dict[str, list[SourceLink]] = {}
-
-    def links(self, path: str) -> list[SourceLink]:
-        if path not in self.parsed:
-            self.parsed[path] = self._parse(path)
-        return self.parsed[path]
-
-    def _parse(self, path: str) -> list[SourceLink]:
-        try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
-        except OSError:
-            return []
-        if path.endswith(REST):
-            return rest_links(path, text)
-        flavor = self.layout.flavor
-        if path.endswith(".mdx"):
-            flavor = "mdx"
-        elif not path.endswith(MARKDOWN) and flavor == "myst":
-            flavor = "commonmark"  # an HTML page of a Sphinx project: none
-        return markdown_links(path, text, flavor, linkify=self.layout.linkify, rest=rest_links)
-
-    def every_link(self) -> list[SourceLink] | None:
-        """The links of every source file (None: more than MAX_SOURCES)."""
-        found = []
-        for directory in self.layout.directories:
-            for folder, dirs, names in os.walk(directory):
-                dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_build", "_site")))
-                found += [os.path.join(folder, n) for n in names if n.endswith(MARKDOWN + REST)]
-                if len(found) > MAX_SOURCES:
-                    return None
-        return [link for path in sorted(found) for link in self.links(path)]
+    def at(self, line: int, target: str, fragment: str | None) -> list[int]:
+        """The links on ``line`` to ``target`` (with ``fragment``)."""
+        out = []
+        for j, link in enumerate(self.built.links if self.built is not None else ()):
+            if link.line != line:
+                continue
+            try:
+                if canonicalize(link.href, self.base) != target:
+                    continue
+            except InvalidURL:
+                continue
+            if fragment is None or fragment_of(link.href) == fragment:
+                out.append(j)
+        return out
 
 
 class SourcePlaces:
@@ -108,7 +88,8 @@ class SourcePlaces:
         self.sources = SourceFiles(layout)
         self.templates = Templates(layout)
         self.rules = Rules(layout.tool, layout.extlinks, self.pages.label, self.pages.hugo_pages)
-        self.kept: OrderedDict[str, tuple[list[Found], str | None, str]] = OrderedDict()
+        self.kept: OrderedDict[str, Page | None] = OrderedDict()
+        self._listing: Index | None = None  # every source's links, indexed once
         self.mapped = self.unmapped = 0
         self.outside = 0  # findings outside the change (--changed-since)
 
@@ -162,15 +143,15 @@ class SourcePlaces:
         if page is None:
             self._unmapped(referrer, "not a page of the build")
             return
-        found, source, why = page
-        if source is None and not found:
-            self._unmapped(referrer, why)
+        source = page.source
+        links_read = page.built.links if page.built is not None else []
+        if source is None and (not links_read or not page.why.startswith("no source file")):
+            self._unmapped(referrer, page.why)
             return
-        here = [f for f in found if f.line == line and f.target == target]
-        if fragment is not None:
-            here = [f for f in here if f.fragment == fragment]
-        links = {f.mapped.link for f in here if f.mapped.link is not None}
-        if here and len(links) == 1 and all(f.mapped.link is not None for f in here):
+        here = page.at(line, target, fragment)
+        results = [self._map(page, j) for j in here]
+        links = {m.link for m in results if m.link is not None}
+        if here and len(links) == 1 and all(m.link is not None for m in results):
             self._mapped(referrer, links.pop())
             return
         if not here:
@@ -178,9 +159,9 @@ class SourcePlaces:
         elif len(here) > 1:
             why = f"{len(here)} links to this target on line {line} of the page"
         else:
-            why = here[0].mapped.why
+            why = results[0].why
         self._unmapped(referrer, why)
-        content = all(f.where == "content" for f in here)
+        content = all(links_read[j].where == "content" for j in here)
         if (
             self.change is not None
             and source is not None
@@ -213,46 +194,30 @@ class SourcePlaces:
 
     # -- a page read again
 
-    def _page(self, url: str) -> tuple[list[Found], str | None, str] | None:
+    def _page(self, url: str) -> Page | None:
         if url in self.kept:
             self.kept.move_to_end(url)
             return self.kept[url]
         shown = self.files(url)
-        if shown is None:
-            return None
-        files = self.files
-        rel = shown[len(files.shown) + 1 :] if files.shown not in (".", "") else shown
-        source, why = self.pages.source_of(rel)
-        found: list[Found] = []
-        if source is not None or why.startswith("no source file"):
-            built = self._read(os.path.join(files.real_root, rel))
-            if built is None:
-                source, why = None, "the built page could not be read again"
-            else:
-                found = self._found(url, rel, source, built)
-        self.kept[url] = (found, source, why)
+        page = None
+        if shown is not None:
+            files = self.files
+            rel = shown[len(files.shown) + 1 :] if files.shown not in (".", "") else shown
+            source, why = self.pages.source_of(rel)
+            built = None
+            if source is not None or why.startswith("no source file"):
+                built = self._read(os.path.join(files.real_root, rel))
+                if built is None:
+                    source, why = None, "the built page could not be read again"
+            page = Page(url, rel, built, source, why)
+            if built is not None and source is not None:
+                links = self.sources.links(source)
+                index = page_index(rel, links, self.sources.directory_of(source), self.rules)
+                page.matcher = PageMatcher(rel, built.base, built.links, links, index)
+        self.kept[url] = page
         if len(self.kept) > PAGES_KEPT:
             self.kept.popitem(last=False)
-        return self.kept[url]
-
-    def _listed(self, rel: str, built: BuiltPage) -> list[Mapped]:
-        """The page's links matched against every source's (see match_page)."""
-        every = self.sources.every_link()
-        if every is None:
-            why = f"a page no one source file made, in a project of more than {MAX_SOURCES}"
-            return [Mapped(None, why)] * len(built.links)
-        return match_page(
-            rel, built.base, built.links, every, "", self.rules, True,
-            lambda link: self._src_dir(link.file),
-        )  # fmt: skip
-
-    def _src_dir(self, source: str) -> str:
-        """The folder of a source file, relative to its sources' directory."""
-        root = next(
-            (d for d in self.layout.directories if source.startswith(d.rstrip(os.sep) + os.sep)),
-            os.path.dirname(source),
-        )
-        return os.path.dirname(os.path.relpath(source, root)).replace(os.sep, "/")
+        return page
 
     def _read(self, path: str) -> BuiltPage | None:
         try:
@@ -262,43 +227,40 @@ class SourcePlaces:
             return None
         return read_built(html_to_unicode("text/html", body)[1])
 
-    def _found(self, url: str, rel: str, source: str | None, built: BuiltPage) -> list[Found]:
-        if source is None:  # a page of other pages' words (print page, news, tags)
-            mapped = self._listed(rel, built)
-        else:
-            links = self.sources.links(source)
-            src_dir = self._src_dir(source)
-            mapped = match_page(rel, built.base, built.links, links, src_dir, self.rules)
-        base = url
-        if built.base is not None:
-            try:
-                base = canonicalize(built.base, url)
-            except InvalidURL:
-                pass
-        if (
-            source is not None
-            and self.layout.tool in LISTING_TOOLS
-            and any(m.link is None and b.where == "template" for b, m in pairs(built, mapped))
-        ):  # a list of posts in the layout: other pages' words
-            listed = self._listed(rel, built)
-            mapped = [
-                listed[i] if m.link is None and b.where == "template" and listed[i].link else m
-                for i, (b, m) in enumerate(pairs(built, mapped))
-            ]
-        out = []
-        for link, result in zip(built.links, mapped, strict=True):
-            if result.link is None and link.where == "template":
-                result = self.templates.find(link.href) or result
-            try:
-                target: str | None = canonicalize(link.href, base)
-            except InvalidURL:
-                target = None
-            out.append(Found(link.line, target, fragment_of(link.href), result, link.where))
-        return out
+    def _map(self, page: Page, j: int) -> Mapped:
+        """The j-th link of ``page``: its source link, else the list of
+        posts' (a template's link of a Jekyll or Hugo page), else the
+        theme's template line that writes it."""
+        assert page.built is not None
+        link = page.built.links[j]
+        if page.matcher is not None:
+            result = page.matcher[j]
+            if (
+                result.link is None
+                and link.where == "template"
+                and self.layout.tool in LISTING_TOOLS
+            ):  # a list of posts in the layout: other pages' words
+                listed = self._listed(page)[j]
+                result = listed if listed.link is not None else result
+        else:  # a page of other pages' words (print page, news, tags)
+            result = self._listed(page)[j]
+        if result.link is None and link.where == "template":
+            result = self.templates.find(link.href) or result
+        return result
 
-
-def pairs(built: BuiltPage, mapped: list[Mapped]) -> Iterator[tuple[BuiltLink, Mapped]]:
-    return zip(built.links, mapped, strict=True)
+    def _listed(self, page: Page) -> PageMatcher | list[Mapped]:
+        """The page's links matched against every source's (see PageMatcher)."""
+        assert page.built is not None
+        every = self.sources.every_link()
+        if every is None:
+            why = f"a page no one source file made, in a project of more than {MAX_SOURCES}"
+            return [Mapped(None, why)] * len(page.built.links)
+        if page.listed is None:
+            if self._listing is None:
+                self._listing = listing_index(every, lambda s: self.sources.directory_of(s.file))
+            built = page.built
+            page.listed = PageMatcher(page.rel, built.base, built.links, every, self._listing, True)
+        return page.listed
 
 
 def _finding(item: dict[str, Any]) -> bool:

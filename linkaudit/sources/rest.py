@@ -15,15 +15,18 @@ never read a file or a URL (``file_insertion_enabled`` is off for them)."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import re
 from collections.abc import Iterator
 from typing import Any
 
-import docutils.core
+import docutils.frontend
 import docutils.nodes as dn
-from docutils.parsers.rst import Directive, directives, roles
+import docutils.utils
+from docutils.parsers.rst import Directive, Parser, directives, roles
 from docutils.parsers.rst.directives.misc import Include
+from docutils.readers.standalone import Reader
 
 from linkaudit.sources.links import Cursor, SourceLink, norm
 
@@ -125,23 +128,36 @@ def _sphinx_aware() -> Iterator[None]:
         directives.directive, roles.role = find_directive, find_role
 
 
+@functools.cache
+def _docutils() -> tuple[Any, Parser, Reader]:
+    """The settings, parser and reader, made once (``publish_doctree``
+    makes them for each file: an option parser each time).  No
+    configuration file is read (defaults only), nothing is reported, no
+    file is read but by ``include``, code is not highlighted (Pygments'
+    lexers cost more than the parse)."""
+    parser = Parser()
+    reader = Reader(parser_name=None)
+    settings = docutils.frontend.get_default_settings(parser, reader)
+    settings.report_level = settings.halt_level = 5
+    settings.warning_stream = io.StringIO()
+    settings.file_insertion_enabled = False
+    settings.input_encoding = "utf-8"  # an included file's
+    settings.syntax_highlight = "none"
+    return settings, parser, reader
+
+
 def rest_links(path: str, text: str, offset: int = 0) -> list[SourceLink]:
     """The links of ``text``, the content of ``path`` (or the body of a
     MyST ``{eval-rst}`` fence that starts after line ``offset``).  A text
     docutils cannot parse has none."""
-    overrides = {
-        "report_level": 5,
-        "halt_level": 5,
-        "warning_stream": io.StringIO(),
-        "_disable_config": True,
-        "file_insertion_enabled": False,
-        "input_encoding": "utf-8",
-    }
+    settings, parser, reader = _docutils()
     try:
         with _sphinx_aware():
-            document = docutils.core.publish_doctree(
-                text, source_path=path, settings_overrides=overrides
-            )
+            # publish_doctree's steps: the parse, then the standalone reader's transforms
+            document = docutils.utils.new_document(path, settings)
+            parser.parse(text, document)
+            document.transformer.populate_from_components((reader, parser))
+            document.transformer.apply_transforms()
     except Exception:  # noqa: BLE001  docutils on any text: a failure is "no links found"
         return []
     return _Links(path, text, offset, document).read()
