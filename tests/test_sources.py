@@ -229,6 +229,58 @@ def test_the_matcher_maps_no_place_it_cannot_tell():
     ]
 
 
+def test_a_print_page_is_matched_against_every_source_as_print_site_rewrites_it():
+    """mkdocs-print-site's page: another page's ``#a`` is ``#page-a``, a
+    link to a page is ``#page``; attr_list's ``{: .class }`` is read."""
+    sources = [
+        *markdown_links("/docs/how-to/page.md", "Go [up](#a){: .md-button }\n", "mkdocs"),
+        *markdown_links("/docs/index.md", "See [the page](how-to/page.md) now.\n", "mkdocs"),
+        *markdown_links("/docs/other.md", "Elsewhere [up](#a){: .md-button }\n", "mkdocs"),
+    ]
+    assert [s.block for s in sources[::2]] == ["Go up", "Elsewhere up"]  # no {: .md-button }
+    page = "\n".join(
+        [
+            "<main><p>Go <a class='md-button' href='#how-to-page-a'>up</a></p>",  # 1
+            "<p>See <a href='#how-to-page'>the page</a> now.</p>",  # 2
+            "<p>Elsewhere <a href='#other-a'>up</a></p></main>",  # 3
+        ]
+    )
+    built = read_built(page)
+
+    def src_dir(link):
+        return "how-to" if "/how-to/" in link.file else ""
+
+    mapped = match_page("print_page.html", None, built.links, sources, "", RULES, True, src_dir)
+    assert [(m.link.file, m.link.line) if m.link else m.why for m in mapped] == [
+        ("/docs/how-to/page.md", 1),
+        ("/docs/index.md", 1),
+        ("/docs/other.md", 1),
+    ]
+
+
+def test_a_page_of_others_words_parses_only_the_files_holding_a_word_of_its_link(tmp_path):
+    from linkaudit.sources.files import SourceFiles
+    from linkaudit.sources.layout import Layout
+    from linkaudit.sources.match import listing_needles
+
+    docs = tmp_path / "docs"
+    (docs / "how-to").mkdir(parents=True)
+    (docs / "a.md").write_text("[x](https://far.example/some/where)\n")
+    (docs / "b.md").write_text("[x](https://far.example/some/\\where)\n")  # escaped: still held
+    (docs / "c.md").write_text("[y](https://other.test/else)\n")
+    (docs / "how-to" / "page.md").write_text("[p](missing-page.md)\n")
+    (docs / "d.rst").write_text("`z <https://far.example/some/\n   where/%41>`_\n")  # wrapped
+    files = SourceFiles(Layout(None, [str(docs)]))
+    far = listing_needles("https://far.example/some/where", "https://far.example/some/where")
+    assert [os.path.basename(p) for p in files.holding(far)] == ["a.md", "b.md", "d.rst"]
+    inside = listing_needles("#how-to-missing-page.md", "http://build.invalid/p.html#x")
+    assert inside == {"page"}  # of the target's own end (how-to- may be the folder's)
+    print_page = listing_needles("#how-to-page-a", "http://build.invalid/print_page.html#x")
+    assert print_page == {"a"}
+    assert listing_needles("#", "http://build.invalid/p.html#") is None  # no word: every file
+    assert files.parsed == {}  # selecting files parses none
+
+
 # -- audits of small builds, through the command
 
 
@@ -257,7 +309,16 @@ A [reference][ref].
 
 
 GUIDE_PAGE = """<!doctype html><html><body><article class="md-content__inner">
+<a href="../assets/site.pdf" class="md-content__button">PDF</a>
 <h1 id="guide">Guide</h1></article></body></html>
+"""
+# the print-site plugin's button (in the page's content, from mkdocs.yml)
+MKDOCS_YML = """site_name: t
+nav:
+  - index.md
+plugins:
+  - print-site:
+      path_to_pdf: "assets/site.pdf"
 """
 
 
@@ -275,7 +336,7 @@ def mkdocs_project(tmp_path: Path) -> Path:
     project = tmp_path / "project"
     (project / "docs").mkdir(parents=True)
     (project / "site" / "guide").mkdir(parents=True)
-    (project / "mkdocs.yml").write_text("site_name: t\nnav:\n  - index.md\n")
+    (project / "mkdocs.yml").write_text(MKDOCS_YML)
     (project / "docs" / "index.md").write_text(MKDOCS_SOURCE)
     (project / "docs" / "guide.md").write_text("# Guide\n")
     (project / "site" / "index.html").write_text(MKDOCS_PAGE)
@@ -300,7 +361,7 @@ def test_a_build_beside_its_mkdocs_sources_is_audited_on_its_source_lines(mkdocs
         "directories": ["docs"],
         "config": "mkdocs.yml",
         "detected": True,
-        "mapped": 4,
+        "mapped": 5,
         "unmapped": 1,
     }
     index = "docs/index.md"
@@ -319,6 +380,12 @@ def test_a_build_beside_its_mkdocs_sources_is_audited_on_its_source_lines(mkdocs
     (ref,) = _referrers(report, "/other-missing.html")
     # the line to edit is the definition's
     assert ref["source"] == {"file": index, "line": 8, "defined": {"file": index, "line": 10}}
+    # a plugin's link in the content, below the root: the configuration's line
+    (pdf,) = _referrers(report, "/assets/site.pdf")
+    assert (pdf["file"], pdf["source"]) == (
+        "site/guide/index.html",
+        {"file": "mkdocs.yml", "line": 6},
+    )
 
 
 def test_sources_given_on_the_command_line_or_in_the_configuration_file(mkdocs_project):
@@ -345,7 +412,7 @@ def test_changed_since_reports_and_fails_on_the_lines_the_change_holds(mkdocs_pr
     # the formats show only what the change holds, and say how many are not
     assert "missing.md" not in out.stdout
     assert f"changed since HEAD: {len(broken)} findings outside the change" in out.stderr
-    assert "sources: docs (MkDocs, mkdocs.yml, found): 4 of 5 places" in out.stderr
+    assert "sources: docs (MkDocs, mkdocs.yml, found): 5 of 6 places" in out.stderr
     # a branch that edits line 10 (the reference's definition), uncommitted
     _git(mkdocs_project, "checkout", "-qb", "topic")
     source = mkdocs_project / "docs" / "index.md"

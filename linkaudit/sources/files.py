@@ -8,6 +8,8 @@ imports alone are a tenth of a small build's walk)."""
 from __future__ import annotations
 
 import os
+import re
+from urllib.parse import unquote
 
 from linkaudit.sources.layout import MARKDOWN, REST, Layout
 from linkaudit.sources.links import SourceLink
@@ -27,8 +29,9 @@ class SourceFiles:
     def __init__(self, layout: Layout) -> None:
         self.layout = layout
         self.parsed: dict[str, list[SourceLink]] = {}
-        self._every: list[SourceLink] | None = None
-        self._every_read = False
+        self._paths: list[str] | None = None
+        self._paths_read = False
+        self._words: dict[str, str] = {}
 
     def links(self, path: str) -> list[SourceLink]:
         if path not in self.parsed:
@@ -52,15 +55,14 @@ class SourceFiles:
             flavor = "commonmark"  # an HTML page of a Sphinx project: none
         return markdown_links(path, text, flavor, linkify=self.layout.linkify, rest=_rest_links)
 
-    def every_link(self) -> list[SourceLink] | None:
-        """The links of every source file (None: more than MAX_SOURCES),
-        read once."""
-        if not self._every_read:
-            self._every_read = True
-            self._every = self._read_every()
-        return self._every
+    def every_path(self) -> list[str] | None:
+        """Every source file, in order (None: more than MAX_SOURCES)."""
+        if not self._paths_read:
+            self._paths_read = True
+            self._paths = self._walk()
+        return self._paths
 
-    def _read_every(self) -> list[SourceLink] | None:
+    def _walk(self) -> list[str] | None:
         found = []
         for directory in self.layout.directories:
             for folder, dirs, names in os.walk(directory):
@@ -68,7 +70,28 @@ class SourceFiles:
                 found += [os.path.join(folder, n) for n in names if n.endswith(MARKDOWN + REST)]
                 if len(found) > MAX_SOURCES:
                     return None
-        return [link for path in sorted(found) for link in self.links(path)]
+        return sorted(found)
+
+    def holding(self, needles: set[str] | None) -> list[str]:
+        """The source files whose text holds one of ``needles`` (None:
+        all), so a page of others' words parses the few files that can
+        hold its link, not the whole project.  The text is compared with
+        its escapes decoded and its white space and backslashes removed (a
+        URL wrapped over lines, an escaped ``_`` in reST)."""
+        paths = self.every_path() or []
+        if needles is None:
+            return paths
+        return [path for path in paths if any(n in self._text(path) for n in needles)]
+
+    def _text(self, path: str) -> str:
+        if path not in self._words:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    text = fh.read()
+            except OSError:
+                text = ""
+            self._words[path] = re.sub(r"[\s\\]+", "", unquote(text))
+        return self._words[path]
 
     def directory_of(self, source: str) -> str:
         """The folder of a source file, relative to its sources' directory."""

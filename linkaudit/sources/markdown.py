@@ -8,7 +8,8 @@ What markdown-it does not read as the tool does is brought close first,
 line for line (never moving a line): Liquid and Hugo template syntax is
 masked (a target holding ``{{ site.baseurl }}`` would not be a link at all),
 pymdownx.tabbed's ``=== "Tab"`` is read as an admonition (its indented body
-would be a code block), MDX's ``import``/``export`` lines are blanked."""
+would be a code block), attr_list's ``{: .class }`` as ``{ .class }``, MDX's
+``import``/``export`` lines are blanked."""
 
 from __future__ import annotations
 
@@ -41,6 +42,8 @@ HREF = re.compile(
 # an inline link's or image's destination after "](": <in brackets> or plain
 DESTINATION = re.compile(r"\]\(\s*(?:<([^<>\n]*)>|((?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))*))")
 TABBED = re.compile(r"^(\s*)===(\+?) ", re.M)
+# Python-Markdown's attr_list, {: .class }: markdown-it's attrs read { .class }
+ATTR_LIST = re.compile(r"\{:(?=\s*[.#\w])")
 MDX_ESM = re.compile(r"^(?:import|export)\s.*$", re.M)
 # MyST directives whose body is Markdown (a code-like directive's is not)
 MYST_BODY = re.compile(
@@ -101,6 +104,7 @@ def markdown_links(
     templated = flavor in ("jekyll", "hugo")
     if flavor == "mkdocs":
         text = TABBED.sub(lambda m: f"{m.group(1)}!!!{m.group(2)} tab ", text)
+        text = ATTR_LIST.sub("{ ", text)
     if flavor == "mdx":
         text = MDX_ESM.sub("", text)
     masked = Masked(text, templated)

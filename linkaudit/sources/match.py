@@ -28,6 +28,7 @@ ORIGIN = "http://build.invalid/"
 PY_ROLES = frozenset("class func meth attr mod data exc obj const type any".split())
 LOOSE_TEXT = frozenset({"autolink", "html", "template", "image"})
 BLOCK_RATIO = 0.8
+NO_TARGET = "no link of the source file has this target"
 PATTERN_KEY = 8  # characters of a pattern's literal end (or start) it is indexed by
 
 
@@ -47,6 +48,12 @@ class Rules(NamedTuple):
 
 def site_url(path: str) -> str:
     return urljoin(ORIGIN, path.lstrip("/"))
+
+
+def page_base(page: str, base: str | None) -> str:
+    """The URL a page's links resolve against (its ``<base href>``'s)."""
+    page_url = site_url(page)
+    return urljoin(page_url, base) if base else page_url
 
 
 def key(url: str) -> str:
@@ -122,11 +129,55 @@ def _aggregated(link: SourceLink, src_dir: str) -> set[object]:
     """What a page of other pages' words may have made of ``link``: an
     absolute URL as it is; another target as the source wrote it, or made
     a fragment of the print page by mkdocs-print-site (``#missing.md``,
-    ``#how-to-missing.md`` for ``how-to/``'s)."""
-    if "://" in link.target:
-        return {key(link.target)}
-    inside = posixpath.join(src_dir, link.target).replace("/", "-") if src_dir else link.target
-    return {("raw", link.target), ("raw", "#" + link.target), ("raw", "#" + inside)}
+    ``#how-to-missing.md`` for ``how-to/``'s, a page's own ``#a`` as
+    ``#how-to-page-a``, a link to ``/a/b.html`` or ``b.md`` as ``#a-b``)."""
+    target = link.target
+    if "://" in target:
+        return {key(target)}
+    inside = posixpath.join(src_dir, target).replace("/", "-") if src_dir else target
+    out: set[object] = {("raw", target), ("raw", "#" + target), ("raw", "#" + inside)}
+    path, _, fragment = target.partition("#")
+    if not path:
+        stem = posixpath.splitext(posixpath.basename(link.file))[0]
+        out.add(("raw", f"#{posixpath.join(src_dir, stem).replace('/', '-')}-{fragment}"))
+    elif path.endswith((".md", ".html")):
+        doc = path.lstrip("/") if path.startswith("/") else posixpath.join(src_dir, path)
+        doc = posixpath.splitext(posixpath.normpath(doc))[0]
+        if not doc.startswith(".."):
+            out.add(("raw", "#" + doc.replace("/", "-") + (f"-{fragment}" if fragment else "")))
+    return out
+
+
+def listing_needles(href: str, resolved: str) -> set[str] | None:
+    """Words one of which a source file holds (``SourceFiles.holding``)
+    when one of its links can be ``href`` on a page of others' words
+    (``_aggregated``'s forms); None: no such word (every file may).
+
+    An absolute target equal to the resolved URL holds the longest run of
+    letters and digits of its path (else of an ASCII host: a host in
+    another script is written there, not its punycode); a target written
+    as the href, or after ``#``, holds one of the href; a print page's
+    ``#dir-target`` (``#dir-page-a``, ``#a-b``) holds one of its last
+    ``-`` or ``/`` part, the target's own end (a fragment's, a page's)."""
+    out = set()
+    if not resolved.startswith(ORIGIN) and "://" in resolved:
+        host, _, path = resolved.partition("://")[2].partition("/")
+        word = _longest(unquote(path)) or (_longest(host) if host.isascii() else "")
+        if not word or "xn--" in host.lower() and word == _longest(host):
+            return None
+        out.add(word)
+    if href.startswith("#"):
+        word = _longest(re.split(r"[-/]", href[1:])[-1])
+    else:
+        word = _longest(href)
+    if not word:
+        return None
+    out.add(word)
+    return out
+
+
+def _longest(text: str) -> str:
+    return max(re.findall(r"[A-Za-z0-9]+", text), key=len, default="")
 
 
 def block_agrees(built: str, source: str) -> bool:
@@ -247,8 +298,7 @@ class PageMatcher:
         index: Index,
         every: bool = False,
     ) -> None:
-        page_url = site_url(page)
-        self.base_url = urljoin(page_url, base) if base else page_url
+        self.base_url = page_base(page, base)
         self.built, self.sources, self.index, self.every = built, sources, index, every
         self._candidates: list[tuple[int, ...] | None] | None = None
         self._claims: dict[int, list[int]] = {}  # a source link -> the built links it may be
@@ -263,12 +313,18 @@ class PageMatcher:
                 if link.where != "content" and not (self.every and link.where == "template"):
                     found.append(None)
                     continue
-                resolved = urljoin(self.base_url, link.href.strip())
-                found.append(tuple(self.index.candidates(link.href, resolved)))
+                found.append(tuple(self.index.candidates(link.href, self.resolved(j))))
                 for i in found[-1]:
                     self._claims.setdefault(i, []).append(j)
             self._candidates = found
         return self._candidates
+
+    def rivals(self, j: int) -> set[int]:
+        """The built links that may claim one of the j-th's source links."""
+        return {r for i in self.chosen(j) or () for r in self._claims[i]}
+
+    def resolved(self, j: int) -> str:
+        return urljoin(self.base_url, self.built[j].href.strip())
 
     def chosen(self, j: int) -> tuple[int, ...] | None:
         """The source links whose target, text and block agree with the j-th's."""
@@ -284,9 +340,11 @@ class PageMatcher:
         if chosen is None:
             return Mapped(None, f"outside the page's content (the {self.built[j].where})")
         if not chosen:
+            if not self.candidates()[j]:
+                return Mapped(None, NO_TARGET)
             return Mapped(None, "no link of the source file has this target, text and block")
         # the built links that may claim one of these source links
-        rivals = sorted({r for i in chosen for r in self._claims[i]})
+        rivals = sorted(self.rivals(j))
         theirs = {r: self.chosen(r) or () for r in rivals}
         times = sum(1 for r in rivals if theirs[r] == chosen)
         claimed = {i: sum(1 for r in rivals if i in theirs[r]) for i in chosen}

@@ -12,6 +12,7 @@ import os
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Protocol
+from urllib.parse import urldefrag, urljoin
 
 from w3lib.encoding import html_to_unicode
 
@@ -22,7 +23,18 @@ from linkaudit.sources.changes import Change
 from linkaudit.sources.files import MAX_SOURCES, SourceFiles
 from linkaudit.sources.layout import Layout
 from linkaudit.sources.links import SourceLink, shown_path
-from linkaudit.sources.match import Index, Mapped, PageMatcher, Rules, listing_index, page_index
+from linkaudit.sources.match import (
+    NO_TARGET,
+    ORIGIN,
+    Index,
+    Mapped,
+    PageMatcher,
+    Rules,
+    listing_index,
+    listing_needles,
+    page_base,
+    page_index,
+)
 from linkaudit.sources.pages import PageSources
 from linkaudit.sources.templates import Templates
 
@@ -61,7 +73,8 @@ class Page:
             except InvalidURL:
                 pass
         self.matcher: PageMatcher | None = None
-        self.listed: PageMatcher | None = None  # against every source (a page of others' words)
+        # against the sources that may hold its links (a page of others' words)
+        self.listed: dict[tuple[str, ...], PageMatcher] = {}
 
     def at(self, line: int, target: str, fragment: str | None) -> list[int]:
         """The links on ``line`` to ``target`` (with ``fragment``)."""
@@ -89,7 +102,8 @@ class SourcePlaces:
         self.templates = Templates(layout)
         self.rules = Rules(layout.tool, layout.extlinks, self.pages.label, self.pages.hugo_pages)
         self.kept: OrderedDict[str, Page | None] = OrderedDict()
-        self._listing: Index | None = None  # every source's links, indexed once
+        # the links of the sources a page of others' words may hold, indexed once
+        self._indexes: dict[tuple[str, ...], tuple[list[SourceLink], Index]] = {}
         self.mapped = self.unmapped = 0
         self.outside = 0  # findings outside the change (--changed-since)
 
@@ -230,7 +244,8 @@ class SourcePlaces:
     def _map(self, page: Page, j: int) -> Mapped:
         """The j-th link of ``page``: its source link, else the list of
         posts' (a template's link of a Jekyll or Hugo page), else the
-        theme's template line that writes it."""
+        theme's template line (or configuration's) that writes it, for a
+        link of the template or one whose target no source link has."""
         assert page.built is not None
         link = page.built.links[j]
         if page.matcher is not None:
@@ -240,27 +255,55 @@ class SourcePlaces:
                 and link.where == "template"
                 and self.layout.tool in LISTING_TOOLS
             ):  # a list of posts in the layout: other pages' words
-                listed = self._listed(page)[j]
+                listed = self._listed(page, j)
                 result = listed if listed.link is not None else result
         else:  # a page of other pages' words (print page, news, tags)
-            result = self._listed(page)[j]
-        if result.link is None and link.where == "template":
-            result = self.templates.find(link.href) or result
+            result = self._listed(page, j)
+        if result.link is None and (link.where == "template" or result.why == NO_TARGET):
+            # the theme's, or a plugin's in the content (a PDF button of
+            # mkdocs-print-site: mkdocs.yml's path_to_pdf)
+            resolved = urljoin(page_base(page.rel, page.built.base), link.href.strip())
+            path = (
+                urldefrag(resolved)[0].removeprefix(ORIGIN) if resolved.startswith(ORIGIN) else ""
+            )
+            result = self.templates.find(link.href, path) or result
         return result
 
-    def _listed(self, page: Page) -> PageMatcher | list[Mapped]:
-        """The page's links matched against every source's (see PageMatcher)."""
+    def _listed(self, page: Page, j: int) -> Mapped:
+        """The page's j-th link matched against every source's (see
+        PageMatcher), in the files that can hold it: those holding a word
+        of its href, then those holding a word of the other links that may
+        claim the same source links (the decision counts them: their own
+        source links must all be there)."""
         assert page.built is not None
-        every = self.sources.every_link()
-        if every is None:
-            why = f"a page no one source file made, in a project of more than {MAX_SOURCES}"
-            return [Mapped(None, why)] * len(page.built.links)
-        if page.listed is None:
-            if self._listing is None:
-                self._listing = listing_index(every, lambda s: self.sources.directory_of(s.file))
+        if self.sources.every_path() is None:
+            return Mapped(None, f"a page no one source file made, in a project of more than "
+                                f"{MAX_SOURCES}")  # fmt: skip
+        wanted = {j}
+        base = page_base(page.rel, page.built.base)
+        while True:
+            needles: set[str] | None = set()
+            for k in sorted(wanted):
+                href = page.built.links[k].href
+                found = listing_needles(href, urljoin(base, href.strip()))
+                needles = None if found is None or needles is None else needles | found
+            matcher = self._listing(page, tuple(self.sources.holding(needles)))
+            rivals = matcher.rivals(j)
+            if rivals <= wanted:
+                return matcher[j]
+            wanted |= rivals
+
+    def _listing(self, page: Page, paths: tuple[str, ...]) -> PageMatcher:
+        assert page.built is not None
+        if paths not in page.listed:
+            if paths not in self._indexes:
+                links = [link for path in paths for link in self.sources.links(path)]
+                index = listing_index(links, lambda s: self.sources.directory_of(s.file))
+                self._indexes[paths] = (links, index)
+            links, index = self._indexes[paths]
             built = page.built
-            page.listed = PageMatcher(page.rel, built.base, built.links, every, self._listing, True)
-        return page.listed
+            page.listed[paths] = PageMatcher(page.rel, built.base, built.links, links, index, True)
+        return page.listed[paths]
 
 
 def _finding(item: dict[str, Any]) -> bool:

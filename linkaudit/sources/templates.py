@@ -42,17 +42,20 @@ class Templates:
                 continue
         return out
 
-    def find(self, href: str) -> Mapped | None:
-        """The one template line that writes ``href``; None: not one."""
-        if len(href) < MIN_LITERAL:
-            return None
-        hits = [
-            (path, number)
-            for path, lines in self._lines
-            for number, line in enumerate(lines, 1)
-            for _ in range(line.count(href))
-        ]
-        if len(hits) != 1:
-            return None
-        path, number = hits[0]
-        return Mapped(SourceLink(path, number, href, "", "", "template"), "")
+    def find(self, href: str, path: str = "") -> Mapped | None:
+        """The one template line that writes ``href``, else its ``path``
+        from the site's root (``../assets/x.pdf`` on a page below the root
+        of ``assets/x.pdf`` in the configuration); None: not one."""
+        for literal in dict.fromkeys((href, path)):
+            if len(literal) < MIN_LITERAL:
+                continue
+            hits = [
+                (name, number)
+                for name, lines in self._lines
+                for number, line in enumerate(lines, 1)
+                for _ in range(line.count(literal))
+            ]
+            if len(hits) == 1:
+                name, number = hits[0]
+                return Mapped(SourceLink(name, number, href, "", "", "template"), "")
+        return None
