@@ -273,6 +273,9 @@ def test_a_page_of_others_words_parses_only_the_files_holding_a_word_of_its_link
     files = SourceFiles(Layout(None, [str(docs)]))
     far = listing_needles("https://far.example/some/where", "https://far.example/some/where")
     assert [os.path.basename(p) for p in files.holding(far)] == ["a.md", "b.md", "d.rst"]
+    # a relative target is compared as written: the href (before #) is its word
+    on_news = listing_needles("/docs/history#v2-2-0", "http://build.invalid/docs/history#v2-2-0")
+    assert on_news == {"/docs/history"}
     inside = listing_needles("#how-to-missing-page.md", "http://build.invalid/p.html#x")
     assert inside == {"page"}  # of the target's own end (how-to- may be the folder's)
     print_page = listing_needles("#how-to-page-a", "http://build.invalid/print_page.html#x")
@@ -386,6 +389,26 @@ def test_a_build_beside_its_mkdocs_sources_is_audited_on_its_source_lines(mkdocs
         "site/guide/index.html",
         {"file": "mkdocs.yml", "line": 6},
     )
+
+
+def test_a_theme_link_is_answered_without_parsing_a_source(mkdocs_project, monkeypatch):
+    """A broken link of the theme (on every page of a real build) costs no
+    source parse: only a place in a page's content does."""
+    from linkaudit.localbuild.directory import LocalFiles
+    from linkaudit.sources import source_places
+
+    monkeypatch.chdir(mkdocs_project)
+    prefix = "http://127.0.0.1:9/"
+    places = source_places(LocalFiles("site", prefix), [])
+    assert places is not None and places.layout.tool == "mkdocs"
+    nav = {"url": prefix + "index.html", "line": 3}
+    places.place(nav, prefix + "gone.html", None)
+    assert nav["unmapped"] == "outside the page's content (the template)"
+    assert places.sources.parsed == {}
+    content = {"url": prefix + "index.html", "line": 7}
+    places.place(content, prefix + "gone.html", None)
+    assert content["source"] == {"file": "docs/index.md", "line": 5}
+    assert [os.path.relpath(p) for p in places.sources.parsed] == [os.path.join("docs", "index.md")]
 
 
 def test_sources_given_on_the_command_line_or_in_the_configuration_file(mkdocs_project):

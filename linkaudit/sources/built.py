@@ -42,6 +42,9 @@ BLOCKS = frozenset(
 # footnotes and contents, tables of contents
 GENERATED_CLASSES = re.compile(r"\b(headerlink|toc-backref|footnote-backref|fn-backref)\b")
 GENERATED_AROUND = re.compile(r"\b(toctree-wrapper|contents|toc|md-nav|table-of-contents)\b")
+GENERATED_XPATH = (
+    '//nav | //*[@role="doc-toc"] | //*[@id="TableOfContents" or @id="toc"] | //*[@class]'
+)
 
 
 class BuiltLink(NamedTuple):
@@ -111,6 +114,7 @@ def _tree_links(text: str) -> list[tuple[str, str, str, str, str]]:
             content = found[0]
             break
     inside = set(content.iter("a", "area", "img")) if content is not None else None
+    generated = _generated_around(root)
     blocks: dict[object, str] = {}
     out = []
     for a in root.iter("a", "area", "img"):
@@ -120,7 +124,7 @@ def _tree_links(text: str) -> list[tuple[str, str, str, str, str]]:
         classes = a.get("class") or ""
         if inside is not None and a not in inside:
             where = "template"
-        elif _generated(a, classes):
+        elif a in generated or GENERATED_CLASSES.search(classes) or a.get("role") == "doc-backlink":
             where = "generated"
         else:
             where = "content"
@@ -134,12 +138,16 @@ def _tree_links(text: str) -> list[tuple[str, str, str, str, str]]:
     return out
 
 
-def _generated(a: lxml.html.HtmlElement, classes: str) -> bool:
-    if GENERATED_CLASSES.search(classes) or a.get("role") == "doc-backlink":
-        return True
-    for up in a.iterancestors():
-        if up.get("role") == "doc-toc" or up.get("id") in ("TableOfContents", "toc"):
-            return True
-        if up.tag == "nav" or GENERATED_AROUND.search(up.get("class") or ""):
-            return True
-    return False
+def _generated_around(root: lxml.html.HtmlElement) -> set[lxml.html.HtmlElement]:
+    """The links inside what a builder generates: a table of contents, a
+    navigation (found once for the page, not from each link's ancestors)."""
+    out: set[lxml.html.HtmlElement] = set()
+    for element in root.xpath(GENERATED_XPATH):
+        if (
+            element.tag == "nav"
+            or element.get("role") == "doc-toc"
+            or element.get("id") in ("TableOfContents", "toc")
+            or GENERATED_AROUND.search(element.get("class") or "")
+        ):
+            out.update(d for d in element.iter("a", "area", "img") if d is not element)
+    return out

@@ -8,11 +8,11 @@ imports alone are a tenth of a small build's walk)."""
 from __future__ import annotations
 
 import os
-import re
 from urllib.parse import unquote
 
 from linkaudit.sources.layout import MARKDOWN, REST, Layout
 from linkaudit.sources.links import SourceLink
+from linkaudit.sources.match import squeezed
 
 MAX_SOURCES = 5000  # source files read for a page no one file made (an aggregate page)
 
@@ -32,6 +32,7 @@ class SourceFiles:
         self._paths: list[str] | None = None
         self._paths_read = False
         self._words: dict[str, str] = {}
+        self._held: dict[str, set[str]] = {}  # a needle -> the files holding it
 
     def links(self, path: str) -> list[SourceLink]:
         if path not in self.parsed:
@@ -81,7 +82,12 @@ class SourceFiles:
         paths = self.every_path() or []
         if needles is None:
             return paths
-        return [path for path in paths if any(n in self._text(path) for n in needles)]
+        found: set[str] = set()
+        for needle in needles:
+            if needle not in self._held:
+                self._held[needle] = {path for path in paths if needle in self._text(path)}
+            found |= self._held[needle]
+        return [path for path in paths if path in found]
 
     def _text(self, path: str) -> str:
         if path not in self._words:
@@ -90,7 +96,7 @@ class SourceFiles:
                     text = fh.read()
             except OSError:
                 text = ""
-            self._words[path] = re.sub(r"[\s\\]+", "", unquote(text))
+            self._words[path] = squeezed(unquote(text))
         return self._words[path]
 
     def directory_of(self, source: str) -> str:

@@ -15,6 +15,7 @@ the k-th); anything else stays unmapped, with the reason."""
 from __future__ import annotations
 
 import difflib
+import functools
 import posixpath
 import re
 from collections.abc import Callable
@@ -28,6 +29,7 @@ ORIGIN = "http://build.invalid/"
 PY_ROLES = frozenset("class func meth attr mod data exc obj const type any".split())
 LOOSE_TEXT = frozenset({"autolink", "html", "template", "image"})
 BLOCK_RATIO = 0.8
+SQUEEZE = re.compile(r"[\s\\]+")
 NO_TARGET = "no link of the source file has this target"
 PATTERN_KEY = 8  # characters of a pattern's literal end (or start) it is indexed by
 
@@ -73,7 +75,7 @@ def make_id(label: str) -> str:
 
 def candidates(link: SourceLink, page: str, src_dir: str, rules: Rules) -> set[object]:
     """The URLs (keys) the tool may have made of ``link`` on ``page``; a
-    tuple ("fragment", name) or ("pattern", regex, head, tail) for the looser
+    tuple ("fragment", name) or ("pattern", parts, head, tail) for the looser
     kinds (and
     ("raw", target): the href exactly as the source wrote it)."""
     target, kind, tool = link.target, link.kind, rules.tool
@@ -104,8 +106,7 @@ def candidates(link: SourceLink, page: str, src_dir: str, rules: Rules) -> set[o
     if TEMPLATE.search(target):
         parts = TEMPLATE.split(target)
         if any(part.strip("/#.") for part in parts):
-            regex = re.compile(".*".join(map(re.escape, parts)))
-            out.add(("pattern", regex, parts[0], parts[-1]))
+            out.add(("pattern", tuple(parts), parts[0], parts[-1]))
         return out
     out.add(key(urljoin(page_url, target)))
     path, fragment = urldefrag(target)
@@ -149,35 +150,43 @@ def _aggregated(link: SourceLink, src_dir: str) -> set[object]:
 
 
 def listing_needles(href: str, resolved: str) -> set[str] | None:
-    """Words one of which a source file holds (``SourceFiles.holding``)
+    """Texts one of which a source file holds (``SourceFiles.holding``:
+    its text with escapes decoded, white space and backslashes removed)
     when one of its links can be ``href`` on a page of others' words
-    (``_aggregated``'s forms); None: no such word (every file may).
+    (``_aggregated``'s forms); None: every file may.
 
-    An absolute target equal to the resolved URL holds the longest run of
-    letters and digits of its path (else of an ASCII host: a host in
-    another script is written there, not its punycode); a target written
-    as the href, or after ``#``, holds one of the href; a print page's
-    ``#dir-target`` (``#dir-page-a``, ``#a-b``) holds one of its last
-    ``-`` or ``/`` part, the target's own end (a fragment's, a page's)."""
+    An absolute target whose key is the resolved URL's holds its path
+    (and query); a target written as the href holds the href's part before
+    ``#`` (a page's hundred links into another page share one word: the
+    files are looked for once); a print page's ``#...`` holds the longest
+    run of letters and digits of its last ``-`` or ``/`` part: its
+    target's own end (``#a``, ``#dir-target``, ``#dir-page-a``, ``#a-b``
+    are all made from targets ending so)."""
     out = set()
     if not resolved.startswith(ORIGIN) and "://" in resolved:
-        host, _, path = resolved.partition("://")[2].partition("/")
-        word = _longest(unquote(path)) or (_longest(host) if host.isascii() else "")
-        if not word or "xn--" in host.lower() and word == _longest(host):
+        rest = resolved.partition("://")[2]
+        url = rest[rest.find("/") :].partition("#")[0] if "/" in rest else ""
+        url = url[: -len("index.html")] if url.endswith("/index.html") else url
+        word = squeezed(unquote(url))
+        if len(word) < 2:  # "/": any file
             return None
         out.add(word)
     if href.startswith("#"):
-        word = _longest(re.split(r"[-/]", href[1:])[-1])
+        word = max(
+            re.findall(r"[A-Za-z0-9]+", re.split(r"[-/]", href[1:])[-1]), key=len, default=""
+        )
     else:
-        word = _longest(href)
+        word = squeezed(unquote(href.partition("#")[0]))
     if not word:
         return None
     out.add(word)
     return out
 
 
-def _longest(text: str) -> str:
-    return max(re.findall(r"[A-Za-z0-9]+", text), key=len, default="")
+def squeezed(text: str) -> str:
+    """``text`` without white space and backslashes (a URL wrapped over
+    lines, ``\\_`` in reST): what ``listing_needles`` compares."""
+    return SQUEEZE.sub("", text)
 
 
 def block_agrees(built: str, source: str) -> bool:
@@ -260,8 +269,16 @@ def _same(form: object, href: str, resolved: str) -> bool:
         if what == "fragment":
             fragment = urldefrag(href)[1]
             return bool(fragment) and (fragment == value or fragment.endswith("." + value))
-        return bool(value.fullmatch(href) or value.fullmatch(resolved))
+        regex = _pattern(value)
+        return bool(regex.fullmatch(href) or regex.fullmatch(resolved))
     return form == key(resolved)
+
+
+@functools.lru_cache(maxsize=4096)
+def _pattern(parts: tuple[str, ...]) -> re.Pattern[str]:
+    """A templated target's literal parts, anything between them (compiled
+    when a link may be its: a changelog holds a thousand)."""
+    return re.compile(".*".join(map(re.escape, parts)))
 
 
 def page_index(page: str, sources: list[SourceLink], src_dir: str, rules: Rules) -> Index:
@@ -300,28 +317,34 @@ class PageMatcher:
     ) -> None:
         self.base_url = page_base(page, base)
         self.built, self.sources, self.index, self.every = built, sources, index, every
-        self._candidates: list[tuple[int, ...] | None] | None = None
-        self._claims: dict[int, list[int]] = {}  # a source link -> the built links it may be
+        self._candidates: dict[int, tuple[int, ...] | None] = {}
+        self._claims: dict[int, list[int]] | None = None  # a source link -> its built links
         self._chosen: dict[int, tuple[int, ...] | None] = {}
 
-    def candidates(self) -> list[tuple[int, ...] | None]:
-        """Each built link's source links by target alone (None: a link
-        outside the page's content)."""
-        if self._candidates is None:
-            found: list[tuple[int, ...] | None] = []
-            for j, link in enumerate(self.built):
-                if link.where != "content" and not (self.every and link.where == "template"):
-                    found.append(None)
-                    continue
-                found.append(tuple(self.index.candidates(link.href, self.resolved(j))))
-                for i in found[-1]:
-                    self._claims.setdefault(i, []).append(j)
-            self._candidates = found
-        return self._candidates
+    def candidates(self, j: int) -> tuple[int, ...] | None:
+        """The j-th built link's source links by target alone (None: a
+        link outside the page's content)."""
+        if j not in self._candidates:
+            link = self.built[j]
+            if link.where != "content" and not (self.every and link.where == "template"):
+                self._candidates[j] = None
+            else:
+                self._candidates[j] = tuple(self.index.candidates(link.href, self.resolved(j)))
+        return self._candidates[j]
 
     def rivals(self, j: int) -> set[int]:
-        """The built links that may claim one of the j-th's source links."""
-        return {r for i in self.chosen(j) or () for r in self._claims[i]}
+        """The built links that may claim one of the j-th's source links
+        (every link's candidates are looked for the first time one has a
+        source link: until then, none are)."""
+        chosen = self.chosen(j)
+        if not chosen:
+            return set()
+        if self._claims is None:
+            self._claims = {}
+            for r in range(len(self.built)):
+                for i in self.candidates(r) or ():
+                    self._claims.setdefault(i, []).append(r)
+        return {r for i in chosen for r in self._claims[i]}
 
     def resolved(self, j: int) -> str:
         return urljoin(self.base_url, self.built[j].href.strip())
@@ -329,7 +352,7 @@ class PageMatcher:
     def chosen(self, j: int) -> tuple[int, ...] | None:
         """The source links whose target, text and block agree with the j-th's."""
         if j not in self._chosen:
-            found = self.candidates()[j]
+            found = self.candidates(j)
             if found is not None:
                 found = tuple(i for i in found if _words_agree(self.built[j], self.sources[i]))
             self._chosen[j] = found
@@ -340,7 +363,7 @@ class PageMatcher:
         if chosen is None:
             return Mapped(None, f"outside the page's content (the {self.built[j].where})")
         if not chosen:
-            if not self.candidates()[j]:
+            if not self.candidates(j):
                 return Mapped(None, NO_TARGET)
             return Mapped(None, "no link of the source file has this target, text and block")
         # the built links that may claim one of these source links

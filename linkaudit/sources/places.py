@@ -73,15 +73,18 @@ class Page:
             except InvalidURL:
                 pass
         self.matcher: PageMatcher | None = None
+        self.results: dict[int, Mapped] = {}  # a link's mapping, once
         # against the sources that may hold its links (a page of others' words)
         self.listed: dict[tuple[str, ...], PageMatcher] = {}
+        self.lines: dict[int, list[int]] = {}  # a line -> its links
+        for j, link in enumerate(built.links if built is not None else ()):
+            self.lines.setdefault(link.line, []).append(j)
 
     def at(self, line: int, target: str, fragment: str | None) -> list[int]:
         """The links on ``line`` to ``target`` (with ``fragment``)."""
         out = []
-        for j, link in enumerate(self.built.links if self.built is not None else ()):
-            if link.line != line:
-                continue
+        for j in self.lines.get(line, ()):
+            link = self.built.links[j]  # type: ignore[union-attr]
             try:
                 if canonicalize(link.href, self.base) != target:
                     continue
@@ -163,10 +166,13 @@ class SourcePlaces:
             self._unmapped(referrer, page.why)
             return
         here = page.at(line, target, fragment)
-        results = [self._map(page, j) for j in here]
-        links = {m.link for m in results if m.link is not None}
-        if here and len(links) == 1 and all(m.link is not None for m in results):
-            self._mapped(referrer, links.pop())
+        results: list[Mapped] = []
+        for j in here:  # all of them to one source link, or unmapped: stop at the first not
+            results.append(self._map(page, j))
+            if results[-1].link is None or results[-1].link != results[0].link:
+                break
+        if here and len(results) == len(here) and results[0].link is not None:
+            self._mapped(referrer, results[0].link)
             return
         if not here:
             why = f"no link of the page's text to this target on line {line}"
@@ -224,10 +230,6 @@ class SourcePlaces:
                 if built is None:
                     source, why = None, "the built page could not be read again"
             page = Page(url, rel, built, source, why)
-            if built is not None and source is not None:
-                links = self.sources.links(source)
-                index = page_index(rel, links, self.sources.directory_of(source), self.rules)
-                page.matcher = PageMatcher(rel, built.base, built.links, links, index)
         self.kept[url] = page
         if len(self.kept) > PAGES_KEPT:
             self.kept.popitem(last=False)
@@ -242,14 +244,23 @@ class SourcePlaces:
         return read_built(html_to_unicode("text/html", body)[1])
 
     def _map(self, page: Page, j: int) -> Mapped:
+        """The j-th link of ``page`` (see ``_mapping``), once."""
+        if j not in page.results:
+            page.results[j] = self._mapping(page, j)
+        return page.results[j]
+
+    def _mapping(self, page: Page, j: int) -> Mapped:
         """The j-th link of ``page``: its source link, else the list of
         posts' (a template's link of a Jekyll or Hugo page), else the
         theme's template line (or configuration's) that writes it, for a
         link of the template or one whose target no source link has."""
         assert page.built is not None
         link = page.built.links[j]
-        if page.matcher is not None:
-            result = page.matcher[j]
+        if page.source is not None:
+            if link.where == "content":
+                result = self._matcher(page)[j]
+            else:  # the source is not parsed for it (a theme's link on every page)
+                result = Mapped(None, f"outside the page's content (the {link.where})")
             if (
                 result.link is None
                 and link.where == "template"
@@ -257,6 +268,8 @@ class SourcePlaces:
             ):  # a list of posts in the layout: other pages' words
                 listed = self._listed(page, j)
                 result = listed if listed.link is not None else result
+        elif self.layout.tool == "sphinx":  # genindex, search: made of no source's links
+            result = Mapped(None, page.why)
         else:  # a page of other pages' words (print page, news, tags)
             result = self._listed(page, j)
         if result.link is None and (link.where == "template" or result.why == NO_TARGET):
@@ -268,6 +281,16 @@ class SourcePlaces:
             )
             result = self.templates.find(link.href, path) or result
         return result
+
+    def _matcher(self, page: Page) -> PageMatcher:
+        """The page's matcher against its source file's links (parsed now)."""
+        assert page.built is not None and page.source is not None
+        if page.matcher is None:
+            source, built = page.source, page.built
+            links = self.sources.links(source)
+            index = page_index(page.rel, links, self.sources.directory_of(source), self.rules)
+            page.matcher = PageMatcher(page.rel, built.base, built.links, links, index)
+        return page.matcher
 
     def _listed(self, page: Page, j: int) -> Mapped:
         """The page's j-th link matched against every source's (see

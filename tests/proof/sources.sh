@@ -9,6 +9,10 @@
 # (tests/data/sources/venv), never in the project's .venv; npm packages are
 # installed with --ignore-scripts.  Debian's jekyll and hugo come from apt
 # (tests/setup.sh).
+#
+# With --published, the same projects are built as published, no link
+# broken, into tests/data/sources/NAME-published/ (the benchmark's builds,
+# bench/sources.py; tests/setup.sh does not build them).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 here=tests/proof
@@ -58,59 +62,74 @@ fresh() { # NAME FROM: the project's pristine copy in $data/NAME/project
 
 built() { [ -f "$data/$1/expected.json" ] && [ -f "$data/$1/built" ]; }
 
+as=""
+[ "${1:-}" = "--published" ] && as="-published"
+breaks() { # KIND PROJECT SOURCES NAME: links broken on purpose, recorded (none if --published)
+  if [ -n "$as" ]; then
+    echo "[]" >"$data/$4/expected.json"
+  else
+    python3 $here/break_links.py "$1" "$2" "$3" "$data/$4/expected.json"
+  fi
+}
+
 # MkDocs: mkdocs-print-site-plugin's own docs (Tim Vink)
-if ! built printsite; then
+n=printsite$as
+if ! built "$n"; then
   say "MkDocs: mkdocs-print-site-plugin 2.9"
-  fresh printsite "$(sdist mkdocs-print-site-plugin 2.9)"
-  p=$data/printsite/project
-  python3 $here/break_links.py mkdocs "$p" docs "$data/printsite/expected.json"
+  fresh "$n" "$(sdist mkdocs-print-site-plugin 2.9)"
+  p=$data/$n/project
+  breaks mkdocs "$p" docs "$n"
   # the git-revision-date plugin reads each page's history
   (cd "$p" && git init -q && git add -A &&
     git -c user.name=proof -c user.email=proof@localhost commit -qm proof)
-  (cd "$p" && NO_MKDOCS_2_WARNING=1 ../../venv/bin/mkdocs build -q -d site) 2>"$data/printsite/build.log"
-  touch "$data/printsite/built"
+  (cd "$p" && NO_MKDOCS_2_WARNING=1 ../../venv/bin/mkdocs build -q -d site) 2>"$data/$n/build.log"
+  touch "$data/$n/built"
 fi
 
 # Sphinx, reStructuredText: Flask's docs (Pallets)
-if ! built flask; then
+n=flask$as
+if ! built "$n"; then
   say "Sphinx (reST): Flask 3.1.3"
-  fresh flask "$(sdist flask 3.1.3)"
-  p=$data/flask/project
-  python3 $here/break_links.py sphinx "$p" docs "$data/flask/expected.json"
-  "$venv/bin/sphinx-build" -b html -q "$p/docs" "$p/docs/_build/html" 2>"$data/flask/build.log"
-  touch "$data/flask/built"
+  fresh "$n" "$(sdist flask 3.1.3)"
+  p=$data/$n/project
+  breaks sphinx "$p" docs "$n"
+  "$venv/bin/sphinx-build" -b html -q "$p/docs" "$p/docs/_build/html" 2>"$data/$n/build.log"
+  touch "$data/$n/built"
 fi
 
 # Sphinx, MyST: click's docs (Pallets)
-if ! built click; then
+n=click$as
+if ! built "$n"; then
   say "Sphinx (MyST): click 8.5.1"
-  fresh click "$(sdist click 8.5.1)"
-  p=$data/click/project
-  python3 $here/break_links.py myst "$p" docs "$data/click/expected.json"
-  "$venv/bin/sphinx-build" -b html -q "$p/docs" "$p/docs/_build/html" 2>"$data/click/build.log"
-  touch "$data/click/built"
+  fresh "$n" "$(sdist click 8.5.1)"
+  p=$data/$n/project
+  breaks myst "$p" docs "$n"
+  "$venv/bin/sphinx-build" -b html -q "$p/docs" "$p/docs/_build/html" 2>"$data/$n/build.log"
+  touch "$data/$n/built"
 fi
 
 # Jekyll: Jekyll's own 2015 site, from npm's jekyll@3.0.0-beta1, with Debian's jekyll
-if ! built jekyll && command -v jekyll >/dev/null; then
+n=jekyll$as
+if ! built "$n" && command -v jekyll >/dev/null; then
   say "Jekyll: jekyll@3.0.0-beta1 site/"
-  fresh jekyll "$(npm_pack jekyll@3.0.0-beta1)"
-  p=$data/jekyll/project
-  python3 $here/break_links.py jekyll "$p" site "$data/jekyll/expected.json"
-  (cd "$p/site" && jekyll build -q -d _site) >"$data/jekyll/build.log" 2>&1
-  touch "$data/jekyll/built"
+  fresh "$n" "$(npm_pack jekyll@3.0.0-beta1)"
+  p=$data/$n/project
+  breaks jekyll "$p" site "$n"
+  (cd "$p/site" && jekyll build -q -d _site) >"$data/$n/build.log" 2>&1
+  touch "$data/$n/built"
 fi
 
 # Hugo: the Doks 0.5.0 starter (h-enk), from npm, with Debian's hugo
-if ! built doks && command -v hugo >/dev/null; then
+n=doks$as
+if ! built "$n" && command -v hugo >/dev/null; then
   say "Hugo: @hyas/doks@0.5.0"
-  fresh doks "$(npm_pack @hyas/doks@0.5.0)"
-  p=$data/doks/project
+  fresh "$n" "$(npm_pack @hyas/doks@0.5.0)"
+  p=$data/$n/project
   # its postinstall downloads a hugo binary: --ignore-scripts; flexsearch
   # 0.7.21 still ships the bundle the theme imports
   (cd "$p" && npm install --silent --ignore-scripts --no-audit --no-fund >/dev/null &&
     npm install --silent --ignore-scripts --no-audit --no-fund flexsearch@0.7.21 >/dev/null)
-  python3 $here/break_links.py hugo "$p" content "$data/doks/expected.json"
-  (cd "$p" && hugo -d public) >"$data/doks/build.log" 2>&1
-  touch "$data/doks/built"
+  breaks hugo "$p" content "$n"
+  (cd "$p" && hugo -d public) >"$data/$n/build.log" 2>&1
+  touch "$data/$n/built"
 fi
