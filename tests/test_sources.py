@@ -273,9 +273,9 @@ def test_a_page_of_others_words_parses_only_the_files_holding_a_word_of_its_link
     files = SourceFiles(Layout(None, [str(docs)]))
     far = listing_needles("https://far.example/some/where", "https://far.example/some/where")
     assert [os.path.basename(p) for p in files.holding(far)] == ["a.md", "b.md", "d.rst"]
-    # a relative target is compared as written: the href (before #) is its word
+    # a relative target is compared as written: the href is what the file holds
     on_news = listing_needles("/docs/history#v2-2-0", "http://build.invalid/docs/history#v2-2-0")
-    assert on_news == {"/docs/history"}
+    assert on_news == {"/docs/history#v2-2-0"}
     inside = listing_needles("#how-to-missing-page.md", "http://build.invalid/p.html#x")
     assert inside == {"page"}  # of the target's own end (how-to- may be the folder's)
     print_page = listing_needles("#how-to-page-a", "http://build.invalid/print_page.html#x")

@@ -84,10 +84,19 @@ class SourceFiles:
             return paths
         found: set[str] = set()
         for needle in needles:
-            if needle not in self._held:
-                self._held[needle] = {path for path in paths if needle in self._text(path)}
-            found |= self._held[needle]
+            found |= self._holding(needle, paths)
         return [path for path in paths if path in found]
+
+    def _holding(self, needle: str, paths: list[str]) -> set[str]:
+        """The files holding ``needle``, among those holding its part
+        before ``#`` (looked for once: a page's hundred links into another
+        page share it)."""
+        if needle not in self._held:
+            coarse = needle.partition("#")[0] or needle
+            if coarse != needle:
+                paths = sorted(self._holding(coarse, paths))
+            self._held[needle] = {path for path in paths if needle in self._text(path)}
+        return self._held[needle]
 
     def _text(self, path: str) -> str:
         if path not in self._words:

@@ -155,28 +155,28 @@ def listing_needles(href: str, resolved: str) -> set[str] | None:
     when one of its links can be ``href`` on a page of others' words
     (``_aggregated``'s forms); None: every file may.
 
-    An absolute target whose key is the resolved URL's holds its path
-    (and query); a target written as the href holds the href's part before
-    ``#`` (a page's hundred links into another page share one word: the
-    files are looked for once); a print page's ``#...`` holds the longest
-    run of letters and digits of its last ``-`` or ``/`` part: its
-    target's own end (``#a``, ``#dir-target``, ``#dir-page-a``, ``#a-b``
-    are all made from targets ending so)."""
+    An absolute target whose key is the resolved URL's holds its path and
+    query (and fragment, unless the path ends in ``/``: ``index.html`` may
+    be written before it); a target written as the href holds the href; a
+    print page's ``#...`` holds the longest run of letters and digits of
+    its last ``-`` or ``/`` part: its target's own end (``#a``,
+    ``#dir-target``, ``#dir-page-a``, ``#a-b`` are all made from targets
+    ending so)."""
     out = set()
     if not resolved.startswith(ORIGIN) and "://" in resolved:
         rest = resolved.partition("://")[2]
-        url = rest[rest.find("/") :].partition("#")[0] if "/" in rest else ""
+        url, _, fragment = rest[rest.find("/") :].partition("#") if "/" in rest else ("", "", "")
         url = url[: -len("index.html")] if url.endswith("/index.html") else url
-        word = squeezed(unquote(url))
-        if len(word) < 2:  # "/": any file
+        if len(url) < 2:  # "/": any file
             return None
-        out.add(word)
+        whole = fragment and not url.endswith("/")
+        out.add(squeezed(unquote(url) + ("#" + unquote(fragment) if whole else "")))
     if href.startswith("#"):
         word = max(
             re.findall(r"[A-Za-z0-9]+", re.split(r"[-/]", href[1:])[-1]), key=len, default=""
         )
     else:
-        word = squeezed(unquote(href.partition("#")[0]))
+        word = squeezed(unquote(href))
     if not word:
         return None
     out.add(word)
