@@ -195,6 +195,26 @@ def test_sources_that_would_run_code_or_never_end_are_only_read(tmp_path):
     assert 1 < len(links) <= 10 and {s.target for s in links} == {"a.md"}
 
 
+def test_a_sphinx_build_without_its_conf_py_keeps_sphinx_rules(tmp_path):
+    """--sources beside a Sphinx build whose conf.py is not found (a
+    distribution's docs and their _sources): searchindex.js still names
+    each page's source, however big it is (Python's is 3.6 MB)."""
+    from linkaudit.sources import find_layout
+    from linkaudit.sources.pages import PageSources
+
+    build, sources = tmp_path / "html", tmp_path / "src"
+    (build / "library").mkdir(parents=True)
+    (sources / "library").mkdir(parents=True)
+    (sources / "library" / "os.txt").write_text("os\n==\n")
+    index = {"docnames": ["library/os"], "filenames": ["library/os.txt"], "terms": "x" * 2**21}
+    (build / "searchindex.js").write_text(f"Search.setIndex({json.dumps(index)})")
+    layout = find_layout(str(build), [str(sources)], detecting=True)
+    assert (layout.tool, layout.config, layout.detected) == ("sphinx", None, False)
+    pages = PageSources(layout, str(build))
+    assert pages.source_of("library/os.html") == (str(sources / "library" / "os.txt"), "")
+    assert pages.source_of("genindex.html")[0] is None
+
+
 RULES = Rules("mkdocs", {}, lambda label: None, lambda name: [])
 
 

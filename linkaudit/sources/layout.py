@@ -229,6 +229,9 @@ def given(directories: list[str], detected: Layout | None, build: str) -> Layout
                     break
             if detected is not None:
                 break
+    if detected is None and os.path.isfile(os.path.join(build, "searchindex.js")):
+        # a Sphinx build whose conf.py is not found: Sphinx's rules all the same
+        detected = Layout("sphinx", directories, flavor="myst")
     if detected is None:
         return Layout(None, directories, flavor="gfm")
     # a directory given that holds the tool's own (Hugo's content/en): those

@@ -29,6 +29,7 @@ PERMALINK_STYLES = {
     "none": "/:categories/:title:output_ext",
 }
 LABEL = re.compile(r"^\.\. _([^:`\n]+):\s*$|^\(([^)\n]+)\)=\s*$", re.M)
+MAX_SEARCHINDEX = 256 * 1024 * 1024  # characters of Sphinx's searchindex.js read
 MAX_INDEXED = 100_000  # source files indexed for Hugo and Jekyll at most
 
 
@@ -111,7 +112,11 @@ class PageSources:
     @cached_property
     def _searchindex(self) -> dict[str, str]:
         """Sphinx's docname -> source file name (relative to the source dir)."""
-        text = _text(os.path.join(self.build, "searchindex.js"))
+        try:  # whole: Python's own is 3 MB
+            with open(os.path.join(self.build, "searchindex.js"), encoding="utf-8") as fh:
+                text = fh.read(MAX_SEARCHINDEX)
+        except (OSError, UnicodeDecodeError):
+            return {}
         try:
             data = json.loads(text[text.index("(") + 1 : text.rindex(")")])
             return dict(zip(data["docnames"], data["filenames"], strict=True))

@@ -225,7 +225,10 @@ class SourcePlaces:
             rel = shown[len(files.shown) + 1 :] if files.shown not in (".", "") else shown
             source, why = self.pages.source_of(rel)
             built = None
-            if source is not None or why.startswith("no source file"):
+            # a page no source made is read for its others' words (not Sphinx's
+            # genindex and search pages: the tool's own)
+            listing = why.startswith("no source file") and self.layout.tool != "sphinx"
+            if source is not None or listing:
                 built = self._read(os.path.join(files.real_root, rel))
                 if built is None:
                     source, why = None, "the built page could not be read again"
@@ -268,8 +271,6 @@ class SourcePlaces:
             ):  # a list of posts in the layout: other pages' words
                 listed = self._listed(page, j)
                 result = listed if listed.link is not None else result
-        elif self.layout.tool == "sphinx":  # genindex, search: made of no source's links
-            result = Mapped(None, page.why)
         else:  # a page of other pages' words (print page, news, tags)
             result = self._listed(page, j)
         if result.link is None and (link.where == "template" or result.why == NO_TARGET):
