@@ -15,9 +15,11 @@ need=()
 [ -d /usr/share/gtk-doc/html/gio ] || need+=(libglib2.0-doc)
 command -v redis-server >/dev/null || need+=(redis-server)
 # the proof of --sources: Debian's jekyll and hugo build a Jekyll site and a
-# Hugo one (tests/proof/sources.sh)
+# Hugo one (tests/proof/sources.sh); npm fetches them (and the Nu HTML
+# Checker below): Debian's, unless a Node.js with its npm is there already
 command -v jekyll >/dev/null || need+=(jekyll)
 command -v hugo >/dev/null || need+=(hugo)
+command -v npm >/dev/null || need+=(npm)
 # the HTML report's tests: headless Chromium, its driver, and Java for the
 # Nu HTML Checker
 command -v chromium >/dev/null || need+=(chromium)
