@@ -48,10 +48,12 @@ if [ "${LINKAUDIT_ACTION_SKIP_INSTALL:-}" != 1 ]; then
         say "GITHUB_ACTION_PATH is not set: cannot install linkaudit"
         exit 2
     fi
-    # the versions linkaudit is tested with (requirements.txt pins them), then linkaudit
+    # the versions linkaudit is tested with (requirements.txt pins them), then
+    # the distribution scrapy-linkaudit (the linkaudit command), by its name:
+    # pip refuses a checkout whose project is not that one
     if ! "$py" -m pip install --disable-pip-version-check --quiet \
-        -r "$GITHUB_ACTION_PATH/requirements.txt" "$GITHUB_ACTION_PATH"; then
-        say "could not install linkaudit from $GITHUB_ACTION_PATH"
+        -r "$GITHUB_ACTION_PATH/requirements.txt" "scrapy-linkaudit @ file://$GITHUB_ACTION_PATH"; then
+        say "could not install scrapy-linkaudit (the linkaudit command) from $GITHUB_ACTION_PATH"
         exit 2
     fi
 fi

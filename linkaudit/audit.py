@@ -104,6 +104,8 @@ class Audit:
         self.run = run = self.state.open_run(list(config.start_urls), config.near_prefixes)
         if self.baseline is None and run.baseline is not None:
             self.baseline, self.baseline_source = run.baseline, run.baseline_source
+            if config.names is not None:  # a build's keys compare as its report names them
+                self.baseline = config.names.keys(run.baseline)
         return run
 
     def count(self, name: str, count: int = 1) -> None:

@@ -189,11 +189,17 @@ def _main(argv: list[str]) -> int:
         except ConfigError as exc:
             print(f"linkaudit: error: {blame_file(str(exc), from_file, source)}", file=sys.stderr)
             return EXIT_USAGE
+        from linkaudit.output.logrecords import name_build_in_log
+
+        name_build_in_log(config.names)  # a build's log names its files, as its report does
         if site is not None and not ns.quiet:  # -q: a clean audit says nothing
             # a build read from its files has an address, and no server
-            served = "served at" if site.served else "read as"
+            served = "served on 127.0.0.1, read as" if site.served else "read as"
             what = "demo site at" if ns.demo else f"{ns.local_dir} {served}"
-            print(f"linkaudit: {what} {site.url}", file=sys.stderr)
+            # a build as its outputs name it (its files, or --root-url's
+            # address), never its internal address (rules/names.py)
+            named = config.names.url if config.names is not None and not ns.demo else site.url
+            print(f"linkaudit: {what} {named}", file=sys.stderr)
         if walking is not None:
             walked = _walk(config, level)
             if walked.done:  # nothing left for a crawl

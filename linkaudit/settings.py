@@ -122,6 +122,8 @@ ITEM_PIPELINES = {
     "linkaudit.output.pipelines.ReportPipeline": 300,
     "linkaudit.output.pipelines.ProbeFilter": 350,
     "linkaudit.output.journal.JournalPipeline": 400,
+    # last: a build's items name its files as its report does (feeds)
+    "linkaudit.output.pipelines.BuildNamesPipeline": 900,
 }
 LOG_FORMATTER = "linkaudit.output.logformatter.LinkAuditLogFormatter"
 # Scrapy's memory stats collector without a wrapper around every call (see the module)

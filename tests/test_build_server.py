@@ -89,7 +89,8 @@ def test_a_huge_file_in_a_build_costs_no_memory(tmp_path):
         proc, peak = run.proc, run.peak_kib
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
         report = json.loads((tmp_path / "linkaudit-report.json").read_text())
-        by_path = {urlsplit(u["url"]).path: u for u in report["urls"]}
+        root = report["start_urls"][0]  # the build named by its files: file:///.../public/
+        by_path = {"/" + u["url"][len(root) :]: u for u in report["urls"]}
         assert (by_path["/big.bin"]["outcome"], by_path["/big.bin"]["method"]) == ("ok", "GET")
         assert (by_path["/big.html"]["outcome"], by_path["/big.html"]["method"]) == ("ok", "GET")
         assert by_path["/big.html"]["truncated"] is True
@@ -158,11 +159,13 @@ def chain(build: Path, pages: int) -> Path:
     return build
 
 
-def address(spawned: Spawned) -> str:
-    """The build's URL, as the command announced it."""
-    found = re.search(r"(?:served at|read as) (http://127\.0\.0\.1:\d+/)", spawned.stderr)
-    assert found, spawned.stderr[-2000:]
-    return found[1]
+def address(spawned: Spawned, build: Path) -> str:
+    """The build's internal URL: its port is the one the process listens on
+    (served), else the build's own (read): no output names it."""
+    ports = listening(spawned.proc.pid) or {stable_ports(str(build))[0]}
+    (port,) = ports
+    assert f"127.0.0.1:{port}" not in spawned.stderr  # the build named by its files only
+    return f"http://127.0.0.1:{port}/"
 
 
 def test_a_walk_opens_no_port(tmp_path):
@@ -175,7 +178,7 @@ def test_a_walk_opens_no_port(tmp_path):
         wait_for(lambda: "Walking depth 3:" in spawned.stderr, timeout=60, what="the walk")
         assert listening(spawned.proc.pid) == set()
         assert sockets(spawned.proc.pid) == set()
-        port = urlsplit(address(spawned)).port
+        port = urlsplit(address(spawned, build)).port
         with (
             pytest.raises(ConnectionRefusedError),
             socket.create_connection(("127.0.0.1", port), timeout=5),
@@ -227,7 +230,7 @@ def test_a_served_build_answers_only_its_own_host(tmp_path):
         spawned = Spawned([LINKAUDIT, str(build), *read, "--report", str(tmp_path / "r.json")])
         try:
             wait_for(lambda: "/slow" in far.arrivals, timeout=60, what="the far link's request")
-            url = address(spawned)
+            url = address(spawned, build)
             port = urlsplit(url).port
             assert listening(spawned.proc.pid) == {port}
             assert port != stable_ports(str(build))[0]  # random: nothing to guess from the path

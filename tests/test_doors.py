@@ -226,12 +226,13 @@ def test_port_sets_a_builds_address_and_its_servers(tmp_path):
         port = probe.getsockname()[1]
     out = run(tmp_path, str(build), "--port", str(port), "--report", "r.json")
     assert out.returncode == 0, out.stderr
-    assert json.loads((tmp_path / "r.json").read_text())["start_urls"] == [
-        f"http://127.0.0.1:{port}/"
-    ]
+    # the port is the build's address, inside: every output names its files
+    assert json.loads((tmp_path / "r.json").read_text())["start_urls"] == [build.as_uri() + "/"]
     out = run(tmp_path, str(build), "--port", str(port), "-s", "LINKAUDIT_LOCAL_READ=false",
               "--report", "r.json")
-    assert out.returncode == 0 and f"served at http://127.0.0.1:{port}/" in out.stderr
+    assert out.returncode == 0, out.stderr
+    assert f"served on 127.0.0.1, read as {build.as_uri()}/" in out.stderr
+    assert str(port) not in out.stderr + out.stdout
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()

@@ -134,7 +134,7 @@ def test_a_local_build_is_served_and_rendered(tmp_path):
     args = ("site", "--delay", "0", "-s", "LOG_LEVEL=INFO", "--report")
     out = run(tmp_path, *args, "rendered.json", "--render", "auto")
     assert out.returncode == 1, out.stdout + out.stderr[-3000:]
-    assert "linkaudit: site served at http://127.0.0.1:" in out.stderr
+    assert "linkaudit: site served on 127.0.0.1, read as file://" in out.stderr
     assert "Browser started for rendering" in out.stderr
     report = local_report(tmp_path, "rendered.json")
     origin = report["start_urls"][0].rstrip("/")

@@ -7,11 +7,11 @@ import json
 import pytest
 
 from linkaudit.items import UrlResult
+from linkaudit.output.report.atomic import write_json_atomic
 from linkaudit.output.report.build import (
     build_report,
     dumps_report,
     read_report,
-    write_json_atomic,
     write_report,
 )
 from linkaudit.rules.soft404 import pattern_of, probe_url

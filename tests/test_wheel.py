@@ -2,7 +2,9 @@
 installed offline into a fresh virtualenv with the pinned requirements
 (``tests/setup.sh`` downloads them as wheels into ``tests/data/wheelhouse``)
 holds every file of the package, and its ``linkaudit --demo`` audits the
-bundled site as the checkout's does.
+bundled site as the checkout's does.  The distribution is ``scrapy-linkaudit``
+(``linkaudit`` on PyPI is another project): its wheel is
+``scrapy_linkaudit-*.whl``, and it installs the ``linkaudit`` command.
 
 Nothing here reaches the network: the build uses the test environment's
 pinned setuptools (``--no-build-isolation``), the install reads only the
@@ -61,7 +63,7 @@ def _built(tmp: Path) -> Path:
     pip = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation"]
     made = run_process([*pip, "-w", str(out), str(source)], cwd=tmp, timeout=STEP)
     assert made.returncode == 0, made.stdout + made.stderr
-    (wheel,) = out.glob("linkaudit-*.whl")
+    (wheel,) = out.glob("scrapy_linkaudit-*.whl")  # the distribution's name, normalised
     return wheel
 
 
@@ -98,7 +100,30 @@ def test_the_wheel_holds_every_file_of_the_package(wheel):
     with zipfile.ZipFile(wheel) as archive:
         names = {n for n in archive.namelist() if n.startswith("linkaudit/")}
     assert names == _package_files(), sorted(names ^ _package_files())
-    assert wheel.name.startswith(f"linkaudit-{__version__}-py3-none-any")
+    assert wheel.name.startswith(f"scrapy_linkaudit-{__version__}-py3-none-any")
+    with zipfile.ZipFile(wheel) as archive:
+        (metadata,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        (entries,) = [n for n in archive.namelist() if n.endswith(".dist-info/entry_points.txt")]
+        head = archive.read(metadata).decode().split("\n\n", 1)[0].splitlines()
+        scripts = archive.read(entries).decode()
+    assert "Name: scrapy-linkaudit" in head, head
+    assert "[console_scripts]\nlinkaudit = linkaudit.cli:main" in scripts, scripts
+
+
+def test_the_distribution_installs_the_linkaudit_command(installed):
+    """Installed offline from the wheel, the distribution is scrapy-linkaudit
+    and its command is linkaudit: no ``linkaudit`` distribution (PyPI's
+    other project) is in the virtualenv."""
+    env = _offline_env()
+    shown = run_process(
+        [str(installed / "python"), "-m", "pip", "show", "-f", "scrapy-linkaudit"], env=env
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "Name: scrapy-linkaudit" in shown.stdout
+    assert "bin/linkaudit" in shown.stdout  # the command is the distribution's file
+    other = run_process([str(installed / "python"), "-m", "pip", "show", "linkaudit"], env=env)
+    assert other.returncode != 0  # nothing installed under the other project's name
+    assert (installed / "linkaudit").is_file()
 
 
 @pytest.fixture(scope="module")

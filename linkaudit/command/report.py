@@ -16,7 +16,8 @@ from linkaudit.config import Config, ConfigError
 from linkaudit.localbuild.directory import local_files
 from linkaudit.output.exitstatus import EXIT_USAGE, exit_code
 from linkaudit.output.formats import FORMATS
-from linkaudit.output.report.build import build_report, write_json_atomic
+from linkaudit.output.report.atomic import write_json_atomic
+from linkaudit.output.report.build import build_report
 from linkaudit.output.report.facts import now_iso, report_facts
 from linkaudit.rules.userinfo import masked_service
 from linkaudit.state.base import Totals

@@ -142,9 +142,7 @@ class Discovery:
             templates=self.templates,
         )
 
-    def place_page(
-        self, read: PageLinks, url: str, depth: int, stylesheet: bool
-    ) -> Scanned:
+    def place_page(self, read: PageLinks, url: str, depth: int, stylesheet: bool) -> Scanned:
         """What a page's links become: URLs resolved once each, the state
         asked once for the page, the new ones settled or queued."""
         if read.dropped:
@@ -207,9 +205,7 @@ class Discovery:
             read.dropped,
         )
 
-    def resolve_link(
-        self, value: str, base: str, page: str, line: int | None
-    ) -> Verdict:
+    def resolve_link(self, value: str, base: str, page: str, line: int | None) -> Verdict:
         """A link value's verdict (``LinkRules.resolve``); an exception of
         ours makes it an internal error of this link, keyed as written."""
         try:
@@ -219,9 +215,7 @@ class Discovery:
             self.link_fault(key, f"reading the link {value[:SHOWN]!r} on {page} line {line}")
             return Verdict(key, UNCHECKED, internal_error(exc))
 
-    def place_link(
-        self, key: str, depth: int, page: str, verdict: Verdict
-    ) -> list[UrlResult]:
+    def place_link(self, key: str, depth: int, page: str, verdict: Verdict) -> list[UrlResult]:
         """:meth:`_place` for a new link of a page, an exception of ours an
         internal error of that link (not of the page, not of the crawl)."""
         _key, outcome, error = verdict

@@ -62,4 +62,3 @@ def scan_rendered(
         list(dict.fromkeys(u for u, line in scanned.links if line == NAVIGATION_LINE)),
     )
     return scanned, section
-

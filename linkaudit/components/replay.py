@@ -77,9 +77,7 @@ class Replay:
         referrer = reply.referrer if result.outcome == REDIRECT else url
         yield from self.follow_stored(result.links, referrer, depth)
 
-    def maybe_ghost(
-        self, result: UrlResult, history: History | None
-    ) -> Iterator[Any]:
+    def maybe_ghost(self, result: UrlResult, history: History | None) -> Iterator[Any]:
         """A near page that fails now still has its last known links followed
         for LINKAUDIT_FOLLOW_GHOST seconds after it last answered."""
         near = self.audit.is_near(result.url)

@@ -78,9 +78,7 @@ class Sitemaps:
             if new:
                 self.state.enqueue(key, SITEMAP_DEPTH, url)
 
-    def admit(
-        self, urls: list[str], level: int
-    ) -> tuple[list[str], str | None]:
+    def admit(self, urls: list[str], level: int) -> tuple[list[str], str | None]:
         """Which of ``urls``, sitemaps at nesting ``level``, are read; and
         why the others are not (None: all are)."""
         maxdepth = self.config["LINKAUDIT_SITEMAP_MAXDEPTH"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -33,6 +34,7 @@ from linkaudit.config.options import (
 from linkaudit.config.rendering import rendering_browser
 from linkaudit.config.sources import check_sources
 from linkaudit.rules.guards import TrapGuards
+from linkaudit.rules.names import BuildNames
 from linkaudit.rules.recheck import RecheckPolicy
 from linkaudit.rules.scope import site_prefix
 
@@ -85,6 +87,13 @@ class Config:
             return None
         start = self.start_urls[0]
         return (root if root.endswith("/") else root + "/", start[: start.rfind("/") + 1])
+
+    @cached_property
+    def names(self) -> BuildNames | None:
+        """A build directory's names in every output (``rules/names.py``):
+        its files, and its deployed URLs with ``--root-url``; None for a
+        site."""
+        return build_names(self.values)
 
     @property
     def max_depth(self) -> int | None:
@@ -152,6 +161,9 @@ class Config:
         if wrong is not None:
             raise ConfigError(wrong)
         baseline = values["LINKAUDIT_BASELINE"]
+        names = build_names(values)
+        if baseline and names is not None:  # an earlier report's names, compared as shown
+            baseline = (baseline[0], names.keys(baseline[1]))
         state = SQLITE_STATE if values["LINKAUDIT_DB"] else values["LINKAUDIT_STATE"]
         if values["LINKAUDIT_REDIS"]:
             state = cls._shared(values, labels)
@@ -209,6 +221,16 @@ def _build_address(values: Mapping[str, Any]) -> str:
     its first start URL (``linkaudit DIR`` makes it), or ``""``."""
     starts = values["LINKAUDIT_START"]
     return starts[0] if values["LINKAUDIT_LOCAL_DIR"] and starts else ""
+
+
+def build_names(values: Mapping[str, Any]) -> BuildNames | None:
+    """The names of a build directory (LINKAUDIT_LOCAL_DIR) audited at its
+    address (``_build_address``), deployed at LINKAUDIT_ROOT_URL; None for
+    an audit of a site."""
+    address = _build_address(values)
+    if not address:
+        return None
+    return BuildNames(values["LINKAUDIT_LOCAL_DIR"], address, values["LINKAUDIT_ROOT_URL"] or "")
 
 
 def _read(option: Option, settings: Any, labels: Mapping[str, str]) -> Any:

@@ -1,7 +1,7 @@
 """``--render``: the browser it needs, found before the audit starts.
 
 A render needs two things this package does not bring: Playwright's Python
-package (with scrapy-playwright, ``pip install linkaudit[render]``) and a
+package (with scrapy-playwright, ``pip install scrapy-linkaudit[render]``) and a
 Chromium on the machine.  Playwright's own browser download is not used: it
 drives the system's Chromium (Debian's ``chromium`` package) through its
 ``executable_path``.  Without either, ``--render`` is one line naming what

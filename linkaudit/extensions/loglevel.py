@@ -7,7 +7,8 @@ import logging
 from scrapy import signals
 from scrapy.crawler import Crawler
 
-from linkaudit.output.logrecords import escape_log_records
+from linkaudit.config import config_of
+from linkaudit.output.logrecords import escape_log_records, name_build_in_log
 
 
 class LogLevel:
@@ -24,6 +25,7 @@ class LogLevel:
     """
 
     def __init__(self, crawler: Crawler):
+        self.crawler = crawler
         self.level = crawler.settings.get("LOG_LEVEL")
         # and every message shown escaped, as the formats show values (for
         # scrapy crawl; the command installs it at its start)
@@ -35,6 +37,9 @@ class LogLevel:
         return cls(crawler)
 
     def engine_started(self) -> None:
+        # a build directory's URLs named as its outputs name them (scrapy
+        # crawl -a local_dir=...: its configuration is the spider's by now)
+        name_build_in_log(config_of(self.crawler).names)
         level = self.level
         if not isinstance(level, int):
             level = logging.getLevelName(str(level))

@@ -14,17 +14,18 @@ from urllib.parse import quote, urlsplit
 from linkaudit.config import Config
 from linkaudit.demo.server import FileHandler, LocalSite, content_type
 from linkaudit.localbuild.static import NOT_FOUND_BODY, OUTSIDE_HEADER, answer, locate
+from linkaudit.rules.names import shown_path
 
 
 class LocalFiles:
-    """Page URL -> the file it was served from, as the user named the
-    directory (``public/guide/install.html``): the report's referrers say
-    both."""
+    """Page URL -> the file it was served from (``public/guide/install.html``):
+    relative to the current directory when the build is below it, else
+    absolute (``rules/names.py``); the report's referrers say both."""
 
     def __init__(self, root: str, prefix: str):
         self.root = root
         self.real_root = os.path.realpath(root)
-        self.shown = root.rstrip("/\\") or root
+        self.shown = shown_path(root)
         self.prefix = prefix  # the URL the directory is served at
         self.known: dict[str, str | None] = {}
 

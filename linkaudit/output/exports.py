@@ -17,7 +17,8 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from linkaudit.config import config_of
-from linkaudit.output.report.build import read_report, write_atomically
+from linkaudit.output.report.atomic import write_atomically
+from linkaudit.output.report.build import read_report
 from linkaudit.signals import report_written
 
 if TYPE_CHECKING:
@@ -87,8 +88,10 @@ def write_views(path: str, html: str | None, fixes: str | None) -> None:
         return
     if html:
         from linkaudit.output.formats.html.page import as_html
+        from linkaudit.output.formats.places import Options
 
-        _write(html, as_html(report), "HTML report")
+        # (a build's files linked relative to where the page is written)
+        _write(html, as_html(report, Options(html=html)), "HTML report")
     if fixes:
         _write(fixes, fixes_csv(report), "Redirect fix-list")
 

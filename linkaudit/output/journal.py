@@ -33,8 +33,10 @@ from typing import IO, TYPE_CHECKING, Any
 from linkaudit.config import config_of
 from linkaudit.items import CONTRACT_FIELDS, OPTIONAL_FIELDS, UrlResult
 from linkaudit.output.files import create_fresh
-from linkaudit.output.report.build import build_report, write_json_atomic
+from linkaudit.output.report.atomic import write_json_atomic
+from linkaudit.output.report.build import build_report
 from linkaudit.output.report.facts import ReportFacts, now_iso
+from linkaudit.rules.names import BuildNames
 from linkaudit.signals import report_written
 from linkaudit.state.memory import MemoryState
 
@@ -89,6 +91,9 @@ class JournalPipeline:
                 "near_prefixes": list(config.near_prefixes),
                 "max_depth": config.max_depth,
                 "started_at": now_iso(),
+                # a build directory: the journal keeps the audit's own
+                # addresses, a report rebuilt from it names the files
+                **({"build": _build(config.names)} if config.names is not None else {}),
             }
         )
 
@@ -193,8 +198,20 @@ def rebuild_report(records: list[dict[str, Any]]) -> dict[str, Any]:
         pages=end["pages"] if end else sum(1 for r in results if "page" in r),
         requests=end["requests"] if end else sum(1 for r in results if r.get("method")),
         max_depth=start.get("max_depth"),
+        names=_names(start.get("build")),
     )
     return build_report(state, facts)
+
+
+def _build(names: BuildNames) -> dict[str, Any]:
+    """How a build is named, for the report rebuilt from the journal."""
+    return {"path": names.path, "address": names.base, "root_url": names.root_url}
+
+
+def _names(build: Any) -> BuildNames | None:
+    if not isinstance(build, dict):
+        return None
+    return BuildNames(build["path"], build["address"], build.get("root_url") or "")
 
 
 def main(argv: list[str] | None = None) -> int:

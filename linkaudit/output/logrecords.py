@@ -1,12 +1,26 @@
 """Log records whose messages are written as every other output writes a
 value from a page or a server (without Scrapy: the command installs it at
-its start, before Scrapy is imported)."""
+its start, before Scrapy is imported), and, in an audit of a build
+directory, name its URLs as every output does (``rules/names.py``): its
+files or its deployed URLs, never the internal address it is audited at
+(Scrapy's own lines, ``GET 200 http://...``, included)."""
 
 from __future__ import annotations
 
 import logging
 
 from linkaudit.output.formats.common import shown
+from linkaudit.rules.names import BuildNames
+
+# the build whose URLs the log names (one audit a process: the command's,
+# or scrapy crawl's); empty for a site
+_BUILD: list[BuildNames] = []
+
+
+def name_build_in_log(names: BuildNames | None) -> None:
+    """From now on, every log record names ``names``' URLs as shown (None:
+    a site, nothing to translate)."""
+    _BUILD[:] = [names] if names is not None else []
 
 
 class ShownRecord(logging.LogRecord):
@@ -19,7 +33,7 @@ class ShownRecord(logging.LogRecord):
     tracebacks."""
 
     def getMessage(self) -> str:  # noqa: N802 - logging's name
-        return _lines_shown(super().getMessage())
+        return _lines_shown(_named(super().getMessage()))
 
     # the formatter caches the traceback's text here: kept escaped
     @property
@@ -28,7 +42,11 @@ class ShownRecord(logging.LogRecord):
 
     @exc_text.setter
     def exc_text(self, text: str | None) -> None:
-        self._exc_text = None if text is None else _lines_shown(text)
+        self._exc_text = None if text is None else _lines_shown(_named(text))
+
+
+def _named(text: str) -> str:
+    return _BUILD[0].text(text) if _BUILD else text
 
 
 def _lines_shown(text: str) -> str:

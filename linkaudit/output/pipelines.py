@@ -17,6 +17,7 @@ from linkaudit.items import UrlResult
 from linkaudit.output.recording import record, write_final_report
 from linkaudit.output.report.build import now_iso
 from linkaudit.output.report.facts import report_facts
+from linkaudit.output.report.naming import named_item
 from linkaudit.output.report.revisions import revisions
 from linkaudit.rules.soft404 import is_probe
 from linkaudit.rules.statuses import internal_error
@@ -186,3 +187,30 @@ class ProbeFilter:
         if isinstance(item, UrlResult) and is_probe(item.url):
             raise DropItem(f"soft-404 probe {item.url}")
         return item
+
+
+class BuildNamesPipeline:
+    """Last: the items of an audit of a build directory, as the feeds get
+    them, name its files and deployed URLs as its report does, never the
+    address it is audited at (``rules/names.py``); the report pipeline
+    and the journal, before it, keep the audit's own.  Not configured for a
+    site."""
+
+    def __init__(self, crawler: Crawler):
+        self.crawler = crawler
+        names = config_of(crawler).names
+        if names is None:
+            from scrapy.exceptions import NotConfigured
+
+            raise NotConfigured
+        self.names = names
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> BuildNamesPipeline:
+        return cls(crawler)
+
+    def process_item(self, item: Any, spider: Spider | None = None) -> Any:
+        if not isinstance(item, UrlResult):
+            return item
+        audit = audit_of(self.crawler)
+        return named_item(item, self.names, audit.files if audit is not None else None)

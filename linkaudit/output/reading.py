@@ -12,10 +12,11 @@ from typing import Any
 
 def needed_in_summary(entry: dict[str, Any]) -> bool:
     """An entry the summary, the formats other than JSON and JUnit, and the
-    exit code look at."""
+    exit code look at (a build's orphan page is a finding of its own)."""
     return (
         entry["outcome"] != "ok"
         or bool(entry.get("warning"))
+        or bool(entry.get("orphan"))
         or bool(entry.get("new"))
         or bool(entry.get("missing_fragments"))
         or bool(entry.get("links_dropped"))
@@ -93,7 +94,7 @@ _KINDS.update(
     {
         key: ("list",)
         for key in "added blocks get_only_hosts groups history missing "
-        "navigations near_prefixes orphans redirect_fixes redirects referrers removed "
+        "navigations near_prefixes redirect_fixes redirects referrers removed "
         "sitemaps skipped start_urls statuses".split()
     }
 )
@@ -117,6 +118,8 @@ _KINDS.update(
         "fixed": ("list", "count"),
         "urls": ("list", "count"),
         "missing_fragments": ("list", "count"),
+        # the sitemap's orphans (URLs), a build's and its summary's (a count)
+        "orphans": ("list", "count"),
     }
 )
 _NEUTRAL: dict[str, Any] = {

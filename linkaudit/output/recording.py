@@ -44,7 +44,9 @@ def record(
     shown = config.policy.present(item, failing_since, now)
     if shown.soft_404 and shown.outcome == "ok" and config["LINKAUDIT_SOFT_404"] == "error":
         shown = replace(shown, outcome="broken", error=shown.warning)  # as report/soft404.py
-    if baseline is not None and shown.outcome == "broken" and item.url not in baseline:
+    names = config.names  # a build's URLs compare with the baseline as its report names them
+    key = item.url if names is None else names.shown(item.url)
+    if baseline is not None and shown.outcome == "broken" and key not in baseline:
         shown = replace(shown, new=True)
     return shown
 

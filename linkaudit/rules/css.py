@@ -73,8 +73,12 @@ def _strings(group: str) -> str:
 _URL = (
     r"[rR][lL]\([ \t\n]*+(?:"
     + _strings("(")
-    + "|(" + possessive(rf"(?>[^\"'()\\\x01-\x08\x0b\x0e-\x1f\x7f \t\n]+|{_ESC})") + r")[ \t\n]*+\)"
-    + "|" + possessive(r"(?>[^)\\]+|\\[\s\S]?)") + r"\)?)"
+    + "|("
+    + possessive(rf"(?>[^\"'()\\\x01-\x08\x0b\x0e-\x1f\x7f \t\n]+|{_ESC})")
+    + r")[ \t\n]*+\)"
+    + "|"
+    + possessive(r"(?>[^)\\]+|\\[\s\S]?)")
+    + r"\)?)"
 )
 # A scanner matches a character that may start a token that matters, then the
 # token whole.  The character class first lets the regex engine jump from one
@@ -83,7 +87,9 @@ _URL = (
 # "@" is part of a longer name ("myurl(", "5url(", "#url("), but not after
 # the "<!--" token.
 _SKIPPED = (
-    r"(?<=/)\*" + possessive(r"(?>[^*]+|\*+(?!/))") + r"(?:\*/)?"
+    r"(?<=/)\*"
+    + possessive(r"(?>[^*]+|\*+(?!/))")
+    + r"(?:\*/)?"
     + rf"|(?<=\\)(?>{_HEX}|[^\n])"
     + possessive(rf"(?>[{_NAME}]+|{_ESC})")
     + "".join(f"|(?<={q}){_string_body(q)}{q}?" for q in "\"'")
@@ -94,7 +100,8 @@ _SCAN_DECLARATIONS = re.compile(rf"""[/"'\\uU](?:{_SKIPPED})""")
 _SCAN_SHEET = re.compile(
     rf"""[/"'\\uU@](?:{_SKIPPED}"""
     + rf"|(?<=@)[iI][mM][pP][oO][rR][tT](?![{_NAME}]|\\[^\n])"
-    + possessive(r"(?>[ \t\n]+|/\*[\s\S]*?(?:\*/|\Z))") + "(?:"
+    + possessive(r"(?>[ \t\n]+|/\*[\s\S]*?(?:\*/|\Z))")
+    + "(?:"
     + _strings("(")
     + rf"|[uU]{_URL}))"
 )

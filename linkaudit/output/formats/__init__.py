@@ -24,6 +24,7 @@ _FUNCTIONS = {
     "junit": "as_junit",
     "sarif": "as_sarif",
     "html": "as_html",
+    "github": "as_github",
 }
 
 

@@ -7,7 +7,15 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from linkaudit.output.formats.places import first_places, is_hop, linked_from, more_text
+from linkaudit.output.formats.places import (
+    first_places,
+    is_hop,
+    linked_from,
+    more_text,
+    source_place,
+    unmapped,
+    written,
+)
 from linkaudit.output.report.groups import group_text
 from linkaudit.rules.guards import OUTSIDE_ROOT
 from linkaudit.rules.walls import wall_named
@@ -73,18 +81,38 @@ def no_line(referrer: dict[str, Any]) -> str:
     return "redirect"
 
 
+def target(entry: dict[str, Any], fragment: str | None = None) -> str:
+    """A finding's target in words: its URL, or a build's file
+    (``formats/naming.py``) with its deployed URL beside it when there is
+    one: ``public/missing.html (https://example.com/docs/missing.html)``;
+    ``fragment``: the link's ``#name`` after each."""
+    mark = "" if fragment is None else f"#{fragment}"
+    deployed = entry.get("deployed")
+    return f"{entry['url']}{mark}" + (f" ({deployed}{mark})" if deployed else "")
+
+
 def where(referrer: dict[str, Any]) -> str:
     """A referrer in words: ``page line 12``, or ``page (redirect)``; a
-    local build's page as its file first: ``public/about.html:12 (page)``;
+    local build's page as its file: ``public/about.html:12``, with the
+    page's deployed or other URL beside it when it has one
+    (``public/about.html:12 (https://example.com/about.html)``), after its
+    source when it has one (``docs/about.md:3 (built public/about.html:12)``),
+    with the href as written when it differs (``, written as ../x.html``);
     a link through redirects says which: ``page line 7, through /old``."""
     line = referrer["line"]
     if referrer.get("file"):
         at = f":{line}" if line is not None else f" ({no_line(referrer)})"
-        said = f"{referrer['file']}{at} ({referrer['url']})"
+        also = referrer.get("deployed") or (
+            referrer["url"] if referrer["url"] != referrer["file"] else None
+        )
+        said = f"{referrer['file']}{at}"
+        said = source_place(referrer, said + (f", {also}" if also else "")) or (
+            said + (f" ({also})" if also else "")
+        )
     else:
         at = f" line {line}" if line is not None else f" ({no_line(referrer)})"
         said = f"{referrer['url']}{at}"
-    return said + through(referrer)
+    return said + written(referrer) + unmapped(referrer) + through(referrer)
 
 
 def through(referrer: dict[str, Any]) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from linkaudit.output.report.build import dumps_report
+from linkaudit.output.report.atomic import dumps_report
 
 
 def as_json(report: dict[str, Any], options: object = None) -> str:

@@ -17,6 +17,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from linkaudit.output.formats.builds import (
+    NOT_PAGES,
+    SYMLINKS_OUT,
+    build_line,
+    not_pages,
+    orphans,
+    symlink_words,
+    symlinks_out,
+)
 from linkaudit.output.formats.common import (
     RENDERED_SHOWN,
     Report,
@@ -34,7 +43,15 @@ from linkaudit.output.formats.common import (
     shown,
     walled,
 )
-from linkaudit.output.formats.places import DEFAULT, Options
+from linkaudit.output.formats.naming import for_reading
+from linkaudit.output.formats.places import (
+    DEFAULT,
+    Options,
+    fix_place,
+    source_place,
+    unmapped,
+    written,
+)
 from linkaudit.output.report.build import OUTCOMES
 from linkaudit.output.report.groups import and_more, block_name
 from linkaudit.output.report.history import broken_for, history_line
@@ -74,9 +91,25 @@ def where(referrer: dict[str, Any]) -> str:
     line = referrer["line"]
     at = f" line {line}" if line is not None else f" ({no_line(referrer)})"
     via = f", through {code(referrer['via'])}" if referrer.get("via") else ""
-    if referrer.get("file"):
-        return f"{code(referrer['file'])}{at} ({code(referrer['url'])}){via}"
-    return code(referrer["url"]) + at + via
+    more = written(referrer, code) + unmapped(referrer, code) + via
+    if referrer.get("file"):  # a build's page: its file, its deployed URL beside
+        also = referrer.get("deployed") or (
+            referrer["url"] if referrer["url"] != referrer["file"] else None
+        )
+        place = (
+            code(f"{referrer['file']}:{line}") if line is not None else code(referrer["file"]) + at
+        )
+        # its source first, when it has one: the line a person edits
+        sourced = source_place(referrer, place + (f", {code(also)}" if also else ""), code)
+        return (sourced or place + (f" ({code(also)})" if also else "")) + more
+    return code(referrer["url"]) + at + more
+
+
+def target(entry: dict[str, Any], fragment: str | None = None) -> str:
+    """common.target in markdown: ``public/x.html`` (``https://example.com/x.html``)."""
+    mark = "" if fragment is None else f"#{fragment}"
+    deployed = entry.get("deployed")
+    return code(f"{entry['url']}{mark}") + (f" ({code(deployed + mark)})" if deployed else "")
 
 
 def group_words(group: dict[str, Any], first: int = 3) -> str:
@@ -96,6 +129,7 @@ def as_markdown(report: Report, options: Options = DEFAULT) -> str:
     fragments, links to update, what was fixed), each finding one row
     however many pages link to it, within ``options.max_bytes``: whole
     rows, then ``and N more: see the report``."""
+    report = for_reading(report)  # a build's pages and targets by their files
     s = report["summary"]
     page = _Page(options.max_bytes, options.report)
     page.add(_head(report))
@@ -109,10 +143,10 @@ def as_markdown(report: Report, options: Options = DEFAULT) -> str:
     rows = [_broken_row(u, by_target, report, limit) for u in broken]
     for u, gap in missing_fragments(report):
         places = places_of(gap["referrers"], None, {}, where, limit=limit, more=_more)
-        target = cell(code(f"{u['url']}#{gap['fragment']}"))
+        named = cell(target(u, gap["fragment"]))
         new = "new: " if gap.get("new") else ""
         rows.append(
-            f"| {target} | {new}missing fragment: no such anchor on the page | {_linked(places)} |"
+            f"| {named} | {new}missing fragment: no such anchor on the page | {_linked(places)} |"
         )
     page.table(["", "| broken URL | error | linked from |", "| --- | --- | --- |"], rows)
     rows = [_wall_row(wall, u, limit) for wall, urls in walled(report) for u in urls]
@@ -132,9 +166,11 @@ def as_markdown(report: Report, options: Options = DEFAULT) -> str:
         + ["| link | replace with | linked from |", "| --- | --- | --- |"],
         rows,
     )
+    for head, rows in _build_tables(report):
+        page.table(["", head, ""], rows)
     shells, pages = app_shells(report)
     if shells:
-        rows = [f"- {code(u['url'])}: {code(u['app_shell'])}" for u in pages]
+        rows = [f"- {target(u)}: {code(u['app_shell'])}" for u in pages]
         page.table(["", f"#### {shells}", ""], rows)
     words, changed, _failures = rendered(report)  # (failures: each a warning, below)
     if changed:
@@ -173,8 +209,10 @@ def _head(report: Report) -> list[str]:
     if s.get("internal_errors"):
         title += f", {plural(s['internal_errors'], 'internal error')} (exit 4)"
     starts = ", ".join(map(code, report["start_urls"]))
+    first = build_line(report, code)  # a build's: what was read, where it started
     lines = [
         title,
+        *(["", first + "."] if first else []),
         "",
         f"{plural(s['urls'], 'URL')} checked from {starts}: {state}.",
         "",
@@ -182,30 +220,31 @@ def _head(report: Report) -> list[str]:
         "|" + " --- |" * len(OUTCOMES),
         "| " + " | ".join(str(s[o]) for o in OUTCOMES) + " |",
     ]
+    at = len(lines) - 5  # the line that says the audit in a sentence
     if "missing_fragments" in s:
-        lines[2] += f" Missing fragments: {s['missing_fragments']}."
+        lines[at] += f" Missing fragments: {s['missing_fragments']}."
     sitemap = report.get("sitemap")
     if sitemap:
-        lines[2] += (
+        lines[at] += (
             f" Sitemap: {sitemap['urls']} URLs; {len(sitemap['broken'])} broken, "
             f"{len(sitemap['redirects'])} redirecting, {len(sitemap['orphans'])} linked from "
             f"no page, {len(sitemap['missing'])} site pages not in it."
         )
         if sitemap.get("skipped"):
-            lines[2] += f" Sitemaps not read (a bound of sitemaps): {len(sitemap['skipped'])}."
+            lines[at] += f" Sitemaps not read (a bound of sitemaps): {len(sitemap['skipped'])}."
     if s.get("urls_dropped"):
-        lines[2] += f" URLs not checked past --max-urls: {s['urls_dropped']}."
+        lines[at] += f" URLs not checked past --max-urls: {s['urls_dropped']}."
     own = outside_root(report)
     if own:
-        lines[2] += f" Excluded on the site's host outside --root-url (--skip-far): {own}."
+        lines[at] += f" Excluded on the site's host outside --root-url (--skip-far): {own}."
     if s.get("links_dropped"):
-        lines[2] += f" Links not read on pages over LINKAUDIT_PAGE_MAXLINKS: {s['links_dropped']}."
+        lines[at] += f" Links not read on pages over LINKAUDIT_PAGE_MAXLINKS: {s['links_dropped']}."
     walls = s.get("walls") or {}
     if walls:
         named = ", ".join(f"{code(wall)} {n}" for wall, n in walls.items())
-        lines[2] += f" Behind bot walls (not verified, not broken): {named}."
+        lines[at] += f" Behind bot walls (not verified, not broken): {named}."
     if s.get("soft_404"):
-        lines[2] += f" Soft 404s (pages that answer 200 but are error pages): {s['soft_404']}."
+        lines[at] += f" Soft 404s (pages that answer 200 but are error pages): {s['soft_404']}."
     return lines
 
 
@@ -220,20 +259,40 @@ def _broken_row(
         error += f"; {_suggested(u['suggestion'], u['url'])}"
     since = broken_for(u, report["started_at"], stamp=code)  # --db
     error += f" ({since})" if since else ""
-    return f"| {cell(code(u['url']))} | {cell(error)} | {_linked(places)} |"
+    return f"| {cell(target(u))} | {cell(error)} | {_linked(places)} |"
 
 
 def _wall_row(wall: str, u: dict[str, Any], limit: int | None) -> str:
     """A URL a bot wall answered for: the wall and what it answered."""
     places = place_lines(u, {}, say=where, say_group=group_words, limit=limit, more=_more)
     status = f" ({code(u['status'])})" if u.get("status") is not None else ""
-    return f"| {cell(code(u['url']))} | {cell(code(wall) + status)} | {_linked(places)} |"
+    return f"| {cell(target(u))} | {cell(code(wall) + status)} | {_linked(places)} |"
+
+
+def _build_tables(report: Report) -> list[tuple[str, list[str]]]:
+    """A build's own findings, each a heading and its rows: its orphan
+    pages, its files that are not pages, its symbolic links out."""
+    tables = [
+        (f"#### {heading} ({len(pages):,})", [f"- {target(u)}" for u in pages])
+        for heading, pages in orphans(report)
+    ]
+    listed, count = not_pages(report)
+    if count:
+        rows = [f"- {code(f.get('file'))}: {code(f.get('reason'))}" for f in listed]
+        if count > len(listed):
+            rows.append(f"- and {count - len(listed):,} more: see the report")
+        tables.append((f"#### {NOT_PAGES} ({count:,})", rows))
+    found = symlinks_out(report)
+    if found:
+        rows = [f"- {target(u)}: {symlink_words(u, code)}" for u in found]
+        tables.append((f"#### {SYMLINKS_OUT} ({len(found):,})", rows))
+    return tables
 
 
 def _fix_row(chosen: list[dict[str, Any]], limit: int | None) -> str:
     """A link to a permanent redirect, with every place that has it."""
     first = chosen[0]
-    places = [{"url": f["page"], "line": f["line"], "file": f.get("file")} for f in chosen]
+    places = [fix_place(f) for f in chosen]
     words = places_of(places, None, {}, where, limit=limit, more=_more)
     to = f"{code(first['to'])} ({code(fix_words(first))})"
     return f"| {cell(code(first['from']))} | {cell(to)} | {_linked(words)} |"

@@ -4,7 +4,12 @@ every page; listing each one buries the other findings (1,168 lines for
 one file on a real site), so the formats print a count, the first few
 places (:attr:`Options.max_referrers`, ``--max-referrers``) and how many
 more.  The JSON report, the HTML report's cards and ``--verbose`` keep
-every one."""
+every one.
+
+A place of a build's page says more when the report knows it: the href
+as the page wrote it (``href``), and the source file and line the page was
+built from (``source``, first: it is the line a person edits), or why it
+has none (``unmapped``)."""
 
 from __future__ import annotations
 
@@ -31,6 +36,9 @@ class Options:
     max_bytes: int = MAX_BYTES
     junit_all: bool = False
     report: str | None = None
+    # where the HTML report is written (its links to a build's files are
+    # relative to it); None: printed, relative to the current directory
+    html: str | None = None
 
 
 DEFAULT = Options()
@@ -72,7 +80,7 @@ def linked_from(referrers: list[dict[str, Any]], count: int | None = None) -> st
     page's link through one is among the pages' links (``via``)."""
     hops = {r["url"] for r in referrers if not r.get("via") and is_hop(r)}
     placed = [r for r in referrers if not is_hop(r)]
-    pages = len({r["url"] for r in placed})
+    pages = len({r.get("file") or r["url"] for r in placed})  # a build's file is one page
     links = link_count(referrers, count)
     if not pages and hops:
         return f"reached only through {len(hops):,} redirect{'s' if len(hops) != 1 else ''}"
@@ -102,3 +110,50 @@ def more_text(more: int, verbose_hint: bool = True) -> str:
     """What a reader is told of the places left out."""
     hint = " (-v prints them)" if verbose_hint else ""
     return f"and {more:,} more: the JSON report has them all{hint}"
+
+
+def written(referrer: dict[str, Any], quote: Callable[[Any], str] = str) -> str:
+    """``, written as ../missing.html`` for a place whose page wrote the
+    link otherwise than its target is named (``href``); "" for any other."""
+    href = referrer.get("href")
+    return f", written as {quote(href)}" if isinstance(href, str) else ""
+
+
+def source_place(
+    referrer: dict[str, Any], built: str, quote: Callable[[Any], str] = str
+) -> str | None:
+    """A place mapped to its source, the source first and the built file
+    second: ``docs/guide.md:37 (built public/guide.html:412)``; a link whose
+    URL a definition holds (a reference-style link, a reST target) at the
+    definition's line, the one to edit: ``docs/guide.md:80 (the definition
+    of the link at line 37; built public/guide.html:412)``.  ``built``: the
+    built place in the format's words.  None for a place without a source."""
+    source = referrer.get("source")
+    if not isinstance(source, dict) or not source.get("file"):
+        return None
+    at = _at(source)
+    defined = source.get("defined")
+    if isinstance(defined, dict) and defined.get("file"):
+        used = f"line {source['line']}" if defined["file"] == source["file"] else at
+        return f"{quote(_at(defined))} (the definition of the link at {quote(used)}; built {built})"
+    return f"{quote(at)} (built {built})"
+
+
+def _at(source: dict[str, Any]) -> str:
+    line = source.get("line")
+    return f"{source['file']}:{line}" if line is not None else str(source["file"])
+
+
+def unmapped(referrer: dict[str, Any], quote: Callable[[Any], str] = str) -> str:
+    """``, no source: why`` for a place --sources could not map."""
+    why = referrer.get("unmapped")
+    return f", no source: {quote(why)}" if isinstance(why, str) and why else ""
+
+
+# what a place of the redirect fix-list keeps (its page is ``page``)
+_FIX_PLACE = ("file", "deployed", "href", "source", "unmapped")
+
+
+def fix_place(fix: dict[str, Any]) -> dict[str, Any]:
+    """A link of the redirect fix-list as a place, as a referrer is one."""
+    return {"url": fix["page"], "line": fix["line"], **{k: fix[k] for k in _FIX_PLACE if k in fix}}

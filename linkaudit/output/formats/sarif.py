@@ -1,31 +1,37 @@
 """The report as SARIF 2.1.0, for code-scanning tools: each broken target
-one result, located at the first page and line that links to it, the
-other places its related locations.
-
-Messages are plain text (``message.text``, never ``markdown``), in which
-SARIF reads ``[text](target)`` as a link and ``{0}`` as a placeholder
-(section 3.11.5-6): a message quoting a page's href ``[click](https://...)``
-would become a link in GitHub code scanning.  So every message goes through
-:func:`_message`: its values shown (:func:`shown`), then ``\\``, ``[`` and
-``]`` escaped with a backslash and braces doubled, as the spec says."""
+one result, located at the first page and line that links to it (a
+build's: its source line when known, ``sarifplaces.py``), the other places
+its related locations.  A build's symbolic link out is a warning (rule
+``symlink-out``), its orphan pages a note; what was read is the run's
+``properties.build``."""
 
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote
 
 from linkaudit import PROJECT_URL, __version__
+from linkaudit.output.formats.builds import (
+    BUILD_COUNTS,
+    SYMLINK_OUT,
+    build_line,
+    not_pages,
+    orphans,
+    symlink_target,
+    symlink_words,
+    symlinks_out,
+)
 from linkaudit.output.formats.common import (
     Report,
     app_shells,
     broken_urls,
     groups_by_target,
     missing_fragments,
-    no_line,
     shown,
     walled,
 )
-from linkaudit.output.formats.places import distinct, link_count, linked_from
+from linkaudit.output.formats.naming import for_reading
+from linkaudit.output.formats.places import fix_place
+from linkaudit.output.formats.sarifplaces import MAX_RELATED, Locator, message
 from linkaudit.output.jsontext import json_text
 from linkaudit.output.report.groups import group_text
 from linkaudit.output.report.redirects import fix_words, written_edit
@@ -37,42 +43,48 @@ def as_sarif(report: Report, options: object = None) -> str:
     missing fragment, a link to a permanent or temporary redirect), located
     at the first place that links to it, every other place a related
     location: one missing file is one code-scanning alert, not a thousand."""
+    at = Locator(report)
+    name = at.name
     results: list[dict[str, Any]] = []
-    by_target = groups_by_target(report)
+    named = for_reading(report)
+    by_target = groups_by_target(named)
+    root = (report.get("build") or {}).get("url")  # a build's root, as its report names it
     for u in broken_urls(report):
-        text = f"Broken link to {u['url']}: {u['error']}"
+        text = f"Broken link to {name(u['url'])}: {u['error']}"
         if u.get("suggestion"):
-            text += f"; {suggestion_text(u['suggestion'], u['url'])}"
+            suggested = {**u["suggestion"], "url": name(u["suggestion"]["url"])}
+            text += f"; {suggestion_text(suggested, u['url'])}"
         # the largest template block in words (they come most pages first)
-        blocks = [g for g in by_target.get(u["url"], ()) if g["kind"] == "template"]
+        blocks = [g for g in by_target.get(name(u["url"]), ()) if g["kind"] == "template"]
         if blocks:
             text += f"; {group_text(blocks[0])}"
             text += f" and {len(blocks) - 1} other blocks" if len(blocks) > 1 else ""
-        result = _result("broken-link", u["url"], text, u["referrers"], u.get("referrer_count"))
+        result = at.result("broken-link", u["url"], text, u["referrers"], u.get("referrer_count"))
         if u.get("suggestion"):
-            result.update(_suggested_fixes(result, u["url"], u["suggestion"]["url"]))
+            result.update(_suggested_fixes(at, result, u["url"], u["suggestion"]["url"], root))
         if "broken_since" in u:  # --db: how long it has been broken
             since = {"brokenSince": u["broken_since"], "auditsBroken": u["audits_broken"]}
             result["properties"].update(since)
         results.append(result)
     for u, gap in missing_fragments(report):
         target = f"{u['url']}#{gap['fragment']}"
-        text = f"Link to a missing fragment: {target} (the page has no such anchor)"
-        results.append(_result("missing-fragment", target, text, gap["referrers"]))
+        text = f"Link to a missing fragment: {name(target)} (the page has no such anchor)"
+        results.append(at.result("missing-fragment", target, text, gap["referrers"]))
     fixes: dict[str, list[dict[str, Any]]] = {}
     for fix in report.get("redirect_fixes") or ():
         fixes.setdefault(fix["from"], []).append(fix)
-    results.extend(_fix_result(chosen) for chosen in fixes.values())
+    results.extend(_fix_result(at, chosen, root) for chosen in fixes.values())
     for wall, urls in walled(report):  # not broken: a note, apart from the errors
         for u in urls:
-            text = f"Could not verify {u['url']}, behind {wall}: {u['error']}"
-            found = _result("bot-wall", u["url"], text, u["referrers"], u.get("referrer_count"))
+            text = f"Could not verify {name(u['url'])}, behind {wall}: {u['error']}"
+            found = at.result("bot-wall", u["url"], text, u["referrers"], u.get("referrer_count"))
             found["level"] = "note"
             found["properties"]["wall"] = wall
             results.append(found)
-    shells = _shells_result(report)
+    shells = _shells_result(at, report)
     if shells is not None:
         results.append(shells)
+    results.extend(_build_results(at, report))
     sarif = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -119,10 +131,27 @@ def as_sarif(report: Report, options: object = None) -> str:
                                 },
                                 "helpUri": PROJECT_URL,
                             },
+                            {
+                                "id": "symlink-out",
+                                "shortDescription": {
+                                    "text": f"A file of the build reached through a {SYMLINK_OUT}:"
+                                    " a copy deployed without its target breaks it"
+                                },
+                                "helpUri": PROJECT_URL,
+                            },
+                            {
+                                "id": "orphan-page",
+                                "shortDescription": {
+                                    "text": "Pages of the build no page links to (read, and"
+                                    " their links checked, all the same)"
+                                },
+                                "helpUri": PROJECT_URL,
+                            },
                         ],
                     }
                 },
                 "results": results,
+                **_run_properties(report),
             }
         ],
     }
@@ -131,71 +160,9 @@ def as_sarif(report: Report, options: object = None) -> str:
     return json_text(sarif, indent=1)
 
 
-_SARIF_ESCAPES = str.maketrans({"\\": "\\\\", "[": "\\[", "]": "\\]", "{": "{{", "}": "}}"})
-
-
-def _message(text: str) -> dict[str, str]:
-    """A message object for ``text`` (our words, which hold none of the
-    characters escaped here, and values from pages and servers)."""
-    return {"text": shown(text).translate(_SARIF_ESCAPES)}
-
-
-def _uri(value: str) -> str:
-    """A page or file as a URI reference: what is not printable (never in
-    a URL that was fetched, but a state or a build's file name may hold
-    it) percent-encoded, the rest as it is (an IRI GitHub reads)."""
-    if value.isprintable():
-        return value
-    return "".join(
-        c if c.isprintable() else quote(c, safe="", errors="surrogatepass") for c in value
-    )
-
-
-# GitHub code scanning refuses a result with more than 1,000 locations
-# (and shows 100): the first place and 999 related ones at most, the places
-# past them counted in the message
-MAX_RELATED = 999
-
-
-def _result(
-    rule: str,
-    target: str,
-    text: str,
-    referrers: list[dict[str, Any]],
-    count: int | None = None,
-    level: str = "error",
+def _suggested_fixes(
+    at: Locator, result: dict[str, Any], target: str, url: str, root: str | None
 ) -> dict[str, Any]:
-    """One result for ``target``: at its first place (a local build's file
-    served at two URLs, / and /index.html, is one place; several links on
-    one line are one), the others related; the target itself when no page
-    links to it (a start URL, a sitemap's)."""
-    places = [r for r, _n in distinct(referrers)] or [{"url": target, "line": None}]
-    # located at a page and line that links the target (code scanning
-    # annotates a line): a redirect that leads here has no line, and is a
-    # related location like any other place
-    first = next((i for i, r in enumerate(places) if r["line"] is not None), 0)
-    if first:
-        places.insert(0, places.pop(first))
-    related = places[1 : MAX_RELATED + 1]
-    if referrers:
-        text += f"; {linked_from(referrers, count)}"
-        left = len(places) - 1 - len(related)
-        text += f"; {left:,} more places in the report" if left else ""
-    result: dict[str, Any] = {
-        "ruleId": rule,
-        "level": level,
-        "message": _message(text),
-        "locations": [_place(places[0])],
-        # the links "linked from" counts: pages' links, through redirects too
-        "properties": {"referrerCount": link_count(referrers, count), "places": len(places)},
-    }
-    if related:
-        result["relatedLocations"] = [{"id": i, **_place(r)} for i, r in enumerate(related, 1)]
-    result["_places"] = places[: MAX_RELATED + 1]  # for the fixes; removed below
-    return result
-
-
-def _suggested_fixes(result: dict[str, Any], target: str, url: str) -> dict[str, Any]:
     """``{"fixes": [...]}``: the link as written in a local build's files
     replaced by the suggested URL (in the same form), exact columns, in
     every place it is found; nothing for a live page (its text is not
@@ -205,12 +172,12 @@ def _suggested_fixes(result: dict[str, Any], target: str, url: str) -> dict[str,
         if not r.get("file") or r["line"] is None or r.get("via"):
             continue  # (through a redirect, the line holds the redirect's URL)
         fix = {"page": r["url"], "file": r["file"], "line": r["line"]}
-        region, text = written_edit({**fix, "from": target, "to": url})
+        region, text = written_edit({**fix, "from": target, "to": url}, root)
         if "startColumn" in region:
-            edits.append((_location(r)["artifactLocation"], region, text))
+            edits.append((at.location(r, built=True)["artifactLocation"], region, text))
     if not edits:
         return {}
-    return {"fixes": [_fix(f"Replace {target} with {url}", edits)]}
+    return {"fixes": [_fix(f"Replace {at.name(target)} with {at.name(url)}", edits)]}
 
 
 def _fix(description: str, edits: list[tuple[dict[str, Any], dict[str, Any], str]]) -> dict:
@@ -220,41 +187,22 @@ def _fix(description: str, edits: list[tuple[dict[str, Any], dict[str, Any], str
         change = changes.setdefault(artifact["uri"], {"artifactLocation": artifact})
         replacement = {"deletedRegion": region, "insertedContent": {"text": text}}
         change.setdefault("replacements", []).append(replacement)
-    return {"description": _message(description), "artifactChanges": list(changes.values())}
+    return {"description": message(description), "artifactChanges": list(changes.values())}
 
 
-def _place(referrer: dict[str, Any]) -> dict[str, Any]:
-    """A place as a SARIF location, with what it is when it does not link
-    the target itself: a redirect that leads here, a page's link through
-    one (``via``), a link only the rendered page has."""
-    place: dict[str, Any] = {"physicalLocation": _location(referrer)}
-    if referrer.get("via"):
-        place["message"] = _message(f"links {referrer['via']}, which redirects here")
-    elif referrer["line"] is None:
-        why = no_line(referrer)
-        place["message"] = _message("redirects here" if why == "redirect" else why)
-    return place
-
-
-def _location(referrer: dict[str, Any]) -> dict[str, Any]:
-    """A page as SARIF locates it: a local build's file (relative: code
-    scanning annotates it), else the page's URL; the line when known."""
-    uri = _uri(referrer.get("file") or referrer["url"])
-    location: dict[str, Any] = {"artifactLocation": {"uri": uri}}
-    if referrer["line"] is not None:
-        location["region"] = {"startLine": referrer["line"]}
-    return location
-
-
-def _fix_result(chosen: list[dict[str, Any]]) -> dict[str, Any]:
+def _fix_result(at: Locator, chosen: list[dict[str, Any]], root: str | None) -> dict[str, Any]:
     """A link to a redirect, wherever it is, with the edit as a SARIF fix:
     the link's URL replaced by where the chain ends, on each link's line
     (the region is the line for a live page; a tool locates the URL in it)."""
     first = chosen[0]
-    places = [{"url": f["page"], "line": f["line"], "file": f.get("file")} for f in chosen]
+    places = [fix_place(f) for f in chosen]
     ends_well = first["final_outcome"] == "ok" and not first["loop"]
-    text = f"Link to a redirect: replace {first['from']} with {first['to']} ({fix_words(first)})"
-    result = _result(
+    name = at.name
+    text = (
+        f"Link to a redirect: replace {name(first['from'])} with {name(first['to'])}"
+        f" ({fix_words(first)})"
+    )
+    result = at.result(
         "redirected-link", first["from"], text, places, level="warning" if ends_well else "error"
     )
     kept = {(p.get("file") or p["url"], p["line"]) for p in result.pop("_places")}
@@ -262,14 +210,16 @@ def _fix_result(chosen: list[dict[str, Any]]) -> dict[str, Any]:
         edits = []
         for fix, place in zip(chosen, places, strict=True):
             if (place.get("file") or place["url"], place["line"]) in kept:
-                edit = (_location(place)["artifactLocation"], *written_edit(fix))
+                artifact = at.location(place, built=True)["artifactLocation"]
+                edit = (artifact, *written_edit(fix, root))
                 if edit not in edits:  # two links on a line: one edit each form
                     edits.append(edit)
-        result["fixes"] = [_fix(f"Replace {first['from']} with {first['to']}", edits)]
+        words = f"Replace {name(first['from'])} with {name(first['to'])}"
+        result["fixes"] = [_fix(words, edits)]
     return result
 
 
-def _shells_result(report: Report) -> dict[str, Any] | None:
+def _shells_result(at: Locator, report: Report) -> dict[str, Any] | None:
     """The pages that look built by JavaScript, not rendered: one note, at
     the first page, the others related (one notice, not one per page)."""
     words, pages = app_shells(report)
@@ -277,18 +227,70 @@ def _shells_result(report: Report) -> dict[str, Any] | None:
         return None
     places = [{"url": u["url"], "line": None} for u in pages]
     related = places[1 : MAX_RELATED + 1]
-    text = f"{words} ({pages[0]['url']}: {pages[0]['app_shell']})"
+    text = f"{words} ({at.name(pages[0]['url'])}: {pages[0]['app_shell']})"
     left = len(places) - 1 - len(related)
     text += f"; {left:,} more pages in the report" if left else ""
     result: dict[str, Any] = {
         "ruleId": "app-shell",
         "level": "note",
-        "message": _message(text),
-        "locations": [{"physicalLocation": _location(places[0])}],
+        "message": message(text),
+        "locations": [{"physicalLocation": at.location(places[0])}],
         "properties": {"pages": len(pages)},
     }
     if related:
         result["relatedLocations"] = [
-            {"id": i, "physicalLocation": _location(r)} for i, r in enumerate(related, 1)
+            {"id": i, "physicalLocation": at.location(r)} for i, r in enumerate(related, 1)
         ]
     return result
+
+
+def _build_results(at: Locator, report: Report) -> list[dict[str, Any]]:
+    """A build's own findings: each symbolic link out a warning, at the
+    pages that link it (at the file itself when the report keeps none);
+    the orphan pages of each kind one note, at the first, the others
+    related (one notice, not one per page).  A result at a file, not at a
+    link, is at its first line (code scanning annotates a line)."""
+    results = []
+    for u in symlinks_out(report):
+        text = f"{at.name(u['url'])}: {symlink_words(u)}"
+        found = at.result("symlink-out", u["url"], text, u["referrers"], u.get("referrer_count"))
+        found["level"] = "warning"
+        found["properties"]["symlinkTarget"] = symlink_target(u)
+        found["locations"][0]["physicalLocation"].setdefault("region", {"startLine": 1})
+        results.append(found)
+    for heading, pages in orphans(report):
+        places = [{"url": u["url"], "line": 1, "file": u.get("file")} for u in pages]
+        related = places[1 : MAX_RELATED + 1]
+        text = f"{heading}: {len(pages):,} ({at.name(pages[0]['url'])} first)"
+        found = {
+            "ruleId": "orphan-page",
+            "level": "note",
+            "message": message(text),
+            "locations": [{"physicalLocation": at.location(places[0])}],
+            "properties": {"pages": len(pages), "orphan": pages[0]["orphan"]},
+        }
+        if related:
+            found["relatedLocations"] = [
+                {"id": i, "physicalLocation": at.location(r)} for i, r in enumerate(related, 1)
+            ]
+        results.append(found)
+    return results
+
+
+def _run_properties(report: Report) -> dict[str, Any]:
+    """A build's first line and counts, the run's ``properties.build``."""
+    first = build_line(report)
+    if not first:
+        return {}
+    build = report["build"]
+    said: dict[str, Any] = {"summary": shown(first)}
+    for key in ("directory", "start", "start_from", "root_url", *BUILD_COUNTS):
+        if build.get(key) is not None:
+            said[key] = build[key]
+    listed, count = not_pages(report)
+    if count:
+        said["not_pages"] = [{"file": f.get("file"), "reason": f.get("reason")} for f in listed]
+        said["not_pages_count"] = count
+    if isinstance(build.get("sources"), dict):
+        said["sources"] = build["sources"]
+    return {"properties": {"build": said}}

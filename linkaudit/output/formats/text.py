@@ -6,6 +6,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from linkaudit.output.formats.builds import (
+    LISTED,
+    NOT_PAGES,
+    SYMLINKS_OUT,
+    build_line,
+    not_pages,
+    orphans,
+    symlink_target,
+    symlink_words,
+    symlinks_out,
+)
 from linkaudit.output.formats.common import (
     RENDERED_SHOWN,
     app_shells,
@@ -18,9 +29,11 @@ from linkaudit.output.formats.common import (
     plural,
     rendered,
     shown,
+    target,
     walled,
 )
-from linkaudit.output.formats.places import DEFAULT, Options
+from linkaudit.output.formats.naming import for_reading
+from linkaudit.output.formats.places import DEFAULT, Options, fix_place
 from linkaudit.output.report.build import OUTCOMES, is_internal_error
 from linkaudit.output.report.history import broken_for, history_line
 from linkaudit.output.report.redirects import fix_text, fix_words
@@ -34,14 +47,18 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
     new broken links (with a baseline), broken links, missing fragments,
     links to update, what was fixed, and everything else.  Each finding is
     one, however many pages link to it: the first ``options.max_referrers``
-    places are printed, and how many more."""
+    places are printed, and how many more.  A build's pages and targets
+    are named by their files (``naming.py``)."""
+    report = for_reading(report)
     s = report["summary"]
     limit = options.max_referrers
     own = outside_root(report)  # --skip-far with --root-url: the site's own links left out
     counts = {o: f"{s[o]:,}" for o in OUTCOMES}
     if own:
         counts["excluded"] += f" ({own:,} on the site's host outside --root-url, --skip-far)"
+    first = build_line(report)  # a build's: what was read, where it started
     lines = [
+        *([f"linkaudit: {first}"] if first else []),
         headline(report),
         "  "
         + ", ".join(f"{o} {counts[o]}" for o in OUTCOMES)
@@ -66,7 +83,7 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
             for u in group:
                 since = broken_for(u, report["started_at"])  # --db
                 since = f"  ({since})" if since else ""
-                lines.append(f"  {u['url']}  [{u['error']}]{_suggested(u)}{since}")
+                lines.append(f"  {target(u)}  [{u['error']}]{_suggested(u)}{since}")
                 lines.extend(place_lines(u, by_target, "    ", limit=limit))
     lines.extend(_wall_lines(report, limit))
     gaps = missing_fragments(report)
@@ -74,7 +91,7 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
         lines.append(f"Missing fragments ({len(gaps)}):")
         for u, gap in gaps:
             new = " (new)" if gap.get("new") else ""
-            lines.append(f"  {u['url']}#{gap['fragment']}  [no such anchor on the page]{new}")
+            lines.append(f"  {target(u, gap['fragment'])}  [no such anchor on the page]{new}")
             lines.extend("    " + x for x in places_of(gap["referrers"], None, {}, limit=limit))
     fixes = report.get("redirect_fixes") or []
     lines.extend(_fix_lines(fixes, "permanent", "Links to update", limit))
@@ -82,23 +99,24 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
         lines.append(f"Fixed ({len(report['fixed'])}):")
         lines.extend(f"  {url}" for url in report["fixed"])
     lines.extend(_fix_lines(fixes, "temporary", "Links to temporary redirects", limit))
+    lines.extend(_build_lines(report, limit))
     if s.get("internal_errors"):
         faulty = [u for u in report["urls"] if is_internal_error(u)]
         lines.append(
             f"Internal errors ({len(faulty)}): linkaudit could not check these URLs because "
             "of a bug of its own; the log has the details: please report it"
         )
-        lines.extend(f"  {u['url']}  [{u['error']}]" for u in faulty)
+        lines.extend(f"  {target(u)}  [{u['error']}]" for u in faulty)
     soft = [u for u in report["urls"] if u.get("soft_404") and u["outcome"] != "broken"]
     if soft:
         lines.append(f"Soft 404s, pages that answer 200 but are error pages ({len(soft)}):")
         for u in soft:
-            lines.append(f"  {u['url']}  [{u['warning']}]")
+            lines.append(f"  {target(u)}  [{u['warning']}]")
             lines.extend(place_lines(u, {}, "    ", limit=limit))
     shells, pages = app_shells(report)
     if shells:
         lines.append(shells)  # (it ends with the option: no colon)
-        lines.extend(f"  {u['url']}  [{u['app_shell']}]" for u in pages)
+        lines.extend(f"  {target(u)}  [{u['app_shell']}]" for u in pages)
     lines.extend(_rendered_lines(report, None if limit is None else RENDERED_LINKS))
     lines.extend(_sitemap_lines(report.get("sitemap")))
     lines.extend(get_only_lines(report))
@@ -148,10 +166,39 @@ def headline(report: dict[str, Any]) -> str:
     return f"linkaudit: {', '.join(parts)}; {counts}; {ending(report)}"
 
 
+def _build_lines(report: dict[str, Any], limit: int | None) -> list[str]:
+    """A build's own findings: its orphan pages, its files that are not
+    pages, its symbolic links out (each with its places, when kept)."""
+    cut = None if limit is None else LISTED  # -v: every one
+    lines = []
+    for heading, pages in orphans(report):
+        lines.append(f"{heading} ({len(pages):,}):")
+        lines.extend(f"  {target(u)}" for u in pages[:cut])
+        lines.extend(_more(len(pages), cut))
+    listed, count = not_pages(report)
+    if count:
+        lines.append(f"{NOT_PAGES} ({count:,}):")
+        lines.extend(f"  {f.get('file')}  [{f.get('reason')}]" for f in listed[:cut])
+        lines.extend(_more(count, min(len(listed), cut if cut is not None else len(listed))))
+    found = symlinks_out(report)
+    if found:
+        lines.append(f"{SYMLINKS_OUT} ({len(found):,}):")
+        for u in found:
+            lines.append(f"  {target(u)}  [{symlink_words(u)}]")
+            lines.extend(place_lines(u, {}, "    ", limit=limit))
+    return lines
+
+
+def _more(count: int, shown: int | None) -> list[str]:
+    if shown is None or count <= shown:
+        return []
+    return [f"  and {count - shown:,} more: the JSON report has them (-v prints them)"]
+
+
 # Warnings by what they are, each under its own heading: the start of the
-# warning (our own words) -> the heading
+# warning (our own words) -> the heading (a symbolic link out of the build:
+# its own finding, above)
 _NOTES = (
-    ("a symbolic link out of the build directory", "Symbolic links out of the build"),
     ("not rendered", "Pages not rendered, read from their HTML"),  # --render
     ("", "Failing, not reported broken yet"),  # a failure in its grace period (--db)
 )
@@ -162,13 +209,13 @@ def _note_lines(report: dict[str, Any]) -> list[str]:
     kinds: dict[str, list[dict[str, Any]]] = {}
     for u in report["urls"]:
         warning = u.get("warning")
-        if warning and not u.get("soft_404"):
+        if warning and not u.get("soft_404") and symlink_target(u) is None:
             heading = next(h for start, h in _NOTES if warning.startswith(start))
             kinds.setdefault(heading, []).append(u)
     lines = []
     for heading, entries in kinds.items():
         lines.append(f"{heading} ({len(entries)}):")
-        lines.extend(f"  {u['url']}  [{u['warning']}]" for u in entries)
+        lines.extend(f"  {target(u)}  [{u['warning']}]" for u in entries)
     return lines
 
 
@@ -186,7 +233,7 @@ def _wall_lines(report: dict[str, Any], limit: int | None) -> list[str]:
     for wall, urls in found:
         lines.append(f"  {wall} ({len(urls)}):")
         for u in urls:
-            lines.append(f"    {u['url']}  [{u['error']}]")
+            lines.append(f"    {target(u)}  [{u['error']}]")
             lines.extend(place_lines(u, {}, "      ", limit=limit))
     return lines
 
@@ -217,7 +264,7 @@ def _limit_lines(report: dict[str, Any]) -> list[str]:
     cut = [u for u in report["urls"] if u.get("links_dropped")]
     if cut:
         lines.append(f"Pages with more links than LINKAUDIT_PAGE_MAXLINKS ({len(cut)}):")
-        lines.extend(f"  {u['url']}  [{u['links_dropped']} more links not read]" for u in cut)
+        lines.extend(f"  {target(u)}  [{u['links_dropped']} more links not read]" for u in cut)
     return lines
 
 
@@ -261,7 +308,7 @@ def _fix_lines(fixes: list[dict[str, Any]], kind: str, title: str, limit: int | 
             continue
         first = chosen[0]
         lines.append(f"  {first['from']} -> {first['to']}  ({fix_words(first)})")
-        places = [{"url": f["page"], "line": f["line"], "file": f.get("file")} for f in chosen]
+        places = [fix_place(f) for f in chosen]
         lines.extend("    " + x for x in places_of(places, None, {}, limit=limit))
     return lines
 

@@ -3,8 +3,6 @@ state, written atomically, and summarised for a person."""
 
 from __future__ import annotations
 
-import functools
-import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -13,8 +11,10 @@ from typing import Any
 
 from linkaudit.output.jsontext import json_text
 from linkaudit.output.reading import needed_in_summary, read_report
+from linkaudit.output.report.atomic import directory_of, dumps_report, write_atomically
 from linkaudit.output.report.facts import ReportFacts, now_iso
 from linkaudit.output.report.getonly import get_only_hosts
+from linkaudit.output.report.naming import in_shown_order, named_entry, named_head
 from linkaudit.output.report.rendered import RenderedPages
 from linkaudit.output.report.sections import Sections, shown
 from linkaudit.rules.baseline import fragment_key
@@ -67,6 +67,17 @@ def report_entries(
     facts: ReportFacts,
     late: set[str] | None = None,
 ) -> Iterator[dict[str, Any]]:
+    """:func:`entries_of`, a build's in the order of its names."""
+    entries = entries_of(state, report, facts, late)
+    return entries if facts.names is None else in_shown_order(entries, facts.names)
+
+
+def entries_of(
+    state: AuditState,
+    report: dict[str, Any],
+    facts: ReportFacts,
+    late: set[str] | None = None,
+) -> Iterator[dict[str, Any]]:
     """Each URL's entry, sorted by URL and built one at a time; once the
     last is out, ``report`` holds the rest of the report (its summary counts
     them).  The state's entries are read once (``sections.Sections``).
@@ -75,9 +86,16 @@ def report_entries(
     their check (a redirect loop, a soft 404 found by a probe, a failure
     whose grace period ended as the audit ran) are wanted: the URL of each
     is added to ``late`` before it is yielded, entries that cannot be one
-    are skipped, and ``report`` is not to be read (``revisions.py``)."""
+    are skipped, and ``report`` is not to be read (``revisions.py``).
+
+    A build's entries and report name its files and deployed URLs, never
+    its internal address (``facts.names``, ``naming.py``): what is compared
+    with the baseline is compared as shown."""
     near = tuple(facts.near_prefixes)  # is_near takes a tuple, as str.startswith does
     finish_reason, max_depth, baseline = facts.finish_reason, facts.max_depth, facts.baseline
+    names = facts.names
+    named = names.shown if names is not None else str  # (str: the URL as it is)
+    baseline = names.keys(baseline) if names and baseline is not None else baseline
     policy, now, files = facts.policy, facts.now, facts.files
     places = facts.sources if late is None else None
     summary = {"urls": 0, "pages": facts.pages, "requests": facts.requests}
@@ -113,17 +131,17 @@ def report_entries(
         if late is not None and (
             expired or entry.url in sections.looped or (item.get("soft_404") and not said)
         ):
-            late.add(entry.url)
+            late.add(named(entry.url))
         if item["outcome"] not in ("ok", "redirect") or item.get("soft_404"):
             # a finding names the pages that link to it through redirects too
             through = sections.redirects.through(entry.url)
             item["referrers"] += through
             if late is not None and through:  # places its check did not know
-                late.add(entry.url)
+                late.add(named(entry.url))
         if entry.url in missing:
             item["missing_fragments"] = missing[entry.url]
             for gap in item["missing_fragments"]:
-                key = fragment_key(entry.url, gap["fragment"])
+                key = named(fragment_key(entry.url, gap["fragment"]))
                 broken_now.add(key)
                 if baseline is not None and key not in baseline:
                     gap["new"] = True
@@ -155,12 +173,12 @@ def report_entries(
         if item["outcome"] == "broken":
             if entry.url in suggested:
                 item["suggestion"] = suggested[entry.url]
-            broken_now.add(item["url"])
-            if baseline is not None and item["url"] not in baseline:
+            broken_now.add(named(item["url"]))
+            if baseline is not None and named(item["url"]) not in baseline:
                 item["new"] = True
         if history is not None:
             history.mark(item)
-        yield item
+        yield item if names is None else named_entry(item, names, files)
     if internal:  # URLs whose check a bug of ours stopped (all unchecked)
         summary["internal_errors"] = internal
     if walls:  # URLs a bot wall kept us from (all unchecked), by wall
@@ -204,6 +222,8 @@ def report_entries(
         earlier = baseline or frozenset()
         new, fixed = len(broken_now - earlier), len(earlier - broken_now)
         report["history"] = history.section(report, fixed=fixed, new=new)
+    if names is not None:
+        report.update(named_head(report, names))
 
 
 def _through(entry: Entry, sections: Sections) -> bool:
@@ -284,7 +304,7 @@ def write_report(path: str, state: AuditState, facts: ReportFacts) -> dict[str, 
     so the rest can be freed."""
     kept: list[dict[str, Any]] = []
     report: dict[str, Any] = {}
-    with tempfile.TemporaryFile("w+", encoding="utf-8", dir=_directory(path)) as spool:
+    with tempfile.TemporaryFile("w+", encoding="utf-8", dir=directory_of(path)) as spool:
         first = True
         for part in report_entries(state, report, facts):
             spool.write(("  " if first else ",\n  ") + json_text(part))
@@ -313,67 +333,3 @@ def is_internal_error(entry: dict[str, Any]) -> bool:
 def _by_place(referrer: tuple[str, int | None]) -> tuple[str, int]:
     page, line = referrer
     return page, -1 if line is None else line
-
-
-def dumps_report(report: dict[str, Any]) -> str:
-    """The report as JSON with one URL entry per line.
-
-    ``json.dumps(indent=...)`` runs the pure-Python encoder: on a 150,000-URL
-    report that took seconds.  Entries are encoded compactly by the C encoder
-    and joined, which also keeps a report greppable (one URL, one line).
-    """
-    head = {k: v for k, v in report.items() if k != "urls"}
-    text = json_text(head, indent=1)
-    if "urls" not in report:
-        return text
-    entries = ",\n  ".join(json_text(e) for e in report["urls"])
-    body = f'"urls": [\n  {entries}\n ]' if entries else '"urls": []'
-    return f"{text[:-2]},\n {body}\n}}" if head else f"{{\n {body}\n}}"
-
-
-def write_json_atomic(path: str, data: dict[str, Any]) -> None:
-    """Write to a temporary file beside ``path``, then rename: a reader never
-    sees half a report, and a failed write leaves the old file alone."""
-
-    def write(fh: Any) -> None:
-        fh.write(dumps_report(data))
-        fh.write("\n")
-
-    write_atomically(path, write)
-
-
-@functools.cache
-def umask() -> int:
-    """The process's umask, read without changing it where Linux tells it
-    (``os.umask`` can only be read by setting it, a race with threads)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _directory(path: str) -> str:
-    return os.path.dirname(os.path.abspath(path))
-
-
-def write_atomically(path: str, write: Callable[[Any], None]) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".linkaudit-", suffix=".tmp", dir=_directory(path))
-    try:
-        # mkstemp makes it 0600; a report is the user's file as any other
-        # they write (0644 with the usual umask of 022)
-        os.fchmod(fd, 0o666 & ~umask())
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            write(fh)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

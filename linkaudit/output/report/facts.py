@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from linkaudit.rules.names import BuildNames
 from linkaudit.rules.recheck import RecheckPolicy
 
 if TYPE_CHECKING:
@@ -56,6 +57,9 @@ class ReportFacts:
     files: Callable[[str], str | None] | None = None
     # a build's places of findings -> their source lines (--sources, --changed-since)
     sources: SourcePlaces | None = None
+    # a build directory's names: the report names its files and deployed
+    # URLs, not the address it was audited at (rules/names.py)
+    names: BuildNames | None = None
     fragments: bool = False  # each entry's ``missing_fragments``, and their count
     sitemaps: bool = False  # the ``sitemap`` section, when a sitemap was read
     templates: int | None = None  # ``groups``: a template block is on this many pages
@@ -119,6 +123,7 @@ def report_facts(
         retries=retries,
         files=files,
         sources=places,
+        names=config.names,
         fragments=config["LINKAUDIT_CHECK_FRAGMENTS"],
         soft_404=(
             (soft_404, config["LINKAUDIT_SOFT_404_SIMILARITY"], config["LINKAUDIT_SOFT_404_PROBES"])

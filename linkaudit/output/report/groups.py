@@ -170,8 +170,11 @@ def _place(referrer: dict[str, Any]) -> tuple[str, int]:
 def _pages(referrers: list[dict[str, Any]]) -> int:
     """The pages among ``referrers``: a redirect that leads to the target
     (no line, not a rendered link) is no page, the pages that link it are
-    (``via``)."""
-    return len({r["url"] for r in referrers if r["line"] is not None or r.get("rendered")})
+    (``via``); a build's file served at two URLs (``/`` and ``/index.html``)
+    is one page."""
+    return len(
+        {r.get("file") or r["url"] for r in referrers if r["line"] is not None or r.get("rendered")}
+    )
 
 
 def _group(

@@ -178,16 +178,24 @@ def fix_words(fix: dict[str, Any]) -> str:
     return f"{codes}, {fix['kind']}{tail}"
 
 
-def written_edit(fix: dict[str, Any]) -> tuple[dict[str, Any], str]:
+def written_edit(fix: dict[str, Any], root: str | None = None) -> tuple[dict[str, Any], str]:
     """The edit as a SARIF replacement: (deleted region, inserted text).
 
     For a local build's file, the link as written on its line (absolute,
     root-relative or relative) is found and replaced in the same form:
     columns exact.  Otherwise (a live page: its text is not kept) the
-    region is the line, its snippet the URL to replace."""
+    region is the line, its snippet the URL to replace.  ``root``: the URL
+    a build's root is named by (the report's ``build.url``): a ``file://``
+    one stands for ``/`` in its root-relative links."""
     line = _file_line(fix.get("file"), fix["line"])
     if line is not None:
-        for old, new in _forms(fix["page"], fix["from"], fix["to"]):
+        page, old_url, new_url = fix["page"], fix["from"], fix["to"]
+        if root and root.startswith("file:") and page.startswith(root):
+            # a build named by its files: its links are relative to its root
+            page, old_url, new_url = (_in_build(u, root) for u in (page, old_url, new_url))
+        for old, new in _forms(page, old_url, new_url):
+            if old.startswith(_BUILD_ORIGIN):  # (no page writes a file:// URL)
+                continue
             at = line.find(f'"{old}"') + 1 or line.find(f"'{old}'") + 1
             if at:
                 region = {"startLine": fix["line"], "startColumn": at + 1}
@@ -213,6 +221,14 @@ def _file_lines(path: str) -> tuple[str, ...] | None:
         return None
 
 
+# the origin a build named by its files stands at, for its root-relative links
+_BUILD_ORIGIN = "http://build.invalid"
+
+
+def _in_build(url: str, root: str) -> str:
+    return _BUILD_ORIGIN + "/" + url[len(root) :] if url.startswith(root) else url
+
+
 def _forms(page: str, old: str, new: str) -> list[tuple[str, str]]:
     """How a link to ``old`` may be written on ``page``, each with the same
     form of ``new``: absolute, root-relative, relative to the page."""
@@ -223,9 +239,18 @@ def _forms(page: str, old: str, new: str) -> list[tuple[str, str]]:
         root_new = (n.path or "/") + _rest(n) if same else new
         forms.append(((o.path or "/") + _rest(o), root_new))
         base = posixpath.dirname(p.path) or "/"
-        relative_new = posixpath.relpath(n.path or "/", base) + _rest(n) if same else new
-        forms.append((posixpath.relpath(o.path or "/", base) + _rest(o), relative_new))
+        relative_new = _relative(n.path or "/", base) + _rest(n) if same else new
+        forms.append((_relative(o.path or "/", base) + _rest(o), relative_new))
     return forms
+
+
+def _relative(path: str, base: str) -> str:
+    """``path`` relative to the folder ``base``, a folder's slash kept
+    (``posixpath.relpath`` drops it: ``../guide/`` would be ``../guide``)."""
+    relative = posixpath.relpath(path, base)
+    if path.endswith("/") and not relative.endswith("/"):
+        relative = "./" if relative == "." else relative + "/"
+    return relative
 
 
 def _rest(url: SplitResult) -> str:

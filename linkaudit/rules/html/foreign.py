@@ -44,7 +44,6 @@ class Stack(list[tuple[str, str]]):
         self.open.clear()
 
 
-
 def namespace_of(stack: Stack, name: str, attrs: dict[str, str]) -> str:
     """The namespace a start tag opens an element in (the tree builder's
     rules for foreign content, reduced to what links need)."""

@@ -243,9 +243,7 @@ def _style_links(links: list[RawLink], sheet: str, line: int, cap: int) -> int:
     return found.dropped
 
 
-def _extract_more(
-    text: str, css: bool, styles: bool, anchors: bool, cap: int
-) -> CappedExtracted:
+def _extract_more(text: str, css: bool, styles: bool, anchors: bool, cap: int) -> CappedExtracted:
     """``extract_links`` with anchors, or with some ``url(`` in a style
     attribute (``styles``): every tag with a ``style`` or ``id`` attribute
     is read too (a slower pass).  Past ``cap``, a tag's links are added,

@@ -114,14 +114,21 @@ def skip_pattern(attributes: tuple[str, ...] = ()) -> re.Pattern[str]:
     without = ""
     if attributes:  # attribute names, quoted values jumped over whole
         without = (  # the attributes one by one: each may be one of them
-            r"(?!(?:[\t\n\f\r /]|" + _ATTRIBUTE + r")*?(?i:"
-            + "|".join(attributes) + r")[\t\n\f\r ]*+=)"
+            r"(?!(?:[\t\n\f\r /]|"
+            + _ATTRIBUTE
+            + r")*?(?i:"
+            + "|".join(attributes)
+            + r")[\t\n\f\r ]*+=)"
         )
     firsts = {name[0] for name in INTERESTING}
     others = "".join(c + c.upper() for c in "abcdefghijklmnopqrstuvwxyz" if c not in firsts)
     boring = (
-        rf"(?:[{others}]|(?!" + _trie(INTERESTING) + r"[\t\n\f\r />])[A-Za-z])"
-        + NAME + without + ATTRS_RUNS
+        rf"(?:[{others}]|(?!"
+        + _trie(INTERESTING)
+        + r"[\t\n\f\r />])[A-Za-z])"
+        + NAME
+        + without
+        + ATTRS_RUNS
     )
     # <a> without href before the boring tags (the commonest of all), a
     # <td> without background, a <button> without formaction...
@@ -138,11 +145,19 @@ def skip_pattern(attributes: tuple[str, ...] = ()) -> re.Pattern[str]:
         r"[^<]*+"
         + possessive(
             r"<(?:/(?:[A-Za-z]" + NAME + ATTRS_RUNS + r"|>|[^A-Za-z>][^>]*+>|\Z)"
-            r"|" + anchor + r"|" + boring + "".join("|" + tag for tag in rarer)
+            r"|"
+            + anchor
+            + r"|"
+            + boring
+            + "".join("|" + tag for tag in rarer)
             + r"|!--(?:>|->|(?s:.*?)--!?>)|(?!!--)[!?][^>]*+>"
             r"|(?![A-Za-z!/?]))[^<]*+"
         )
         # and the start tag it stopped at, if any: its name and its attributes
         # (with their ">")
-        + r"(?:<([A-Za-z]" + NAME + r")(" + ATTRS_RUNS + r"))?"
+        + r"(?:<([A-Za-z]"
+        + NAME
+        + r")("
+        + ATTRS_RUNS
+        + r"))?"
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from linkaudit.output.formats.builds import symlink_target
 from linkaudit.output.formats.common import Report, app_shells, missing_fragments, rendered
 from linkaudit.output.formats.html.parts import (
     LIST_LIMIT,
@@ -130,9 +131,11 @@ def _shells_section(report: Report) -> str:
 
 def _warnings_section(report: Report) -> str:
     """Failures in their grace period, and other warnings of URLs that are
-    not broken (a render's failure is the rendered section's)."""
+    not broken (a render's failure is the rendered section's, a symbolic
+    link out of a build its own)."""
     failing = [u for u in report["urls"] if u.get("warning") and not u.get("soft_404")]
     failing = [u for u in failing if not (u.get("render") or {}).get("error")]
+    failing = [u for u in failing if symlink_target(u) is None]  # (a build's: their own)
     if not failing:
         return ""
     items = "".join(f"<li>{link(u['url'])}: {esc(u['warning'])}</li>" for u in failing[:LIST_LIMIT])
@@ -170,9 +173,11 @@ def groups_section(report: Report) -> str:
     parts = []
     # template groups first: one line each stands for many pages
     for g in sorted(groups, key=lambda g: g["kind"] != "template")[:LIST_LIMIT]:
-        pages = list(dict.fromkeys(r["url"] for r in g["referrers"]))
+        # each page once (a build's file served at / and /index.html is one)
+        pages = list({r.get("file") or r["url"]: r for r in g["referrers"]}.values())
         if g["kind"] == "template":
-            first = ", ".join(link(p) for p in pages[:3]) + and_more(len(pages) - 3)
+            first = ", ".join(link(p["url"], file=p.get("file")) for p in pages[:3])
+            first += and_more(len(pages) - 3)
             words = (
                 f" in the site template ({esc(block_name(g.get('block') or ''))}),"
                 f" on {g['pages']} pages (first: {first})"

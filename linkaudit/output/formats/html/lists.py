@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from linkaudit.output.formats.common import Report, walled
+from linkaudit.output.formats.html.buildlinks import BUILD
 from linkaudit.output.formats.html.parts import (
     LIST_LIMIT,
     badge,
@@ -68,13 +69,17 @@ def _fix_row(fix: dict[str, Any]) -> str:
     if fix["hops"] > 1:
         notes.append(badge(f"{fix['hops']} hops", "warn"))
     file = f'<br><span class="file">{esc(fix["file"])}</span>' if fix.get("file") else ""
+    page = link(fix["page"], file=fix.get("file"))
+    build = BUILD.get()
+    if build is not None and build.owns(fix["page"]):
+        file = ""  # a build's page: named by its file, a link to it
     chain = " → ".join(str(s) for s in fix["statuses"])
     warn = ' class="warn"' if notes else ""
     return (
         f'<tr data-from="{esc(fix["from"])}" data-kind="{esc(fix["kind"])}"'
         f' data-hops="{fix["hops"]}" data-loop="{str(fix["loop"]).lower()}"'
         f' data-final-outcome="{esc(fix["final_outcome"])}"{warn}>'
-        f'<td>{link(fix["page"])}{file}</td><td class="num">{fix["line"]}</td>'
+        f'<td>{page}{file}</td><td class="num">{fix["line"]}</td>'
         f"<td>{link(fix['from'])}</td><td>{link(fix['to'])}</td>"
         f"<td>{esc(chain)} {' '.join(notes)}</td></tr>"
     )
@@ -169,4 +174,4 @@ def _first_place(entry: dict[str, Any]) -> str:
     via = f" through {link(r['via'])}" if r.get("via") else ""
     more = max(entry["referrer_count"], len(referrers)) - 1
     said = f' <span class="muted">and {more:,} more</span>' if more > 0 else ""
-    return link(r["url"]) + esc(at) + via + said
+    return link(r["url"], file=r.get("file")) + esc(at) + via + said

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import quote
 
 from linkaudit.output.formats.common import no_line, shown
+from linkaudit.output.formats.html.buildlinks import BUILD
 from linkaudit.output.formats.places import is_hop
 
 SHOWN_REFERRERS = 5  # a target's first pages in view; the rest behind <details>
@@ -35,14 +36,28 @@ def esc(value: Any) -> str:
     return escape(shown(value), quote=True)
 
 
-def link(url: str, text: str | None = None) -> str:
-    """``url`` as a link when it is http(s), else as text."""
+def link(url: str, text: str | None = None, file: str | None = None) -> str:
+    """``url`` as a link when it is http(s), else as text; a build's URL
+    (``BuildLinks``) as a link to its file (``file``, when the report names
+    it) or its deployed URL, named by its path."""
+    build = BUILD.get()
+    if build is not None and build.owns(url):
+        return anchor(build.name(url, file) if text is None else text, build.href(url, file))
     words = esc(url if text is None else text)
     if _WEB.match(url):
         # surrogatepass: a lone surrogate (from a state) cannot be UTF-8
         href = quote(url, safe=_URL_SAFE, errors="surrogatepass")
         return f'<a class="url" href="{esc(href)}">{words}</a>'
     return f'<span class="url">{words}</span>'
+
+
+def anchor(words: str, href: str | None) -> str:
+    """``words`` as a link to ``href`` (a build's file, relative to the
+    page, or its deployed URL), or as text when there is nothing to open."""
+    if not href:
+        return f'<span class="url">{esc(words)}</span>'
+    href = quote(href, safe=_URL_SAFE, errors="surrogatepass")
+    return f'<a class="url" href="{esc(href)}">{esc(words)}</a>'
 
 
 def count(key: str, n: int) -> str:
@@ -102,15 +117,47 @@ def _place_list(referrers: Iterable[dict[str, Any]]) -> str:
         line = r["line"]
         at = f"line {line}" if line is not None else _no_line(r)
         file = f' <span class="file">{esc(r["file"])}</span>' if r.get("file") else ""
+        page = link(r["url"])
+        if r.get("file") and BUILD.get() is not None and BUILD.get().owns(r["url"]):
+            page, file = link(r["url"], file=r["file"]), ""  # a build's page: its file, a link
+        place = f'{page} <span class="line">{at}</span>{file}'
+        source = _source(r)
+        if source:  # the line a person edits first, the built page second
+            place = f'{source} <span class="built">(built {place})</span>'
         via = data = ""
         if r.get("via"):  # the page links a redirect that leads here
             via = f' <span class="via">through {link(r["via"])}</span>'
             data = f' data-via="{esc(r["via"])}"'
+        if isinstance(r.get("href"), str):  # as the page wrote it
+            via = f' <span class="href">written as <code>{esc(r["href"])}</code></span>{via}'
+        if r.get("unmapped"):
+            via += f' <span class="muted">no source: {esc(r["unmapped"])}</span>'
         items.append(
-            f'<li data-page="{esc(r["url"])}" data-line="{esc(line)}"{data}>'
-            f'{link(r["url"])} <span class="line">{at}</span>{file}{via}</li>'
+            f'<li data-page="{esc(r["url"])}" data-line="{esc(line)}"{data}>{place}{via}</li>'
         )
     return f'<ul class="places">{"".join(items)}</ul>'
+
+
+def _source(referrer: dict[str, Any]) -> str:
+    """A place's source file and line (``source``; a link whose URL a
+    definition holds: the definition's), a link to the file when the page
+    can reach it; "" for a place without one."""
+    source = referrer.get("source")
+    if not isinstance(source, dict) or not isinstance(source.get("file"), str):
+        return ""
+    defined = source.get("defined")
+    said = ""
+    if isinstance(defined, dict) and isinstance(defined.get("file"), str):
+        used = f"line {source.get('line')}"
+        if defined["file"] != source["file"]:
+            used = f"{source['file']}:{source.get('line')}"
+        said = f' <span class="muted">(the definition of the link at {esc(used)})</span>'
+        source = defined
+    build = BUILD.get()
+    href = build.source_href(source["file"]) if build is not None else None
+    name = build.files.file(source["file"]) if build is not None else source["file"]
+    line = f' <span class="line">line {esc(source["line"])}</span>' if source.get("line") else ""
+    return anchor(name, href) + line + said
 
 
 def outcome_badge(outcome: str, status: int | None = None) -> str:

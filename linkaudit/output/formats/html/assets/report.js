@@ -37,7 +37,16 @@
     return node;
   }
 
-  function link(url) {
+  // A build's URL comes named (its file's path) with its link (the file,
+  // relative to this page, or its deployed URL): [name, href], href null
+  // for a file that is not there (html/page.py, table_row).
+  function link(url, named) {
+    if (named && named.length) {
+      if (!named[1]) return el("span", "url", named[0]);
+      const a = el("a", "url", named[0]);
+      a.setAttribute("href", named[1]);
+      return a;
+    }
     if (!web.test(url)) return el("span", "url", url);
     const a = el("a", "url", url);
     a.href = url;
@@ -53,7 +62,7 @@
     tr.dataset.near = near;
     if (r.new) tr.dataset.new = "";
     const u = el("td", "u");
-    u.append(link(r.url));
+    u.append(link(r.url, r.name === undefined ? null : [r.name, r.href]));
     if (r.new) u.append(" ", el("span", "badge b-new", "new"));
     if (r.soft_404) u.append(" ", el("span", "badge b-warn", "soft 404"));
     const outcome = el("td");
@@ -69,7 +78,7 @@
     if (r.warning) parts.push(el("span", "warn", r.warning));
     if (r.from) {
       const from = el("span", "from", "from ");
-      from.append(link(r.from[0]));
+      from.append(link(r.from[0], r.from.slice(2)));
       if (r.from[1]) from.append(" line " + r.from[1]);
       const more = (r.referrer_count || 1) - 1;
       if (more > 0) from.append(" and " + more + " more");
