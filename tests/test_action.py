@@ -132,6 +132,7 @@ class Ran:
     workspace: Path
     output: str  # the GITHUB_OUTPUT file
     summary: str  # the GITHUB_STEP_SUMMARY file
+    stdout: str = ""  # the step's log: workflow commands (annotations)
 
     @property
     def outputs(self) -> dict[str, str]:
@@ -162,7 +163,14 @@ def run_action(tmp_path: Path, path: str | None = None, **given: str) -> Ran:
         "GITHUB_STEP_SUMMARY": str(summary),
     }
     proc = run_process(["bash", "-c", RUN_STEP["run"]], cwd=workspace, env=env)
-    return Ran(proc.returncode, proc.stderr, workspace, output.read_text(), summary.read_text())
+    return Ran(
+        proc.returncode,
+        proc.stderr,
+        workspace,
+        output.read_text(),
+        summary.read_text(),
+        proc.stdout,
+    )
 
 
 @pytest.fixture
@@ -236,6 +244,7 @@ def test_on_a_pull_request_only_the_lines_it_changed_fail_the_step(tmp_path):
     assert report["changed_since"]["base"] == base
     assert report["summary"]["outside_change"] == 1
     assert ran.json("linkaudit.sarif")["runs"][0]["results"] == []
+    assert "::error" not in ran.stdout  # no annotation either
     # it adds a broken link on docs/index.md line 5
     _docs_commit(workspace, extra="\nNew [new](new-missing.html).\n")
     _git(workspace, "commit", "-qam", "a new link")
@@ -248,10 +257,19 @@ def test_on_a_pull_request_only_the_lines_it_changed_fail_the_step(tmp_path):
     assert report["summary"]["outside_change"] == 1
     (result,) = ran.json("linkaudit.sarif")["runs"][0]["results"]
     assert "new-missing.html" in result["message"]["text"]
+    # the annotation on the source line the pull request wrote, the built file after it
+    (error,) = [line for line in ran.stdout.splitlines() if line.startswith("::error")]
+    assert error.startswith("::error file=docs/index.md,line=5,title=Broken link::")
+    assert "new-missing.html" in error
     # a push: no base, every finding
     ran = run_action(tmp_path, args="./site")
     assert ran.returncode == 1 and "changed_since" not in ran.json("linkaudit-report.json")
     assert len(ran.json("linkaudit.sarif")["runs"][0]["results"]) == 2
+    errors = sorted(line for line in ran.stdout.splitlines() if line.startswith("::error"))
+    assert [e.partition(",title")[0] for e in errors] == [
+        "::error file=docs/index.md,line=3",
+        "::error file=docs/index.md,line=5",
+    ]
 
 
 def test_a_static_build_is_annotated_on_its_files(tmp_path):
