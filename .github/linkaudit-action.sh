@@ -8,6 +8,10 @@
 #   INPUT_FAIL_ON  broken | new | none
 #   INPUT_SARIF    the SARIF file written (linkaudit's stdout)
 #   INPUT_REPORT   the JSON report written
+#   INPUT_CHANGED_SINCE  a git revision (a pull request's base): with a build
+#                  directory, --changed-since it (fetched first if missing)
+#   INPUT_ANNOTATIONS  "true": the findings as workflow commands on stdout
+#                  (linkaudit show --format github), GitHub's annotations
 # Also read: GITHUB_ACTION_PATH (the action's checkout, installed with pip
 # unless LINKAUDIT_ACTION_SKIP_INSTALL=1), GITHUB_OUTPUT and
 # GITHUB_STEP_SUMMARY (files, when set).
@@ -22,6 +26,8 @@ say() { printf 'linkaudit-action: %s\n' "$*" >&2; }
 : "${INPUT_FAIL_ON:=broken}"
 : "${INPUT_SARIF:=linkaudit.sarif}"
 : "${INPUT_REPORT:=linkaudit-report.json}"
+: "${INPUT_CHANGED_SINCE:=}"
+: "${INPUT_ANNOTATIONS:=true}"
 
 # python on a runner set up by actions/setup-python, python3 elsewhere
 if command -v python >/dev/null 2>&1; then py=python; else py=python3; fi
@@ -77,6 +83,29 @@ if [ "${#args[@]}" -eq 0 ]; then
     exit 2
 fi
 
+# --changed-since the pull request's base: only for a build directory (the
+# first word that is not an option), and only with the commit at hand: a
+# shallow checkout gets it from origin (linkaudit compares with it directly
+# when the merge base is not there either)
+if [ -n "$INPUT_CHANGED_SINCE" ]; then
+    first=""
+    for word in "${args[@]}"; do
+        case $word in -*) ;; *) first=$word; break ;; esac
+    done
+    given=no
+    for word in "${args[@]}"; do
+        case $word in --changed-since | --changed-since=*) given=yes ;; esac
+    done
+    if [ "$given" = yes ] || [ -z "$first" ] || [ ! -d "$first" ]; then
+        : # a URL, or the args say it already
+    elif ! git cat-file -e "$INPUT_CHANGED_SINCE^{commit}" 2>/dev/null &&
+        ! git fetch --no-tags --quiet --depth=1 origin "$INPUT_CHANGED_SINCE" 2>/dev/null; then
+        say "the base $INPUT_CHANGED_SINCE is not in the checkout and could not be fetched: every finding is reported"
+    else
+        args+=("--changed-since=$INPUT_CHANGED_SINCE")
+    fi
+fi
+
 # 3. one audit; its exit code is the step's
 for file in "$INPUT_SARIF" "$INPUT_REPORT"; do
     mkdir -p -- "$(dirname -- "$file")"
@@ -91,6 +120,16 @@ report=""
 sarif=""
 if [ "$code" -ne 2 ] && [ -f "$INPUT_REPORT" ]; then report=$INPUT_REPORT; fi
 if [ -f "$INPUT_SARIF" ]; then sarif=$INPUT_SARIF; fi
+
+# the findings as annotations of the run, on their source lines (GitHub
+# reads workflow commands on stdout); a linkaudit without the format says so
+if [ "$INPUT_ANNOTATIONS" = true ] && [ -n "$report" ]; then
+    if ! linkaudit show --help 2>/dev/null | grep -q '[{,]github[,}]'; then
+        say "no annotations: this linkaudit has no --format github"
+    elif ! linkaudit show "$report" --format=github --fail-on=none; then
+        say "no annotations: linkaudit show --format github failed"
+    fi
+fi
 
 set_output exit-code "$code"
 set_output report "$report"

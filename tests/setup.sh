@@ -14,6 +14,12 @@ need=()
 [ -d /usr/share/doc/postgresql-doc-15/html ] || need+=(postgresql-doc-15)
 [ -d /usr/share/gtk-doc/html/gio ] || need+=(libglib2.0-doc)
 command -v redis-server >/dev/null || need+=(redis-server)
+# the proof of --sources: Debian's jekyll and hugo build a Jekyll site and a
+# Hugo one (tests/proof/sources.sh); npm fetches them (and the Nu HTML
+# Checker below): Debian's, unless a Node.js with its npm is there already
+command -v jekyll >/dev/null || need+=(jekyll)
+command -v hugo >/dev/null || need+=(hugo)
+command -v npm >/dev/null || need+=(npm)
 # the HTML report's tests: headless Chromium, its driver, and Java for the
 # Nu HTML Checker
 command -v chromium >/dev/null || need+=(chromium)
@@ -34,6 +40,10 @@ fi
 
 # Public test data (web-platform-tests, UTS #46, html5lib-tests)
 tests/data/fetch.sh
+
+# The proof of --sources: real documentation projects from the registries,
+# links broken on purpose, built with their own tools (tests/data/sources/)
+bash tests/proof/sources.sh
 
 # The Nu HTML Checker (vnu.jar, from npm; --ignore-scripts: the jar ships in
 # the package, its postinstall would look for a Java runtime to download)

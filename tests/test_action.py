@@ -88,6 +88,8 @@ def test_action_yml_runs_one_script_and_passes_inputs_by_env_only():
         "fail-on": "broken",
         "sarif": "linkaudit.sarif",
         "report": "linkaudit-report.json",
+        "changed-since": "${{ github.event.pull_request.base.sha }}",
+        "annotations": "true",
         "upload-sarif": "true",
         "token": "${{ github.token }}",
         "python-version": "3.11",
@@ -99,7 +101,7 @@ def test_action_yml_runs_one_script_and_passes_inputs_by_env_only():
     env = RUN_STEP["env"]
     assert env == {
         f"INPUT_{name.upper().replace('-', '_')}": f"${{{{ inputs.{name} }}}}"
-        for name in ("args", "fail-on", "sarif", "report")
+        for name in ("args", "fail-on", "sarif", "report", "changed-since", "annotations")
     }
     assert set(re.findall(r"\bINPUT_[A-Z_]+", SCRIPT.read_text())) == set(env)
     # the outputs are the run step's, which the script writes
@@ -130,6 +132,7 @@ class Ran:
     workspace: Path
     output: str  # the GITHUB_OUTPUT file
     summary: str  # the GITHUB_STEP_SUMMARY file
+    stdout: str = ""  # the step's log: workflow commands (annotations)
 
     @property
     def outputs(self) -> dict[str, str]:
@@ -160,7 +163,14 @@ def run_action(tmp_path: Path, path: str | None = None, **given: str) -> Ran:
         "GITHUB_STEP_SUMMARY": str(summary),
     }
     proc = run_process(["bash", "-c", RUN_STEP["run"]], cwd=workspace, env=env)
-    return Ran(proc.returncode, proc.stderr, workspace, output.read_text(), summary.read_text())
+    return Ran(
+        proc.returncode,
+        proc.stderr,
+        workspace,
+        output.read_text(),
+        summary.read_text(),
+        proc.stdout,
+    )
 
 
 @pytest.fixture
@@ -193,6 +203,75 @@ def test_a_broken_link_fails_the_step_and_is_in_the_sarif(tmp_path, site):
     assert f"| `{site.url}/gone` | `404 Not Found` | `{site.url}/` line 2 |" in ran.summary
 
 
+def _git(where: Path, *args: str) -> str:
+    who = ["-c", "user.name=t", "-c", "user.email=t@localhost", "-c", "commit.gpgsign=false"]
+    return run_process(["git", *who, *args], cwd=where, timeout=30).stdout.strip()
+
+
+def _docs_commit(workspace: Path, extra: str = "") -> None:
+    """An MkDocs project's source and its build (as the pages' words are)."""
+    links = '<p>Old <a href="old-missing.html">old</a>.</p>\n' + (
+        '<p>New <a href="new-missing.html">new</a>.</p>\n' if extra else ""
+    )
+    (workspace / "site" / "index.html").write_text(
+        '<meta name="generator" content="mkdocs-1.6.1">\n<article class="md-content__inner">\n'
+        + links
+        + "</article>\n"
+    )
+    (workspace / "docs" / "index.md").write_text("# Home\n\nOld [old](old-missing.html).\n" + extra)
+
+
+def test_on_a_pull_request_only_the_lines_it_changed_fail_the_step(tmp_path):
+    """The base of a pull request: a finding the pull request did not touch
+    is counted, not reported; one it added fails the step (the Action's
+    changed-since input, GitHub's pull_request base commit by default)."""
+    workspace = tmp_path / "workspace"
+    (workspace / "docs").mkdir(parents=True)
+    (workspace / "site").mkdir()
+    (workspace / "mkdocs.yml").write_text("site_name: t\n")
+    _git(workspace, "init", "-q")
+    _docs_commit(workspace)
+    _git(workspace, "add", "-A")
+    _git(workspace, "commit", "-qm", "base")
+    base = _git(workspace, "rev-parse", "HEAD")
+    # the pull request's own commit: nothing new broken yet
+    (workspace / "docs" / "other.md").write_text("# Other\n")
+    _git(workspace, "add", "-A")
+    _git(workspace, "commit", "-qm", "unrelated")
+    ran = run_action(tmp_path, args="./site", changed_since=base)
+    assert ran.returncode == 0, ran.stderr
+    report = ran.json("linkaudit-report.json")
+    assert report["changed_since"]["base"] == base
+    assert report["summary"]["outside_change"] == 1
+    assert ran.json("linkaudit.sarif")["runs"][0]["results"] == []
+    assert "::error" not in ran.stdout  # no annotation either
+    # it adds a broken link on docs/index.md line 5
+    _docs_commit(workspace, extra="\nNew [new](new-missing.html).\n")
+    _git(workspace, "commit", "-qam", "a new link")
+    ran = run_action(tmp_path, args="./site", changed_since=base)
+    assert ran.returncode == 1, ran.stderr
+    report = ran.json("linkaudit-report.json")
+    (new,) = [u for u in report["urls"] if u.get("changed")]
+    assert new["url"].endswith("/new-missing.html")
+    assert new["referrers"][0]["source"] == {"file": "docs/index.md", "line": 5}
+    assert report["summary"]["outside_change"] == 1
+    (result,) = ran.json("linkaudit.sarif")["runs"][0]["results"]
+    assert "new-missing.html" in result["message"]["text"]
+    # the annotation on the source line the pull request wrote, the built file after it
+    (error,) = [line for line in ran.stdout.splitlines() if line.startswith("::error")]
+    assert error.startswith("::error file=docs/index.md,line=5,title=Broken link::")
+    assert "new-missing.html" in error
+    # a push: no base, every finding
+    ran = run_action(tmp_path, args="./site")
+    assert ran.returncode == 1 and "changed_since" not in ran.json("linkaudit-report.json")
+    assert len(ran.json("linkaudit.sarif")["runs"][0]["results"]) == 2
+    errors = sorted(line for line in ran.stdout.splitlines() if line.startswith("::error"))
+    assert [e.partition(",title")[0] for e in errors] == [
+        "::error file=docs/index.md,line=3",
+        "::error file=docs/index.md,line=5",
+    ]
+
+
 def test_a_static_build_is_annotated_on_its_files(tmp_path):
     """The docs' static-site example: a build directory and the site's
     future address; SARIF points at the built file, code scanning's way."""
@@ -209,16 +288,18 @@ def test_a_static_build_is_annotated_on_its_files(tmp_path):
         "artifactLocation": {"uri": "site/index.html"},
         "region": {"startLine": 2},
     }
-    assert "docs.example.com" not in json.dumps(ran.json("linkaudit-report.json")["urls"])
+    # the report names the deployed URLs (--root-url), never the address it was read at
+    urls = json.dumps(ran.json("linkaudit-report.json")["urls"])
+    assert "https://docs.example.com/gone.html" in urls and "127.0.0.1" not in urls
 
 
 def test_the_step_summary_is_cut_by_size_not_by_lines(tmp_path):
-    """4,000 broken links of 200 characters: about 1.2 MB of markdown. The
+    """4,000 broken links of 240 characters: about 1.2 MB of markdown. The
     summary takes as many whole rows as GitHub's 1 MiB holds (not 120
     lines), then says how many more, then the footer."""
     build = tmp_path / "workspace" / "site"
     build.mkdir(parents=True)
-    name = "missing-{:05d}-" + "x" * 180 + ".html"
+    name = "missing-{:05d}-" + "x" * 220 + ".html"  # a row names it twice: ~1.2 MB
     (build / "index.html").write_text(
         "".join(f'<a href="{name.format(i)}">m</a>\n' for i in range(4000))
     )
@@ -226,7 +307,7 @@ def test_the_step_summary_is_cut_by_size_not_by_lines(tmp_path):
     assert ran.returncode == 1, ran.stderr
     size = len(ran.summary.encode())
     assert 1_000_000 < size <= 1 << 20  # GitHub's bound, and nearly all of it used
-    rows = [line for line in ran.summary.splitlines() if line.startswith("| `http")]
+    rows = [line for line in ran.summary.splitlines() if line.startswith("| `site/missing-")]
     left = re.search(r"\n\nand ([0-9,]+) more: see the report\n\nExit code 1 ", ran.summary)
     assert left, ran.summary[-500:]
     assert len(rows) + int(left[1].replace(",", "")) == 4000

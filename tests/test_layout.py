@@ -50,11 +50,15 @@ LIMIT = 300
 _COMMON = {"linkaudit", "items", "meta", "signals", "internals", "exceptions"}
 MAY_IMPORT: dict[str, set[str]] = {
     "rules": {"items"},  # pure: what a link, a page, an answer is
-    "config": {"linkaudit", "rules", "internals"},  # beside: reads and checks settings
+    # beside: reads and checks settings (sources: git asked about --changed-since)
+    "config": {"linkaudit", "rules", "internals", "sources"},
+    # a build's places of findings -> their source lines (pure of the crawl)
+    "sources": {"rules"},
     "state": {"items", "signals", "rules", "config"},  # the audit's memory
     # the crawl's audit: configuration, link rules, state, run (audit.py)
     "audit": {"items", "meta", "rules", "config", "state"},
-    "output": {"items", "signals", "linkaudit", "rules", "config", "state", "audit"},  # reports
+    "output": {"items", "signals", "linkaudit", "rules", "config", "state", "audit"}  # reports
+    | {"sources"},
     # the command (demo: the site it serves, command/sites.py)
     "command": {"linkaudit", "internals", "rules", "config", "state", "output", "demo"}
     | {"localbuild"},

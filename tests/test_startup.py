@@ -42,6 +42,10 @@ UNUSED = (
     "linkaudit.output.formats.sarif",
     "linkaudit.output.formats.junit",
     "linkaudit.output.formats.markdown",
+    # the parsers of --sources: only when a finding's source file is read
+    "docutils",
+    "markdown_it",
+    "mdit_py_plugins",
 )
 
 

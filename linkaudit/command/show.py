@@ -18,7 +18,7 @@ from linkaudit.output.formats.common import shown
 from linkaudit.output.jsontext import escaped_raw
 from linkaudit.output.reading import conform
 from linkaudit.output.report.build import read_report
-from linkaudit.output.show import every_entry, reader_left
+from linkaudit.output.show import every_entry, in_change, reader_left
 
 # what every report has (shared/contract/report.md); a file without them is
 # some other JSON
@@ -62,7 +62,9 @@ def show_main(argv: list[str]) -> int:
     if altered:
         print(f"linkaudit show: warning: {shown(ns.report)}: {_altered(altered)}", file=sys.stderr)
     try:
-        text = None if ns.format == "json" else FORMATS[ns.format](report, options)
+        # --changed-since: the findings the change holds (the JSON has them all)
+        view = in_change(report) if isinstance(report.get("changed_since"), dict) else report
+        text = None if ns.format == "json" else FORMATS[ns.format](view, options)
         code = exit_code(report, ns.fail_on)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         # a report edited by hand or from another version: no traceback

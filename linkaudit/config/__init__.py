@@ -33,6 +33,7 @@ from linkaudit.config.options import (
     unknown_setting,
 )
 from linkaudit.config.rendering import rendering_browser
+from linkaudit.config.sources import check_sources
 from linkaudit.rules.guards import TrapGuards
 from linkaudit.rules.names import BuildNames
 from linkaudit.rules.recheck import RecheckPolicy
@@ -161,6 +162,9 @@ class Config:
             named = "LINKAUDIT_BROWSER" if values["LINKAUDIT_BROWSER"] else "LINKAUDIT_RENDER"
             label = labels.get(named, "browser" if values["LINKAUDIT_BROWSER"] else "render")
             raise ConfigError(f"{label}: {exc}") from None
+        wrong = check_sources(values, labels)
+        if wrong is not None:
+            raise ConfigError(wrong)
         baseline = values["LINKAUDIT_BASELINE"]
         names = build_names(values)
         if baseline and names is not None:  # an earlier report's names, compared as shown

@@ -20,6 +20,7 @@ from typing import Any
 import linkaudit.config.access as a
 import linkaudit.config.checks as c
 import linkaudit.config.signing as s
+import linkaudit.config.sources as src
 
 
 @dataclass(frozen=True)
@@ -208,6 +209,17 @@ OPTIONS: tuple[Option, ...] = (
            label="local_start", flag=Flag("--start PATH", "scope", "with a directory: the "
            "page inside it the audit starts from; default: DIR/index.html, else the "
            "shallowest index page")),
+    # a build's findings on the source lines it was made from (linkaudit/sources/)
+    Option("LINKAUDIT_SOURCES", [], src.source_directories, argument="sources", label="sources",
+           flag=Flag("--sources DIR", "scope", "with a directory: the sources it was built from "
+                     "(Markdown, reST, MyST): each finding's place mapped to its source file and "
+                     "line; default: MkDocs, Sphinx, Hugo or Jekyll sources found beside it",
+                     many=True)),
+    Option("LINKAUDIT_DETECT_SOURCES", True, c.boolean),
+    Option("LINKAUDIT_CHANGED_SINCE", "", src.changed_ref, argument="changed_since",
+           label="changed_since", flag=Flag("--changed-since REF", "output", "with a "
+           "directory and its sources in git: report (and fail on) only the findings on "
+           "source lines changed since REF (a branch, tag or commit); count the others")),
     # -- getting in: sent to the site's own hosts only (and LINKAUDIT_HEADER_HOSTS)
     Option("LINKAUDIT_HEADERS", [], a.headers, argument="headers", flag=Flag(
         "--header 'NAME: VALUE'", "checks", "a header sent to the site's own hosts only",

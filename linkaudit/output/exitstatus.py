@@ -56,6 +56,9 @@ def exit_code(report: dict[str, Any], fail_on: str = "broken") -> int:
     broken = [u for u in report["urls"] if u["outcome"] == "broken"]
     # a missing fragment fails like a broken link (--check-fragments)
     gaps = [g for u in report["urls"] for g in u.get("missing_fragments", ())]
+    if "changed_since" in report:  # --changed-since: only what the change holds
+        broken = [u for u in broken if u.get("changed", True)]
+        gaps = [g for g in gaps if g.get("changed", True)]
     if fail_on == "new" and "fixed" in report:
         broken = [u for u in broken if u.get("new")]
         gaps = [g for g in gaps if g.get("new")]

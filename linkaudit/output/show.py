@@ -37,8 +37,10 @@ def show_report(
     if quiet and fmt == "text" and exit_code(report, "broken") == 0:
         return code  # -q: a clean audit says nothing (other formats are data: printed)
     if not quiet:
-        for note in scope_notes(report):
+        for note in scope_notes(report) + source_notes(report):
             print(f"linkaudit: {note}", file=sys.stderr)
+    if "changed_since" in report and fmt != "json":
+        report = in_change(report)
     try:
         if not (fmt == "json" and _copy(config.report)):
             print(FORMATS[fmt](report, options))
@@ -96,6 +98,55 @@ def scope_notes(report: dict[str, Any]) -> list[str]:
             f" --near {shown(directory)}"
         )
     return notes
+
+
+TOOLS = {"mkdocs": "MkDocs", "sphinx": "Sphinx", "hugo": "Hugo", "jekyll": "Jekyll"}
+
+
+def source_notes(report: dict[str, Any]) -> list[str]:
+    """What the build's sources were (``build.sources``) and, with
+    --changed-since, how many findings the change does not hold."""
+    said = (report.get("build") or {}).get("sources")
+    if not said:
+        return []
+    tool = TOOLS.get(said.get("tool") or "", "")
+    how = ", ".join(filter(None, [tool, said.get("config"), "found" if said["detected"] else ""]))
+    places = said["mapped"] + said["unmapped"]
+    notes = [
+        f"sources: {', '.join(map(shown, said['directories']))}"
+        + (f" ({shown(how)})" if how else "")
+        + f": {said['mapped']} of {places} places of findings mapped to their lines"
+    ]
+    changed = report.get("changed_since")
+    if changed:
+        outside = report["summary"].get("outside_change", 0)
+        notes.append(
+            f"changed since {shown(changed['ref'])}: {outside} finding"
+            f"{'' if outside == 1 else 's'} outside the change, not shown"
+        )
+    return notes
+
+
+def in_change(report: dict[str, Any]) -> dict[str, Any]:
+    """The report as the formats show it with --changed-since: only the
+    findings the change holds (the JSON report keeps them all, each with
+    ``changed``); ``summary.outside_change`` counts the others."""
+    urls = []
+    for entry in report["urls"]:
+        if entry.get("changed") is False:
+            continue
+        gaps = entry.get("missing_fragments")
+        if gaps and any(g.get("changed") is False for g in gaps):
+            entry = {**entry, "missing_fragments": [g for g in gaps if g.get("changed", True)]}
+            if not entry["missing_fragments"]:
+                del entry["missing_fragments"]
+        urls.append(entry)
+    shown_report = {**report, "urls": urls}
+    if report.get("redirect_fixes"):
+        shown_report["redirect_fixes"] = [
+            f for f in report["redirect_fixes"] if f.get("changed", True)
+        ]
+    return shown_report
 
 
 def reader_left() -> None:

@@ -97,6 +97,7 @@ def entries_of(
     named = names.shown if names is not None else str  # (str: the URL as it is)
     baseline = names.keys(baseline) if names and baseline is not None else baseline
     policy, now, files = facts.policy, facts.now, facts.files
+    places = facts.sources if late is None else None
     summary = {"urls": 0, "pages": facts.pages, "requests": facts.requests}
     summary.update({o: 0 for o in OUTCOMES})
     summary.update(backoffs=facts.backoffs, pauses=facts.pauses, retries=facts.retries)
@@ -156,6 +157,8 @@ def entries_of(
                 _add_files(gap["referrers"], files)
         if build is not None:
             build.see(item)
+        if places is not None:  # a build's places -> its source lines
+            places.entry(item)
         if groups is not None:
             groups.see(item)
         if item.get("app_shell"):  # its links exist only once scripts run: unchecked
@@ -194,6 +197,12 @@ def entries_of(
     get_only = get_only_hosts(state)  # hosts whose HEAD answers proved no hint
     if get_only:
         summary["get_only_hosts"] = get_only
+    closing = sections.closing()
+    if places is not None:
+        for fix in closing.get("redirect_fixes", ()):
+            places.fix(fix)
+        if places.change is not None:
+            summary["outside_change"] = places.outside
     changes: dict[str, Any] = {}
     if baseline is not None:
         changes = {"baseline": facts.baseline_source, "fixed": sorted(baseline - broken_now)}
@@ -209,10 +218,14 @@ def entries_of(
             "complete": finish_reason == "finished" and summary["unchecked"] == 0 and not dropped,
             "summary": summary,
             **changes,
-            **sections.closing(),
+            **closing,
             **renders.section(),
         }
     )
+    if places is not None:  # what the mapping says, after the summary
+        report.setdefault("build", {})["sources"] = places.section()
+        if places.change is not None:
+            report["changed_since"] = places.change.section()
     if history is not None:  # new and fixed since the last finished audit (all new: none)
         earlier = baseline or frozenset()
         new, fixed = len(broken_now - earlier), len(earlier - broken_now)

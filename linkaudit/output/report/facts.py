@@ -25,6 +25,7 @@ from linkaudit.rules.recheck import RecheckPolicy
 if TYPE_CHECKING:
     from linkaudit.config import Config
     from linkaudit.output.report.history import AuditHistory
+    from linkaudit.sources import SourcePlaces
 
 
 def now_iso() -> str:
@@ -54,6 +55,8 @@ class ReportFacts:
     baseline_source: str | None = None
     # a local build's page URL -> its file, added to each referrer as ``file``
     files: Callable[[str], str | None] | None = None
+    # a build's places of findings -> their source lines (--sources, --changed-since)
+    sources: SourcePlaces | None = None
     # a build directory's names: the report names its files and deployed
     # URLs, not the address it was audited at (rules/names.py)
     names: BuildNames | None = None
@@ -97,6 +100,16 @@ def report_facts(
     ``build``: its pages (``localbuild/inventory.py``), whose part of the
     report is made here, one for each report."""
     soft_404 = config["LINKAUDIT_SOFT_404"]
+    places = None
+    if files is not None:
+        from linkaudit.sources import source_places
+
+        places = source_places(
+            files,  # type: ignore[arg-type]  (a build's LocalFiles)
+            config["LINKAUDIT_SOURCES"],
+            config["LINKAUDIT_CHANGED_SINCE"],
+            config["LINKAUDIT_DETECT_SOURCES"],
+        )
     return ReportFacts(
         start_urls=list(config.start_urls),
         near_prefixes=config.near_prefixes,
@@ -114,6 +127,7 @@ def report_facts(
         pauses=pauses,
         retries=retries,
         files=files,
+        sources=places,
         names=config.names,
         fragments=config["LINKAUDIT_CHECK_FRAGMENTS"],
         soft_404=(

@@ -1,0 +1,117 @@
+"""The source files' links, each file parsed once.
+
+The parsers are imported when a file of theirs is first read: a MkDocs
+project never loads docutils, a Sphinx project in reST never loads
+markdown-it, and a build audit with no finding to map loads neither (their
+imports alone are a tenth of a small build's walk)."""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import unquote
+
+from linkaudit.sources.layout import MARKDOWN, REST, Layout
+from linkaudit.sources.links import SourceLink
+from linkaudit.sources.match import squeezed
+
+MAX_SOURCES = 5000  # source files read for a page no one file made (an aggregate page)
+
+
+def _rest_links(path: str, text: str, offset: int = 0) -> list[SourceLink]:
+    from linkaudit.sources.rest import rest_links
+
+    return rest_links(path, text, offset)
+
+
+class SourceFiles:
+    """Each source file's links, parsed once."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self.parsed: dict[str, list[SourceLink]] = {}
+        self._paths: list[str] | None = None
+        self._paths_read = False
+        self._words: dict[str, str] = {}
+        self._held: dict[str, set[str]] = {}  # a needle -> the files holding it
+
+    def links(self, path: str) -> list[SourceLink]:
+        if path not in self.parsed:
+            self.parsed[path] = self._parse(path)
+        return self.parsed[path]
+
+    def _parse(self, path: str) -> list[SourceLink]:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        except OSError:
+            return []
+        if path.endswith(REST):
+            return _rest_links(path, text)
+        from linkaudit.sources.markdown import markdown_links
+
+        flavor = self.layout.flavor
+        if path.endswith(".mdx"):
+            flavor = "mdx"
+        elif not path.endswith(MARKDOWN) and flavor == "myst":
+            flavor = "commonmark"  # an HTML page of a Sphinx project: none
+        return markdown_links(path, text, flavor, linkify=self.layout.linkify, rest=_rest_links)
+
+    def every_path(self) -> list[str] | None:
+        """Every source file, in order (None: more than MAX_SOURCES)."""
+        if not self._paths_read:
+            self._paths_read = True
+            self._paths = self._walk()
+        return self._paths
+
+    def _walk(self) -> list[str] | None:
+        found = []
+        for directory in self.layout.directories:
+            for folder, dirs, names in os.walk(directory):
+                dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_build", "_site")))
+                found += [os.path.join(folder, n) for n in names if n.endswith(MARKDOWN + REST)]
+                if len(found) > MAX_SOURCES:
+                    return None
+        return sorted(found)
+
+    def holding(self, needles: set[str] | None) -> list[str]:
+        """The source files whose text holds one of ``needles`` (None:
+        all), so a page of others' words parses the few files that can
+        hold its link, not the whole project.  The text is compared with
+        its escapes decoded and its white space and backslashes removed (a
+        URL wrapped over lines, an escaped ``_`` in reST)."""
+        paths = self.every_path() or []
+        if needles is None:
+            return paths
+        found: set[str] = set()
+        for needle in needles:
+            found |= self._holding(needle, paths)
+        return [path for path in paths if path in found]
+
+    def _holding(self, needle: str, paths: list[str]) -> set[str]:
+        """The files holding ``needle``, among those holding its part
+        before ``#`` (looked for once: a page's hundred links into another
+        page share it)."""
+        if needle not in self._held:
+            coarse = needle.partition("#")[0] or needle
+            if coarse != needle:
+                paths = sorted(self._holding(coarse, paths))
+            self._held[needle] = {path for path in paths if needle in self._text(path)}
+        return self._held[needle]
+
+    def _text(self, path: str) -> str:
+        if path not in self._words:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    text = fh.read()
+            except OSError:
+                text = ""
+            self._words[path] = squeezed(unquote(text))
+        return self._words[path]
+
+    def directory_of(self, source: str) -> str:
+        """The folder of a source file, relative to its sources' directory."""
+        root = next(
+            (d for d in self.layout.directories if source.startswith(d.rstrip(os.sep) + os.sep)),
+            os.path.dirname(source),
+        )
+        return os.path.dirname(os.path.relpath(source, root)).replace(os.sep, "/")

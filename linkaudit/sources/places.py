@@ -1,0 +1,341 @@
+"""The places of a build audit's findings mapped to their sources: the
+report's referrers (``source``, or ``unmapped`` and why), and the
+``build.sources`` summary.
+
+Only places of findings are mapped (a broken target's referrers, a missing
+fragment's, a redirect fix's): each built page holding one is read again
+once, each source file parsed once (``SourceFiles``)."""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any, Protocol
+from urllib.parse import urldefrag, urljoin
+
+from w3lib.encoding import html_to_unicode
+
+from linkaudit.rules.fragments import fragment_of
+from linkaudit.rules.urls import InvalidURL, canonicalize
+from linkaudit.sources.built import BuiltPage, read_built
+from linkaudit.sources.changes import Change
+from linkaudit.sources.files import MAX_SOURCES, SourceFiles
+from linkaudit.sources.layout import Layout
+from linkaudit.sources.links import SourceLink, shown_path
+from linkaudit.sources.match import (
+    NO_TARGET,
+    ORIGIN,
+    Index,
+    Mapped,
+    PageMatcher,
+    Rules,
+    listing_index,
+    listing_needles,
+    page_base,
+    page_index,
+)
+from linkaudit.sources.pages import PageSources
+from linkaudit.sources.templates import Templates
+
+PAGES_KEPT = 256  # built pages whose mapping is kept at once (pages come back: LRU)
+# tools whose layouts list other pages' words (Jekyll's and Hugo's lists of
+# posts): a template's link there is looked for in every source (Markdown:
+# quick to read; a Sphinx project's thousand reST files are not read for
+# its theme's links)
+LISTING_TOOLS = frozenset({"jekyll", "hugo", None})
+MAX_PAGE = 20 * 1024 * 1024  # bytes of a built page read again
+
+
+class BuildFiles(Protocol):
+    """``localbuild``'s page URL -> file (``LocalFiles``)."""
+
+    root: str
+    real_root: str
+    shown: str
+    prefix: str
+
+    def __call__(self, url: str) -> str | None: ...
+
+
+class Page:
+    """A built page read again: its links, its source file (or why none),
+    and its matcher, which maps the links asked for."""
+
+    def __init__(
+        self, url: str, rel: str, built: BuiltPage | None, source: str | None, why: str
+    ) -> None:
+        self.rel, self.built, self.source, self.why = rel, built, source, why
+        self.base = url
+        if built is not None and built.base is not None:
+            try:
+                self.base = canonicalize(built.base, url)
+            except InvalidURL:
+                pass
+        self.matcher: PageMatcher | None = None
+        self.results: dict[int, Mapped] = {}  # a link's mapping, once
+        # against the sources that may hold its links (a page of others' words)
+        self.listed: dict[tuple[str, ...], PageMatcher] = {}
+        self.lines: dict[int, list[int]] = {}  # a line -> its links
+        for j, link in enumerate(built.links if built is not None else ()):
+            self.lines.setdefault(link.line, []).append(j)
+
+    def at(self, line: int, target: str, fragment: str | None) -> list[int]:
+        """The links on ``line`` to ``target`` (with ``fragment``)."""
+        out = []
+        for j in self.lines.get(line, ()):
+            link = self.built.links[j]  # type: ignore[union-attr]
+            try:
+                if canonicalize(link.href, self.base) != target:
+                    continue
+            except InvalidURL:
+                continue
+            if fragment is None or fragment_of(link.href) == fragment:
+                out.append(j)
+        return out
+
+
+class SourcePlaces:
+    """Maps the places of a build's findings (see the module's doc)."""
+
+    def __init__(self, layout: Layout, files: BuildFiles, change: Change | None = None) -> None:
+        self.layout, self.files, self.change = layout, files, change
+        self.pages = PageSources(layout, files.real_root)
+        self.sources = SourceFiles(layout)
+        self.templates = Templates(layout)
+        self.rules = Rules(layout.tool, layout.extlinks, self.pages.label, self.pages.hugo_pages)
+        self.kept: OrderedDict[str, Page | None] = OrderedDict()
+        # the links of the sources a page of others' words may hold, indexed once
+        self._indexes: dict[tuple[str, ...], tuple[list[SourceLink], Index]] = {}
+        self.mapped = self.unmapped = 0
+        self.outside = 0  # findings outside the change (--changed-since)
+
+    # -- the report's parts
+
+    def entry(self, item: dict[str, Any]) -> None:
+        """A finding's places, and whether the change holds it."""
+        places = [(r, item["url"]) for r in item.get("referrers", ())]
+        for gap in item.get("missing_fragments", ()):
+            self.places(gap["referrers"], item["url"], gap["fragment"])
+            self._changed(gap, gap["referrers"])
+        if not _finding(item):
+            return
+        for referrer, url in places:
+            self.place(referrer, referrer.get("via") or url, None)
+        self._changed(item, item.get("referrers", ()))
+
+    def places(self, referrers: list[dict[str, Any]], url: str, fragment: str | None) -> None:
+        for referrer in referrers:
+            self.place(referrer, referrer.get("via") or url, fragment)
+
+    def fix(self, fix: dict[str, Any]) -> None:
+        """A redirect fix's place (page, line, the redirecting URL)."""
+        place = {"url": fix["page"], "line": fix["line"]}
+        self.place(place, fix["from"], None)
+        for name in ("source", "unmapped"):
+            if name in place:
+                fix[name] = place[name]
+        self._changed(fix, [place])
+
+    def section(self) -> dict[str, Any]:
+        """``build.sources``."""
+        layout = self.layout
+        return {
+            "tool": layout.tool,
+            "directories": [shown_path(d) for d in layout.directories],
+            "config": shown_path(layout.config) if layout.config else None,
+            "detected": layout.detected,
+            "mapped": self.mapped,
+            "unmapped": self.unmapped,
+        }
+
+    # -- one place
+
+    def place(self, referrer: dict[str, Any], target: str, fragment: str | None) -> None:
+        line = referrer.get("line")
+        if line is None or referrer.get("rendered"):
+            self._unmapped(referrer, "a link a script made: no line of the built page")
+            return
+        page = self._page(referrer["url"])
+        if page is None:
+            self._unmapped(referrer, "not a page of the build")
+            return
+        source = page.source
+        links_read = page.built.links if page.built is not None else []
+        if source is None and (not links_read or not page.why.startswith("no source file")):
+            self._unmapped(referrer, page.why)
+            return
+        here = page.at(line, target, fragment)
+        results: list[Mapped] = []
+        for j in here:  # all of them to one source link, or unmapped: stop at the first not
+            results.append(self._map(page, j))
+            if results[-1].link is None or results[-1].link != results[0].link:
+                break
+        if here and len(results) == len(here) and results[0].link is not None:
+            self._mapped(referrer, results[0].link)
+            return
+        if not here:
+            why = f"no link of the page's text to this target on line {line}"
+        elif len(here) > 1:
+            why = f"{len(here)} links to this target on line {line} of the page"
+        else:
+            why = results[0].why
+        self._unmapped(referrer, why)
+        content = all(links_read[j].where == "content" for j in here)
+        if (
+            self.change is not None
+            and source is not None
+            and content
+            and self.change.touches(source)
+        ):
+            referrer["changed"] = True  # no line, but its page's words were edited
+
+    def _mapped(self, referrer: dict[str, Any], link: SourceLink) -> None:
+        source: dict[str, Any] = {"file": shown_path(link.file), "line": link.line}
+        if link.defined is not None:
+            source["defined"] = {"file": shown_path(link.defined_file or link.file),
+                                 "line": link.defined}  # fmt: skip
+        referrer["source"] = source
+        self.mapped += 1
+        if self.change is not None and self.change.holds(link):
+            referrer["changed"] = True
+
+    def _unmapped(self, referrer: dict[str, Any], why: str) -> None:
+        referrer["unmapped"] = why
+        self.unmapped += 1
+
+    def _changed(self, finding: dict[str, Any], places: Any) -> None:
+        if self.change is None:
+            return
+        changed = any(p.get("changed") for p in places)
+        finding["changed"] = changed
+        if not changed:
+            self.outside += 1
+
+    # -- a page read again
+
+    def _page(self, url: str) -> Page | None:
+        if url in self.kept:
+            self.kept.move_to_end(url)
+            return self.kept[url]
+        shown = self.files(url)
+        page = None
+        if shown is not None:
+            files = self.files
+            rel = shown[len(files.shown) + 1 :] if files.shown not in (".", "") else shown
+            source, why = self.pages.source_of(rel)
+            built = None
+            # a page no source made is read for its others' words (not Sphinx's
+            # genindex and search pages: the tool's own)
+            listing = why.startswith("no source file") and self.layout.tool != "sphinx"
+            if source is not None or listing:
+                built = self._read(os.path.join(files.real_root, rel))
+                if built is None:
+                    source, why = None, "the built page could not be read again"
+            page = Page(url, rel, built, source, why)
+        self.kept[url] = page
+        if len(self.kept) > PAGES_KEPT:
+            self.kept.popitem(last=False)
+        return page
+
+    def _read(self, path: str) -> BuiltPage | None:
+        try:
+            with open(path, "rb") as fh:
+                body = fh.read(MAX_PAGE)
+        except OSError:
+            return None
+        return read_built(html_to_unicode("text/html", body)[1])
+
+    def _map(self, page: Page, j: int) -> Mapped:
+        """The j-th link of ``page`` (see ``_mapping``), once."""
+        if j not in page.results:
+            page.results[j] = self._mapping(page, j)
+        return page.results[j]
+
+    def _mapping(self, page: Page, j: int) -> Mapped:
+        """The j-th link of ``page``: its source link, else the list of
+        posts' (a template's link of a Jekyll or Hugo page), else the
+        theme's template line (or configuration's) that writes it, for a
+        link of the template or one whose target no source link has."""
+        assert page.built is not None
+        link = page.built.links[j]
+        if page.source is not None:
+            if link.where == "content":
+                result = self._matcher(page)[j]
+            else:  # the source is not parsed for it (a theme's link on every page)
+                result = Mapped(None, f"outside the page's content (the {link.where})")
+            if (
+                result.link is None
+                and link.where == "template"
+                and self.layout.tool in LISTING_TOOLS
+            ):  # a list of posts in the layout: other pages' words
+                listed = self._listed(page, j)
+                result = listed if listed.link is not None else result
+        else:  # a page of other pages' words (print page, news, tags)
+            result = self._listed(page, j)
+        if result.link is None and (link.where == "template" or result.why == NO_TARGET):
+            # the theme's, or a plugin's in the content (a PDF button of
+            # mkdocs-print-site: mkdocs.yml's path_to_pdf)
+            resolved = urljoin(page_base(page.rel, page.built.base), link.href.strip())
+            path = (
+                urldefrag(resolved)[0].removeprefix(ORIGIN) if resolved.startswith(ORIGIN) else ""
+            )
+            result = self.templates.find(link.href, path) or result
+        return result
+
+    def _matcher(self, page: Page) -> PageMatcher:
+        """The page's matcher against its source file's links (parsed now)."""
+        assert page.built is not None and page.source is not None
+        if page.matcher is None:
+            source, built = page.source, page.built
+            links = self.sources.links(source)
+            index = page_index(page.rel, links, self.sources.directory_of(source), self.rules)
+            page.matcher = PageMatcher(page.rel, built.base, built.links, links, index)
+        return page.matcher
+
+    def _listed(self, page: Page, j: int) -> Mapped:
+        """The page's j-th link matched against every source's (see
+        PageMatcher), in the files that can hold it: those holding a word
+        of its href, then those holding a word of the other links that may
+        claim the same source links (the decision counts them: their own
+        source links must all be there)."""
+        assert page.built is not None
+        if self.sources.every_path() is None:
+            return Mapped(None, f"a page no one source file made, in a project of more than "
+                                f"{MAX_SOURCES}")  # fmt: skip
+        wanted = {j}
+        base = page_base(page.rel, page.built.base)
+        while True:
+            needles: set[str] | None = set()
+            for k in sorted(wanted):
+                href = page.built.links[k].href
+                found = listing_needles(href, urljoin(base, href.strip()))
+                needles = None if found is None or needles is None else needles | found
+            matcher = self._listing(page, tuple(self.sources.holding(needles)))
+            rivals = matcher.rivals(j)
+            if rivals <= wanted:
+                return matcher[j]
+            wanted |= rivals
+
+    def _listing(self, page: Page, paths: tuple[str, ...]) -> PageMatcher:
+        assert page.built is not None
+        if paths not in page.listed:
+            if paths not in self._indexes:
+                links = [link for path in paths for link in self.sources.links(path)]
+                index = listing_index(links, lambda s: self.sources.directory_of(s.file))
+                self._indexes[paths] = (links, index)
+            links, index = self._indexes[paths]
+            built = page.built
+            page.listed[paths] = PageMatcher(page.rel, built.base, built.links, links, index, True)
+        return page.listed[paths]
+
+
+def _finding(item: dict[str, Any]) -> bool:
+    """An entry the report calls a finding: broken, unchecked, or reported
+    with a warning (a soft 404, a symbolic link out of the build)."""
+    if item["outcome"] in ("broken", "unchecked"):
+        return True
+    return bool(item.get("soft_404") or item.get("warning"))
+
+
+SourcePlacesFactory = Callable[[BuildFiles], SourcePlaces | None]
