@@ -13,6 +13,7 @@ from urllib.parse import unquote
 from linkaudit.sources.layout import MARKDOWN, REST, Layout
 from linkaudit.sources.links import SourceLink
 from linkaudit.sources.match import squeezed
+from linkaudit.sources.needles import Words
 
 MAX_SOURCES = 5000  # source files read for a page no one file made (an aggregate page)
 
@@ -32,6 +33,7 @@ class SourceFiles:
         self._paths: list[str] | None = None
         self._paths_read = False
         self._words: dict[str, str] = {}
+        self._lower: dict[str, Words] = {}
         self._held: dict[str, set[str]] = {}  # a needle -> the files holding it
 
     def links(self, path: str) -> list[SourceLink]:
@@ -97,6 +99,17 @@ class SourceFiles:
                 paths = sorted(self._holding(coarse, paths))
             self._held[needle] = {path for path in paths if needle in self._text(path)}
         return self._held[needle]
+
+    def words(self, path: str) -> Words:
+        """The file's text as ``needles.Words`` compares it (read once)."""
+        if path not in self._lower:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    text = fh.read()
+            except OSError:
+                text = ""
+            self._lower[path] = Words(text)
+        return self._lower[path]
 
     def _text(self, path: str) -> str:
         if path not in self._words:

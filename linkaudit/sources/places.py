@@ -35,6 +35,7 @@ from linkaudit.sources.match import (
     page_base,
     page_index,
 )
+from linkaudit.sources.needles import target_word
 from linkaudit.sources.pages import PageSources
 from linkaudit.sources.templates import Templates
 
@@ -261,7 +262,7 @@ class SourcePlaces:
         link = page.built.links[j]
         if page.source is not None:
             if link.where == "content":
-                result = self._matcher(page)[j]
+                result = self._own(page, j)
             else:  # the source is not parsed for it (a theme's link on every page)
                 result = Mapped(None, f"outside the page's content (the {link.where})")
             if (
@@ -282,6 +283,19 @@ class SourcePlaces:
             )
             result = self.templates.find(link.href, path) or result
         return result
+
+    def _own(self, page: Page, j: int) -> Mapped:
+        """The j-th link of ``page`` against its source file's links, the
+        file not parsed when it lacks a word its link must hold (needles.py)."""
+        assert page.built is not None and page.source is not None
+        if page.matcher is None:
+            base = page_base(page.rel, page.built.base)
+            resolved = urljoin(base, page.built.links[j].href.strip())
+            if self.sources.words(page.source).lacks(
+                target_word(resolved, base, self.layout.extlinks)
+            ):
+                return Mapped(None, NO_TARGET)
+        return self._matcher(page)[j]
 
     def _matcher(self, page: Page) -> PageMatcher:
         """The page's matcher against its source file's links (parsed now)."""
