@@ -288,16 +288,18 @@ def test_a_static_build_is_annotated_on_its_files(tmp_path):
         "artifactLocation": {"uri": "site/index.html"},
         "region": {"startLine": 2},
     }
-    assert "docs.example.com" not in json.dumps(ran.json("linkaudit-report.json")["urls"])
+    # the report names the deployed URLs (--root-url), never the address it was read at
+    urls = json.dumps(ran.json("linkaudit-report.json")["urls"])
+    assert "https://docs.example.com/gone.html" in urls and "127.0.0.1" not in urls
 
 
 def test_the_step_summary_is_cut_by_size_not_by_lines(tmp_path):
-    """4,000 broken links of 200 characters: about 1.2 MB of markdown. The
+    """4,000 broken links of 240 characters: about 1.2 MB of markdown. The
     summary takes as many whole rows as GitHub's 1 MiB holds (not 120
     lines), then says how many more, then the footer."""
     build = tmp_path / "workspace" / "site"
     build.mkdir(parents=True)
-    name = "missing-{:05d}-" + "x" * 180 + ".html"
+    name = "missing-{:05d}-" + "x" * 220 + ".html"  # a row names it twice: ~1.2 MB
     (build / "index.html").write_text(
         "".join(f'<a href="{name.format(i)}">m</a>\n' for i in range(4000))
     )
@@ -305,7 +307,7 @@ def test_the_step_summary_is_cut_by_size_not_by_lines(tmp_path):
     assert ran.returncode == 1, ran.stderr
     size = len(ran.summary.encode())
     assert 1_000_000 < size <= 1 << 20  # GitHub's bound, and nearly all of it used
-    rows = [line for line in ran.summary.splitlines() if line.startswith("| `http")]
+    rows = [line for line in ran.summary.splitlines() if line.startswith("| `site/missing-")]
     left = re.search(r"\n\nand ([0-9,]+) more: see the report\n\nExit code 1 ", ran.summary)
     assert left, ran.summary[-500:]
     assert len(rows) + int(left[1].replace(",", "")) == 4000

@@ -65,7 +65,12 @@ def _annotation(result: dict[str, Any]) -> tuple[str, str]:
     title = _TITLES.get(rule_id) or rule_id or "linkaudit"
     text = _unescape(result["message"]["text"])
     props = [f"title={_property(title)}"]
-    location = (result.get("locations") or [{}])[0].get("physicalLocation", {})
+    first = (result.get("locations") or [{}])[0]
+    location = first.get("physicalLocation", {})
+    # the place's own words (the built file a source line was built into,
+    # a redirect's hop), what the result's message does not say already
+    notes = _unescape(first.get("message", {}).get("text", "")).split("; ")
+    text += "".join(f"; {note}" for note in notes if note and note not in text)
     uri = location.get("artifactLocation", {}).get("uri")
     if uri and "://" not in uri:  # a file GitHub can place; a URL stays in the message
         props.insert(0, f"file={_property(uri)}")
