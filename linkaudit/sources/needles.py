@@ -9,7 +9,8 @@ writes it must hold, whatever the tool made of it (``match.candidates``'
 forms): of the fragment's last dotted part when there is a fragment (a
 link's ``#a`` holds it, a ``:ref:`` label is the id's words, a Python
 role's ``~a.b.c`` its last name), else of the stem of the path's last part
-(``x.md`` -> ``x/`` or ``x.html``, ``:doc:`x``` -> ``x.html``).  None (the
+(``x.md`` -> ``x/`` or ``x.html``, ``:doc:`x``` -> ``x.html``), or the
+whole last part when it names a file that is not a page (``site.pdf``).  None (the
 file is parsed) wherever that does not hold: a target that is the page
 itself or a folder above it (``..``, ``./``), a URL an extlinks role may
 make, a file with template syntax (a Liquid wildcard, Hugo's ``relref``),
@@ -53,9 +54,10 @@ def target_word(resolved: str, page_url: str, extlinks: dict[str, str]) -> tuple
     here = (parts.scheme, parts.netloc) == (page.scheme, page.netloc)
     if here and page.path.startswith(parts.path):  # the page itself, or a folder above it
         return None
-    last = next((p for p in reversed(parts.path.split("/")) if p), "")
-    stem = last.rpartition(".")[0] or last
-    word = _longest(stem) or (None if here else _longest(parts.netloc))
+    last = next((p for p in reversed(parts.path.split("/")) if p), "").lower()
+    if re.search(r"\.[a-z0-9]+$", last) and not last.endswith((".html", ".htm")):
+        return (last, False)  # a file's name, as written (x.pdf is no page the tool renamed)
+    word = _longest(last.rpartition(".")[0] or last) or (None if here else _longest(parts.netloc))
     return None if word is None else (word, False)
 
 
