@@ -165,6 +165,19 @@ def _check_sarif(text: str, report: dict[str, Any]) -> None:
                 assert place["physicalLocation"]["artifactLocation"]["uri"].isprintable()
 
 
+# a workflow command: its level, its properties (no raw ':' or ',' in a
+# value), then its message; one a line
+_COMMAND = re.compile(r"::(error|warning|notice)( [a-z]+=[^,:]*(,[a-z]+=[^,:]*)*)?::[^\r\n]*")
+
+
+def _check_github(text: str, report: dict[str, Any]) -> None:
+    assert not _RAW.search(text)
+    lines = text.split("\n")
+    assert all(line.isprintable() and _COMMAND.fullmatch(line) for line in lines), lines
+    results = json.loads(FORMATS["sarif"](report))["runs"][0]["results"]
+    assert len(lines) == len(results) + 1  # an annotation a result, and the count
+
+
 def _check_html(text: str, report: dict[str, Any]) -> None:
     assert not _RAW.search(text)
     html5lib.HTMLParser(strict=True).parse(text)
@@ -177,6 +190,7 @@ CHECKS = {
     "sarif": _check_sarif,
     "html": _check_html,
     "markdown": check_markdown,
+    "github": _check_github,
 }
 
 
