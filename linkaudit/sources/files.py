@@ -35,11 +35,37 @@ class SourceFiles:
         self._words: dict[str, str] = {}
         self._lower: dict[str, Words] = {}
         self._held: dict[str, set[str]] = {}  # a needle -> the files holding it
+        self._parts: dict[tuple[str, str, bool], list[SourceLink] | None] = {}
 
     def links(self, path: str) -> list[SourceLink]:
         if path not in self.parsed:
             self.parsed[path] = self._parse(path)
         return self.parsed[path]
+
+    def part_links(self, path: str, word: tuple[str, bool]) -> list[SourceLink] | None:
+        """The links of the part of a reST file that may hold a link
+        holding ``word`` (``blocks.rest_part``); None: parse it whole."""
+        if path in self.parsed or not path.endswith(REST):
+            return None
+        if (path, *word) not in self._parts:
+            from linkaudit.sources.blocks import rest_part
+
+            text = self._read(path)
+            part = rest_part(text, *word)
+            if part is None:
+                self._parts[(path, *word)] = None
+            else:
+                from linkaudit.sources.rest import rest_links
+
+                self._parts[(path, *word)] = rest_links(path, text, part=part)
+        return self._parts[(path, *word)]
+
+    def _read(self, path: str) -> str:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                return fh.read()
+        except OSError:
+            return ""
 
     def _parse(self, path: str) -> list[SourceLink]:
         try:

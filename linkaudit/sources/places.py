@@ -74,6 +74,8 @@ class Page:
             except InvalidURL:
                 pass
         self.matcher: PageMatcher | None = None
+        # against the part of its source that holds a word (blocks.py), by the word
+        self.parts: dict[tuple[str, bool], PageMatcher | None] = {}
         self.results: dict[int, Mapped] = {}  # a link's mapping, once
         # against the sources that may hold its links (a page of others' words)
         self.listed: dict[tuple[str, ...], PageMatcher] = {}
@@ -291,11 +293,30 @@ class SourcePlaces:
         if page.matcher is None:
             base = page_base(page.rel, page.built.base)
             resolved = urljoin(base, page.built.links[j].href.strip())
-            if self.sources.words(page.source).lacks(
-                target_word(resolved, base, self.layout.extlinks)
-            ):
+            word = target_word(resolved, base, self.layout.extlinks)
+            words = self.sources.words(page.source)
+            if words.lacks(word):
                 return Mapped(None, NO_TARGET)
+            if word is not None and not words.unsure and _elsewhere(resolved, base, word):
+                found = self._part(page, word, j)  # the blocks holding the word
+                if found is not None and found.link is not None:
+                    return found  # kept only when it maps; else the whole file
         return self._matcher(page)[j]
+
+    def _part(self, page: Page, word: tuple[str, bool], j: int) -> Mapped | None:
+        """The j-th link against the part of the page's source file that
+        may hold it (``blocks.py``), None: no part (parse the whole file)."""
+        assert page.built is not None and page.source is not None
+        if word not in page.parts:
+            links = self.sources.part_links(page.source, word)
+            matcher = None
+            if links is not None:
+                rel, built, source = page.rel, page.built, page.source
+                index = page_index(rel, links, self.sources.directory_of(source), self.rules)
+                matcher = PageMatcher(rel, built.base, built.links, links, index)
+            page.parts[word] = matcher
+        matcher = page.parts[word]
+        return None if matcher is None else matcher[j]
 
     def _matcher(self, page: Page) -> PageMatcher:
         """The page's matcher against its source file's links (parsed now)."""
@@ -342,6 +363,13 @@ class SourcePlaces:
             built = page.built
             page.listed[paths] = PageMatcher(page.rel, built.base, built.links, links, index, True)
         return page.listed[paths]
+
+
+def _elsewhere(resolved: str, base: str, word: tuple[str, bool]) -> bool:
+    """A word the part of a file may be cut by: a fragment's only for a
+    link to another page (a link into the page itself may be a section's
+    or a footnote's, whose ids the whole document makes)."""
+    return not word[1] or urldefrag(resolved)[0] != urldefrag(base)[0]
 
 
 def _finding(item: dict[str, Any]) -> bool:
