@@ -12,6 +12,7 @@ from urllib.parse import unquote
 
 from linkaudit.sources.layout import MARKDOWN, REST, Layout
 from linkaudit.sources.links import SourceLink
+from linkaudit.sources.literal import Literal, find
 from linkaudit.sources.match import squeezed
 from linkaudit.sources.needles import Words
 
@@ -35,6 +36,7 @@ class SourceFiles:
         self._words: dict[str, str] = {}
         self._lower: dict[str, Words] = {}
         self._held: dict[str, set[str]] = {}  # a needle -> the files holding it
+        self._literals: dict[tuple[str, str], Literal | None] = {}
         self._parts: dict[tuple[str, str, bool], list[SourceLink] | None] = {}
 
     def links(self, path: str) -> list[SourceLink]:
@@ -59,6 +61,13 @@ class SourceFiles:
 
                 self._parts[(path, *word)] = rest_links(path, text, part=part)
         return self._parts[(path, *word)]
+
+    def literal(self, path: str, name: str, tail: str | None) -> Literal | None:
+        """The one inline link of a Markdown file whose target holds
+        ``name``, found without the parser (``literal.find``)."""
+        if (path, name) not in self._literals:
+            self._literals[(path, name)] = find(self._read(path), name, tail)
+        return self._literals[(path, name)]
 
     def _read(self, path: str) -> str:
         try:

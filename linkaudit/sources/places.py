@@ -21,8 +21,9 @@ from linkaudit.rules.urls import InvalidURL, canonicalize
 from linkaudit.sources.built import BuiltPage, read_built
 from linkaudit.sources.changes import Change
 from linkaudit.sources.files import MAX_SOURCES, SourceFiles
-from linkaudit.sources.layout import Layout
-from linkaudit.sources.links import SourceLink, shown_path
+from linkaudit.sources.layout import MARKDOWN, Layout
+from linkaudit.sources.links import SourceLink, norm, shown_path, text_key
+from linkaudit.sources.literal import target_name
 from linkaudit.sources.match import (
     NO_TARGET,
     ORIGIN,
@@ -30,6 +31,8 @@ from linkaudit.sources.match import (
     Mapped,
     PageMatcher,
     Rules,
+    candidates,
+    key,
     listing_index,
     listing_needles,
     page_base,
@@ -297,11 +300,43 @@ class SourcePlaces:
             words = self.sources.words(page.source)
             if words.lacks(word):
                 return Mapped(None, NO_TARGET)
+            if word is not None and not words.unsure:
+                found = self._literal(page, j, resolved, base)  # without the parser
+                if found is not None:
+                    return found
             if word is not None and not words.unsure and _elsewhere(resolved, base, word):
                 found = self._part(page, word, j)  # the blocks holding the word
                 if found is not None and found.link is not None:
                     return found  # kept only when it maps; else the whole file
         return self._matcher(page)[j]
+
+    def _literal(self, page: Page, j: int, resolved: str, base: str) -> Mapped | None:
+        """The j-th link's line in a Markdown source found without its
+        parser (``literal.py``), when the tool can have made the link of
+        it, its words are the built link's and no other link of the page
+        has its target; None: the parser decides."""
+        assert page.built is not None and page.source is not None
+        target = key(resolved)
+        name = target_name(target)
+        if name is None or not page.source.endswith(MARKDOWN):
+            return None
+        found = self.sources.literal(page.source, *name)
+        built = page.built.links[j]
+        if (
+            found is None
+            or text_key(found.text) != text_key(built.text)
+            or text_key(found.block) != text_key(built.block)
+        ):
+            return None
+        link = SourceLink(page.source, found.line, found.href, norm(found.text),
+                          norm(found.block), "inline")  # fmt: skip
+        if target not in candidates(link, page.rel, self.sources.directory_of(page.source),
+                                    self.rules):  # fmt: skip
+            return None
+        same = sum(
+            1 for other in page.built.links if key(urljoin(base, other.href.strip())) == target
+        )
+        return Mapped(link, "") if same == 1 else None
 
     def _part(self, page: Page, word: tuple[str, bool], j: int) -> Mapped | None:
         """The j-th link against the part of the page's source file that
