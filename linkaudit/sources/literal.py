@@ -23,10 +23,16 @@ LINK = re.compile(r"(!?)\[([^\[\]`\\<>]*)\]\(([^()\s<>\\`]+)\)")
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,}|:{3,})(.*)$")
 # a fence inside a list item or a block quote: where it ends is the parser's to say
 NESTED_FENCE = re.compile(r"^\s*(?:(?:[>*+-]|\d+[.)])\s*)+(?:`{3}|~{3}|:{3})", re.M)
+STARTS = re.compile(r"^ {0,3}(?:[-*+]\s|\d+[.)]\s|#{1,6}\s)|^\s*[-*+]\s")
+HEADING = re.compile(r"^ {0,3}#{1,6}\s")
 MARKER = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+|>\s*|#{1,6}\s+)*")
 SQUEEZE = re.compile(r"[\s\\]+")
 # a code span: a run of backticks to the next run as long (CommonMark)
 CODE = re.compile(r"(?<!`)(`+)(?!`)(.*?)(?<!`)\1(?!`)", re.S)
+# a MyST fence of reST, whose section titles make ids too (`My Part`_)
+EVAL_RST = re.compile(
+    r"^ {0,3}(`{3,}|~{3,})\s*\{eval-rst\}[^\n]*\n(.*?)(?:^ {0,3}\1|\Z)", re.M | re.S
+)
 ROLE_NAME = re.compile(r"\{[\w:.-]+\}(?=`)")
 # a role's content, MyST's {name}`...` or reST's :name:`...`
 ROLE = re.compile(r"(?:\{[\w:.-]+\}|:[\w:.-]+:)`([^`]*)`")
@@ -80,15 +86,17 @@ def find(text: str, name: str, tail: str | None = None) -> Literal | None:
     ``_squeezed`` compares), or None (see the module's doc).  ``tail``: a
     fragment's last dotted part; a role whose target may make that id
     (``{ref}`My Part``` -> ``#my-part``, ``{func}`a.b``` -> ``#x.a.b``)
-    without holding the name refuses it, and so does a reST fence."""
+    without holding the name refuses it, and so does a reST fence that
+    holds the part (a section title makes an id)."""
     if not name or _squeezed(text).count(name) != 1:
         return None
     if HTML_SPANS.search(text) or NESTED_FENCE.search(text):
         return None
     if tail is not None:
-        if "eval-rst" in text or not _alnum(tail):
+        if not _alnum(tail):
             return None
-        if any(_alnum(tail) in _alnum(role) for role in ROLE.findall(text)):
+        spans = ROLE.findall(text) + [body for _, body in EVAL_RST.findall(text)]
+        if any(_alnum(tail) in _alnum(span) for span in spans):
             return None
     lines = text.split("\n")
     holding = [i for i, line in enumerate(lines) if name in _squeezed(line)]
@@ -97,12 +105,14 @@ def find(text: str, name: str, tail: str | None = None) -> Literal | None:
     at = holding[0]
     if len(lines[at]) - len(lines[at].lstrip()) >= 4 or not _quiet(lines, at):
         return None
-    start = at
-    while start > 0 and lines[start - 1].strip():
+    start = at  # the block: no blank line, a list item or a heading starts one
+    while start > 0 and lines[start - 1].strip() and not STARTS.match(lines[start]):
         start -= 1
     end = at + 1
-    while end < len(lines) and lines[end].strip():
+    while end < len(lines) and lines[end].strip() and not STARTS.match(lines[end]):
         end += 1
+    if HEADING.match(lines[at]) and end > at + 1:
+        return None
     block = "\n".join(lines[start:end])
     if any(c in block for c in "\\|\t") or any(
         b.lstrip().startswith("<") for b in block.split("\n")
