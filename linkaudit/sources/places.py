@@ -21,9 +21,8 @@ from linkaudit.rules.urls import InvalidURL, canonicalize
 from linkaudit.sources.built import BuiltPage, read_built
 from linkaudit.sources.changes import Change
 from linkaudit.sources.files import MAX_SOURCES, SourceFiles
-from linkaudit.sources.layout import MARKDOWN, Layout
-from linkaudit.sources.links import SourceLink, norm, shown_path, text_key
-from linkaudit.sources.literal import target_name
+from linkaudit.sources.layout import Layout
+from linkaudit.sources.links import SourceLink, shown_path
 from linkaudit.sources.match import (
     NO_TARGET,
     ORIGIN,
@@ -31,8 +30,6 @@ from linkaudit.sources.match import (
     Mapped,
     PageMatcher,
     Rules,
-    candidates,
-    key,
     listing_index,
     listing_needles,
     page_base,
@@ -40,6 +37,7 @@ from linkaudit.sources.match import (
 )
 from linkaudit.sources.needles import target_word
 from linkaudit.sources.pages import PageSources
+from linkaudit.sources.shortcuts import elsewhere, literal, part
 from linkaudit.sources.templates import Templates
 
 PAGES_KEPT = 256  # built pages whose mapping is kept at once (pages come back: LRU)
@@ -301,57 +299,14 @@ class SourcePlaces:
             if words.lacks(word):
                 return Mapped(None, NO_TARGET)
             if word is not None and not words.unsure:
-                found = self._literal(page, j, resolved, base)  # without the parser
+                found = literal(self.sources, self.rules, page, j, resolved)  # no parser
                 if found is not None:
                     return found
-            if word is not None and not words.unsure and _elsewhere(resolved, base, word):
-                found = self._part(page, word, j)  # the blocks holding the word
+            if word is not None and not words.unsure and elsewhere(resolved, base, word):
+                found = part(self.sources, self.rules, page, word, j)  # its blocks only
                 if found is not None and found.link is not None:
                     return found  # kept only when it maps; else the whole file
         return self._matcher(page)[j]
-
-    def _literal(self, page: Page, j: int, resolved: str, base: str) -> Mapped | None:
-        """The j-th link's line in a Markdown source found without its
-        parser (``literal.py``), when the tool can have made the link of
-        it, its words are the built link's and no other link of the page
-        has its target; None: the parser decides."""
-        assert page.built is not None and page.source is not None
-        target = key(resolved)
-        name = target_name(target)
-        if name is None or not page.source.endswith(MARKDOWN):
-            return None
-        found = self.sources.literal(page.source, *name)
-        built = page.built.links[j]
-        if (
-            found is None
-            or text_key(found.text) != text_key(built.text)
-            or text_key(found.block) != text_key(built.block)
-        ):
-            return None
-        link = SourceLink(page.source, found.line, found.href, norm(found.text),
-                          norm(found.block), "inline")  # fmt: skip
-        if target not in candidates(link, page.rel, self.sources.directory_of(page.source),
-                                    self.rules):  # fmt: skip
-            return None
-        same = sum(
-            1 for other in page.built.links if key(urljoin(base, other.href.strip())) == target
-        )
-        return Mapped(link, "") if same == 1 else None
-
-    def _part(self, page: Page, word: tuple[str, bool], j: int) -> Mapped | None:
-        """The j-th link against the part of the page's source file that
-        may hold it (``blocks.py``), None: no part (parse the whole file)."""
-        assert page.built is not None and page.source is not None
-        if word not in page.parts:
-            links = self.sources.part_links(page.source, word)
-            matcher = None
-            if links is not None:
-                rel, built, source = page.rel, page.built, page.source
-                index = page_index(rel, links, self.sources.directory_of(source), self.rules)
-                matcher = PageMatcher(rel, built.base, built.links, links, index)
-            page.parts[word] = matcher
-        matcher = page.parts[word]
-        return None if matcher is None else matcher[j]
 
     def _matcher(self, page: Page) -> PageMatcher:
         """The page's matcher against its source file's links (parsed now)."""
@@ -398,13 +353,6 @@ class SourcePlaces:
             built = page.built
             page.listed[paths] = PageMatcher(page.rel, built.base, built.links, links, index, True)
         return page.listed[paths]
-
-
-def _elsewhere(resolved: str, base: str, word: tuple[str, bool]) -> bool:
-    """A word the part of a file may be cut by: a fragment's only for a
-    link to another page (a link into the page itself may be a section's
-    or a footnote's, whose ids the whole document makes)."""
-    return not word[1] or urldefrag(resolved)[0] != urldefrag(base)[0]
 
 
 def _finding(item: dict[str, Any]) -> bool:
