@@ -6,9 +6,10 @@ it maps; anything else is left to the whole file's parse."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 from urllib.parse import urldefrag, urljoin
 
+from linkaudit.sources.built import BuiltPage
 from linkaudit.sources.files import SourceFiles
 from linkaudit.sources.layout import MARKDOWN
 from linkaudit.sources.links import SourceLink, norm, text_key
@@ -23,8 +24,15 @@ from linkaudit.sources.match import (
     page_index,
 )
 
-if TYPE_CHECKING:
-    from linkaudit.sources.places import Page
+
+class Page(Protocol):
+    """``places.Page``: a built page read again, its source file, and its
+    matchers against the parts of that file, by word."""
+
+    rel: str
+    built: BuiltPage | None
+    source: str | None
+    parts: dict[tuple[str, bool], PageMatcher | None]
 
 
 def literal(sources: SourceFiles, rules: Rules, page: Page, j: int, resolved: str) -> Mapped | None:
