@@ -492,3 +492,25 @@ def test_changed_since_refuses_what_git_cannot_compare(mkdocs_project, tmp_path)
     refused(out, "needs git, which is not installed")
     refused(run(mkdocs_project, "https://example.com/", "--sources", "docs"), "build directory")
     refused(run(mkdocs_project, "site", "--sources", "nowhere"), "nowhere does not exist")
+
+
+def test_a_source_lacking_the_word_of_a_target_is_not_parsed_for_it():
+    """needles.py: the word a source must hold, and None where no word is
+    sure (the page itself or a folder above it, an extlinks URL, template
+    syntax, an include, a fragment beside non-ASCII letters)."""
+    from linkaudit.sources.needles import Words, target_word
+
+    page = "http://build.invalid/a/b.html"
+    assert target_word("http://build.invalid/assets/site.pdf", page, {}) == ("site.pdf", False)
+    assert target_word("http://build.invalid/x/Y.html", page, {}) == ("y", False)  # x.md, :doc:
+    assert target_word("http://build.invalid/x/", page, {}) == ("x", False)
+    assert target_word("http://build.invalid/a/", page, {}) is None  # ../, ./
+    assert target_word("http://build.invalid/a/b.html#Flask.route", page, {}) == ("route", True)
+    issue = {"issue": "https://github.com/p/f/issues/%s"}
+    assert target_word("https://github.com/p/f/issues/12", page, issue) is None
+    assert Words("see [PDF](assets/Site.pdf)").lacks(("site.pdf", False)) is False
+    assert Words("no such link").lacks(("site.pdf", False)) is True
+    assert Words("[x]({{ site.url }}/a.pdf)").lacks(("site.pdf", False)) is False
+    assert Words(".. include:: other.rst").lacks(("site.pdf", False)) is False
+    assert Words("Über `x`_").lacks(("uber", True)) is False  # ids fold letters
+    assert Words("Über `x`_").lacks(("site.pdf", False)) is True

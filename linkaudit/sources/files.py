@@ -12,7 +12,9 @@ from urllib.parse import unquote
 
 from linkaudit.sources.layout import MARKDOWN, REST, Layout
 from linkaudit.sources.links import SourceLink
+from linkaudit.sources.literal import Literal, find
 from linkaudit.sources.match import squeezed
+from linkaudit.sources.needles import Words
 
 MAX_SOURCES = 5000  # source files read for a page no one file made (an aggregate page)
 
@@ -32,12 +34,47 @@ class SourceFiles:
         self._paths: list[str] | None = None
         self._paths_read = False
         self._words: dict[str, str] = {}
+        self._lower: dict[str, Words] = {}
         self._held: dict[str, set[str]] = {}  # a needle -> the files holding it
+        self._literals: dict[tuple[str, str], Literal | None] = {}
+        self._parts: dict[tuple[str, str, bool], list[SourceLink] | None] = {}
 
     def links(self, path: str) -> list[SourceLink]:
         if path not in self.parsed:
             self.parsed[path] = self._parse(path)
         return self.parsed[path]
+
+    def part_links(self, path: str, word: tuple[str, bool]) -> list[SourceLink] | None:
+        """The links of the part of a reST file that may hold a link
+        holding ``word`` (``blocks.rest_part``); None: parse it whole."""
+        if path in self.parsed or not path.endswith(REST):
+            return None
+        if (path, *word) not in self._parts:
+            from linkaudit.sources.blocks import rest_part
+
+            text = self._read(path)
+            part = rest_part(text, *word)
+            if part is None:
+                self._parts[(path, *word)] = None
+            else:
+                from linkaudit.sources.rest import rest_links
+
+                self._parts[(path, *word)] = rest_links(path, text, part=part)
+        return self._parts[(path, *word)]
+
+    def literal(self, path: str, name: str, tail: str | None) -> Literal | None:
+        """The one inline link of a Markdown file whose target holds
+        ``name``, found without the parser (``literal.find``)."""
+        if (path, name) not in self._literals:
+            self._literals[(path, name)] = find(self._read(path), name, tail)
+        return self._literals[(path, name)]
+
+    def _read(self, path: str) -> str:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                return fh.read()
+        except OSError:
+            return ""
 
     def _parse(self, path: str) -> list[SourceLink]:
         try:
@@ -97,6 +134,17 @@ class SourceFiles:
                 paths = sorted(self._holding(coarse, paths))
             self._held[needle] = {path for path in paths if needle in self._text(path)}
         return self._held[needle]
+
+    def words(self, path: str) -> Words:
+        """The file's text as ``needles.Words`` compares it (read once)."""
+        if path not in self._lower:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    text = fh.read()
+            except OSError:
+                text = ""
+            self._lower[path] = Words(text)
+        return self._lower[path]
 
     def _text(self, path: str) -> str:
         if path not in self._words:

@@ -35,7 +35,9 @@ from linkaudit.sources.match import (
     page_base,
     page_index,
 )
+from linkaudit.sources.needles import target_word
 from linkaudit.sources.pages import PageSources
+from linkaudit.sources.shortcuts import elsewhere, literal, part
 from linkaudit.sources.templates import Templates
 
 PAGES_KEPT = 256  # built pages whose mapping is kept at once (pages come back: LRU)
@@ -73,6 +75,8 @@ class Page:
             except InvalidURL:
                 pass
         self.matcher: PageMatcher | None = None
+        # against the part of its source that holds a word (blocks.py), by the word
+        self.parts: dict[tuple[str, bool], PageMatcher | None] = {}
         self.results: dict[int, Mapped] = {}  # a link's mapping, once
         # against the sources that may hold its links (a page of others' words)
         self.listed: dict[tuple[str, ...], PageMatcher] = {}
@@ -261,7 +265,7 @@ class SourcePlaces:
         link = page.built.links[j]
         if page.source is not None:
             if link.where == "content":
-                result = self._matcher(page)[j]
+                result = self._own(page, j)
             else:  # the source is not parsed for it (a theme's link on every page)
                 result = Mapped(None, f"outside the page's content (the {link.where})")
             if (
@@ -282,6 +286,27 @@ class SourcePlaces:
             )
             result = self.templates.find(link.href, path) or result
         return result
+
+    def _own(self, page: Page, j: int) -> Mapped:
+        """The j-th link of ``page`` against its source file's links, the
+        file not parsed when it lacks a word its link must hold (needles.py)."""
+        assert page.built is not None and page.source is not None
+        if page.matcher is None:
+            base = page_base(page.rel, page.built.base)
+            resolved = urljoin(base, page.built.links[j].href.strip())
+            word = target_word(resolved, base, self.layout.extlinks)
+            words = self.sources.words(page.source)
+            if words.lacks(word):
+                return Mapped(None, NO_TARGET)
+            if word is not None and not words.unsure:
+                found = literal(self.sources, self.rules, page, j, resolved)  # no parser
+                if found is not None:
+                    return found
+            if word is not None and not words.unsure and elsewhere(resolved, base, word):
+                found = part(self.sources, self.rules, page, word, j)  # its blocks only
+                if found is not None and found.link is not None:
+                    return found  # kept only when it maps; else the whole file
+        return self._matcher(page)[j]
 
     def _matcher(self, page: Page) -> PageMatcher:
         """The page's matcher against its source file's links (parsed now)."""

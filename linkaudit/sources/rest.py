@@ -146,16 +146,17 @@ def _docutils() -> tuple[Any, Parser, Reader]:
     return settings, parser, reader
 
 
-def rest_links(path: str, text: str, offset: int = 0) -> list[SourceLink]:
+def rest_links(path: str, text: str, offset: int = 0, part: str | None = None) -> list[SourceLink]:
     """The links of ``text``, the content of ``path`` (or the body of a
     MyST ``{eval-rst}`` fence that starts after line ``offset``).  A text
-    docutils cannot parse has none."""
+    docutils cannot parse has none.  ``part``: ``text`` with lines blanked
+    (``blocks.rest_part``), parsed instead; lines are found in ``text``."""
     settings, parser, reader = _docutils()
     try:
         with _sphinx_aware():
             # publish_doctree's steps: the parse, then the standalone reader's transforms
             document = docutils.utils.new_document(path, settings)
-            parser.parse(text, document)
+            parser.parse(text if part is None else part, document)
             document.transformer.populate_from_components((reader, parser))
             document.transformer.apply_transforms()
     except Exception:  # noqa: BLE001  docutils on any text: a failure is "no links found"

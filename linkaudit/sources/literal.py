@@ -1,0 +1,148 @@
+"""A Markdown file's link found without its parser: the one inline link
+``[text](href)`` of a file whose target holds a name the file holds once,
+in a plain paragraph, so most places of findings in a Markdown project are
+mapped without importing markdown-it (a tenth of a small build's walk) or
+parsing the file.
+
+The line is only a proposal: ``places.py`` maps it when the tool can have
+made the built link of it (``match.candidates``), its text and its block's
+words are the built link's, and the built page has one link to that
+target.  Anything the parser could read otherwise refuses it (None: the
+parser decides): the name on another line or twice, a line in a fenced or
+indented code block, in front matter, in a table, in an HTML block or a
+comment, in a code span, with an escape, an image or HTML; a block whose
+words (code spans' text included) are not the built block's."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+from urllib.parse import unquote, urlsplit
+
+LINK = re.compile(r"(!?)\[([^\[\]`\\<>]*)\]\(([^()\s<>\\`]+)\)")
+FENCE = re.compile(r"^(\s*)(`{3,}|~{3,}|:{3,})(.*)$")
+# a fence inside a list item or a block quote: where it ends is the parser's to say
+NESTED_FENCE = re.compile(r"^\s*(?:(?:[>*+-]|\d+[.)])\s*)+(?:`{3}|~{3}|:{3})", re.M)
+STARTS = re.compile(r"^ {0,3}(?:[-*+]\s|\d+[.)]\s|#{1,6}\s)|^\s*[-*+]\s")
+HEADING = re.compile(r"^ {0,3}#{1,6}\s")
+MARKER = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+|>\s*|#{1,6}\s+)*")
+SQUEEZE = re.compile(r"[\s\\]+")
+# a code span: a run of backticks to the next run as long (CommonMark)
+CODE = re.compile(r"(?<!`)(`+)(?!`)(.*?)(?<!`)\1(?!`)", re.S)
+# a MyST fence of reST, whose section titles make ids too (`My Part`_)
+EVAL_RST = re.compile(
+    r"^ {0,3}(`{3,}|~{3,})\s*\{eval-rst\}[^\n]*\n(.*?)(?:^ {0,3}\1|\Z)", re.M | re.S
+)
+ROLE_NAME = re.compile(r"\{[\w:.-]+\}(?=`)")
+# a role's content, MyST's {name}`...` or reST's :name:`...`
+ROLE = re.compile(r"(?:\{[\w:.-]+\}|:[\w:.-]+:)`([^`]*)`")
+# what makes lines other than a paragraph's across blank lines (HTML blocks
+# of kinds 1-5: comments, <pre>, <script>, <style>, <textarea>, <?, <!X)
+HTML_SPANS = re.compile(r"<!--|<\?|<!\[|<!\w|<(?:pre|script|style|textarea)\b", re.I)
+
+
+class Literal(NamedTuple):
+    line: int  # 1-based
+    href: str
+    text: str
+    block: str  # the block's words, its links' texts for the links
+
+
+def _squeezed(text: str) -> str:
+    return SQUEEZE.sub("", unquote(text)).lower()
+
+
+def _quiet(lines: list[str], at: int) -> bool:
+    """Line ``at`` is a paragraph's: not in front matter nor a fenced
+    block (none indented four spaces or more in the file: their
+    nesting is the parser's to say), not indented as code."""
+    if lines and lines[0].strip() in ("---", "+++"):
+        closing = lines[0].strip()
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() == closing), None)
+        if end is None or at <= end:
+            return False
+    fence: str | None = None  # the open fence's run
+    for i, line in enumerate(lines[: at + 1]):
+        found = FENCE.match(line)
+        if found is not None:
+            if len(found.group(1).expandtabs(4)) >= 4:
+                return False
+            run, rest = found.group(2), found.group(3)
+            if fence is None:
+                fence = run
+            elif run[0] == fence[0] and len(run) >= len(fence) and not rest.strip():
+                fence = None
+        if i == at:
+            return fence is None and found is None
+    return False
+
+
+def _alnum(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "", text.lower())
+
+
+def find(text: str, name: str, tail: str | None = None) -> Literal | None:
+    """The one inline link whose target holds ``name`` (lower case, as
+    ``_squeezed`` compares), or None (see the module's doc).  ``tail``: a
+    fragment's last dotted part; a role whose target may make that id
+    (``{ref}`My Part``` -> ``#my-part``, ``{func}`a.b``` -> ``#x.a.b``)
+    without holding the name refuses it, and so does a reST fence that
+    holds the part (a section title makes an id)."""
+    if not name or _squeezed(text).count(name) != 1:
+        return None
+    if HTML_SPANS.search(text) or NESTED_FENCE.search(text):
+        return None
+    if tail is not None:
+        if not _alnum(tail):
+            return None
+        spans = ROLE.findall(text) + [body for _, body in EVAL_RST.findall(text)]
+        if any(_alnum(tail) in _alnum(span) for span in spans):
+            return None
+    lines = text.split("\n")
+    holding = [i for i, line in enumerate(lines) if name in _squeezed(line)]
+    if len(holding) != 1:
+        return None
+    at = holding[0]
+    if len(lines[at]) - len(lines[at].lstrip()) >= 4 or not _quiet(lines, at):
+        return None
+    start = at  # the block: no blank line, a list item or a heading starts one
+    while start > 0 and lines[start - 1].strip() and not STARTS.match(lines[start]):
+        start -= 1
+    end = at + 1
+    while end < len(lines) and lines[end].strip() and not STARTS.match(lines[end]):
+        end += 1
+    if HEADING.match(lines[at]) and end > at + 1:
+        return None
+    block = "\n".join(lines[start:end])
+    if any(c in block for c in "\\|\t") or any(
+        b.lstrip().startswith("<") for b in block.split("\n")
+    ):
+        return None
+    masked = CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), block)
+    line = masked.split("\n")[at - start]
+    if "`" in line or "<" in line:
+        return None
+    links = [m for m in LINK.finditer(line) if name in _squeezed(m.group(3))]
+    if len(links) != 1 or links[0].group(1):
+        return None
+    spoken = CODE.sub(lambda m: m.group(2), ROLE_NAME.sub("", block))
+    words = " ".join(LINK.sub(r"\2", MARKER.sub("", b)) for b in spoken.split("\n"))
+    return Literal(at + 1, links[0].group(3), links[0].group(2), words)
+
+
+def target_name(resolved_key: str) -> tuple[str, str | None] | None:
+    """The name a source's target of a built link must hold whatever the
+    tool made of it (``x.md``, ``x/``, ``x.html``: ``x``; a fragment: the
+    fragment, which a link writes as it is), lower case, from the link's
+    resolved URL as ``match.key`` makes it, and for a fragment its last
+    dotted part (what a role's target may end with: ``find``); None: no
+    name."""
+    url, _, fragment = resolved_key.partition("#")
+    if fragment:
+        name = SQUEEZE.sub("", fragment).lower()
+        return (name, fragment.rpartition(".")[2]) if name else None
+    last = next((p for p in reversed(urlsplit(url).path.split("/")) if p), "")
+    if re.search(r"\.html?$", last, re.I):
+        last = last.rpartition(".")[0]
+    name = SQUEEZE.sub("", last).lower()
+    return (name, None) if name else None

@@ -1,0 +1,88 @@
+"""The two ways a place is settled before its source file is parsed
+whole (``places.py`` asks them in turn): its line found without the
+parser (``literal.py``, Markdown), and its link mapped against the part of
+the file that may hold it (``blocks.py``, reST).  Each answers only when
+it maps; anything else is left to the whole file's parse."""
+
+from __future__ import annotations
+
+from typing import Protocol
+from urllib.parse import urldefrag, urljoin
+
+from linkaudit.sources.built import BuiltPage
+from linkaudit.sources.files import SourceFiles
+from linkaudit.sources.layout import MARKDOWN
+from linkaudit.sources.links import SourceLink, norm, text_key
+from linkaudit.sources.literal import target_name
+from linkaudit.sources.match import (
+    Mapped,
+    PageMatcher,
+    Rules,
+    candidates,
+    key,
+    page_base,
+    page_index,
+)
+
+
+class Page(Protocol):
+    """``places.Page``: a built page read again, its source file, and its
+    matchers against the parts of that file, by word."""
+
+    rel: str
+    built: BuiltPage | None
+    source: str | None
+    parts: dict[tuple[str, bool], PageMatcher | None]
+
+
+def literal(sources: SourceFiles, rules: Rules, page: Page, j: int, resolved: str) -> Mapped | None:
+    """The j-th link's line in a Markdown source found without its
+    parser (``literal.py``), when the tool can have made the link of
+    it, its words are the built link's and no other link of the page
+    has its target; None: the parser decides."""
+    assert page.built is not None and page.source is not None
+    base = page_base(page.rel, page.built.base)
+    target = key(resolved)
+    name = target_name(target)
+    if name is None or not page.source.endswith(MARKDOWN):
+        return None
+    found = sources.literal(page.source, *name)
+    built = page.built.links[j]
+    if (
+        found is None
+        or text_key(found.text) != text_key(built.text)
+        or text_key(found.block) != text_key(built.block)
+    ):
+        return None
+    link = SourceLink(page.source, found.line, found.href, norm(found.text),
+                      norm(found.block), "inline")  # fmt: skip
+    if target not in candidates(link, page.rel, sources.directory_of(page.source),
+                                rules):  # fmt: skip
+        return None
+    same = sum(1 for other in page.built.links if key(urljoin(base, other.href.strip())) == target)
+    return Mapped(link, "") if same == 1 else None
+
+
+def part(
+    sources: SourceFiles, rules: Rules, page: Page, word: tuple[str, bool], j: int
+) -> Mapped | None:
+    """The j-th link against the part of the page's source file that
+    may hold it (``blocks.py``), None: no part (parse the whole file)."""
+    assert page.built is not None and page.source is not None
+    if word not in page.parts:
+        links = sources.part_links(page.source, word)
+        matcher = None
+        if links is not None:
+            rel, built, source = page.rel, page.built, page.source
+            index = page_index(rel, links, sources.directory_of(source), rules)
+            matcher = PageMatcher(rel, built.base, built.links, links, index)
+        page.parts[word] = matcher
+    matcher = page.parts[word]
+    return None if matcher is None else matcher[j]
+
+
+def elsewhere(resolved: str, base: str, word: tuple[str, bool]) -> bool:
+    """A word the part of a file may be cut by: a fragment's only for a
+    link to another page (a link into the page itself may be a section's
+    or a footnote's, whose ids the whole document makes)."""
+    return not word[1] or urldefrag(resolved)[0] != urldefrag(base)[0]
