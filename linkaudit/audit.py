@@ -48,6 +48,7 @@ class Walked:
     started_at: str
     link_faults: set[str] = field(default_factory=set)
     stopped: str = ""  # why the walk stopped early ("shutdown", a limit's reason)
+    build: Any = None  # the build's pages, read or not (localbuild/inventory.py)
 
     @property
     def done(self) -> bool:
@@ -71,6 +72,9 @@ class Audit:
     # the crawler, weakly: its statistics exist only once the spider does,
     # and the crawler's entry in the registry must not keep itself alive
     crawler: Callable[[], Any] = lambda: None
+    # a local build's pages, linked or not (localbuild/inventory.py): the
+    # scheduler has its unread pages queued when no link is left
+    build: Any = None
     # the walk of a build counts its own statistics (no crawler)
     counter: Callable[[str, int], None] | None = None
 

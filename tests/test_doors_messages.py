@@ -186,6 +186,6 @@ def test_continue_with_db_is_said_only_when_a_run_continues_so(tmp_path):
         (build / f"p{i}.html").write_text(f'<a href="p{i + 1}.html">next</a>')
     (build / "index.html").write_text('<a href="p0.html">start</a>')
     out = run(tmp_path, "chain", "--max-time", "0.3")
-    first = out.stdout.splitlines()[0]
+    first = out.stdout.splitlines()[1]  # (the build's line first, then the headline)
     assert "time limit (--max-time) reached" in first, first
     assert first.endswith("; to make an audit that stops resumable, give it --db FILE"), first

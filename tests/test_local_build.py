@@ -67,6 +67,7 @@ def test_a_build_directory_is_served_and_mapped(build):
         "img/gone.png": "broken",
         "missing.html": "broken",
         "nothere.html": "broken",
+        "404.html": "ok",  # linked from no page: read too (the host's own 404 page)
     }
     assert urls[f"{far.url}/ok"]["outcome"] == "ok" and far.hits("/ok")
     gone = urls[f"{start}img/gone.png"]
@@ -217,6 +218,7 @@ def test_read_and_served_give_the_same_report(varied):
         "page.html": "ok",
         "nowhere/": "broken",
         "gone/": "broken",
+        "404.html": "ok",  # linked from no page: read too (the host's own 404 page)
     }
     warning = urls["ORIGIN/js/lib.js"]["warning"]
     assert str(outside / "lib.js") in warning and "symbolic link" in warning

@@ -132,3 +132,99 @@ def test_max_time_stops_a_walk_inside_a_level_within_a_second(wide):
     written = _stopped_report(wide, spawned, "closespider_timeout")
     unchecked = [e for e in written["urls"] if e["outcome"] == "unchecked"]
     assert unchecked and unchecked[0]["error"] == "Not checked: time limit reached"
+
+
+# -- a build of many files, none linked (issue 41) ------------------------------------
+
+FLAT, FOLDERS, EACH = 100_000, 100, 1_000  # one flat folder, and folders of pages
+
+
+@pytest.fixture(scope="module")
+def many(tmp_path_factory):
+    """200,000 empty pages no link reaches (100,000 in one folder, as a
+    generated API reference, and 100 folders of 1,000) and an index that
+    links to none of them: every page an orphan, to be listed and read."""
+    root = tmp_path_factory.mktemp("many")
+    build = root / "public"
+    (build / "api").mkdir(parents=True)
+    for i in range(FLAT):
+        os.close(os.open(build / "api" / f"f{i}.html", os.O_CREAT | os.O_WRONLY, 0o644))
+    for d in range(FOLDERS):
+        folder = build / f"d{d}"
+        folder.mkdir()
+        for i in range(EACH):
+            os.close(os.open(folder / f"p{i}.html", os.O_CREAT | os.O_WRONLY, 0o644))
+    (build / "index.html").write_text("<p>no links</p>")
+    return root
+
+
+def test_the_pages_no_link_reached_are_listed_lazily(many):
+    """The enumeration of the unread pages holds a chunk of one folder's
+    listing and a batch of pages, never the build's names: its first batch
+    over 200,000 files costs well under the 14 MB their names' list would."""
+    import tracemalloc
+
+    from linkaudit.localbuild.inventory import BATCH, BuildPages
+    from linkaudit.rules.judge import Verdict
+    from linkaudit.state.memory import MemoryState
+
+    pages = BuildPages(str(many / "public"), "http://127.0.0.1:1/")
+    state = MemoryState()
+    tracemalloc.start()
+    try:
+        names = [f"p{i}.html" for i in range(FLAT + FOLDERS * EACH)]
+        as_a_list = tracemalloc.get_traced_memory()[0]
+        del names
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        queued = pages.feed(state, lambda url: Verdict(url, None, None), lambda: False)
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert queued == BATCH and len(state.next_level()) == BATCH
+    assert peak < as_a_list / 4, (peak, as_a_list)
+    assert not pages.done  # the rest is listed later, a batch at a time
+
+
+def test_max_urls_bounds_the_pages_read_of_a_build_of_many_files(many):
+    """--max-urls: the first page past it ends the enumeration (the rest is
+    never listed): the walk, and the crawl reading the files (--db)."""
+    for route in ([], ["--db", "a.db"]):
+        run = measure(
+            [LINKAUDIT, "public", "--max-urls", "2000", "--report", "r.json", *route],
+            cwd=many,
+            limit=60,
+        )
+        assert run.proc.returncode == 3, run.proc.stdout[-1000:] + run.proc.stderr[-2000:]
+        assert run.peak_kib < PEAK_KIB, f"peak RSS {run.peak_kib} KiB {route}"
+        report = json.loads((many / "r.json").read_text())
+        assert report["summary"]["urls"] == 2000, route
+        build = report["build"]
+        assert build["pages"] == 2000 and build["orphans"] == 1999
+        assert build["orphans_sought"] is False and report["complete"] is False
+        assert run.proc.stdout.splitlines()[0].endswith(
+            "2,000 pages read, 1 reached by links, 1,999 orphans,"
+            " the pages no link reached not looked for"
+        ), run.proc.stdout
+
+
+def test_max_time_stops_the_reading_of_a_build_of_many_files(many):
+    """--max-time: the enumeration asks the walk's clock every chunk of a
+    listing and every page; the report says where it stopped."""
+    spawned = Spawned(
+        [sys.executable, "-m", "linkaudit", str(many / "public"), "--report",
+         str(many / "t.json"), "--max-time", "2", "-v"]
+    )  # fmt: skip
+    wait_for(
+        lambda: "reading the pages no link reached" in spawned.stderr, timeout=60, what="listing"
+    )
+    listing = time.monotonic()
+    code = spawned.wait(timeout=60)
+    took = time.monotonic() - listing
+    assert code == 3, spawned.stderr[-2000:]
+    report = json.loads((many / "t.json").read_text())
+    check_no_fault(spawned.stderr, report=report)
+    assert report["finish_reason"] == "closespider_timeout" and report["complete"] is False
+    assert 1 < report["build"]["pages"] < FLAT + FOLDERS * EACH
+    assert report["build"]["orphans_sought"] is False
+    assert took < 2 + 4, f"{took:.2f} s after the listing began, for --max-time 2 (report included)"

@@ -45,6 +45,8 @@ def chosen(ns: argparse.Namespace) -> dict[str, Any]:
         # (rendered pages need a server: the browser requests their scripts)
         chosen["LINKAUDIT_LOCAL_READ"] = not renders(ns)
         chosen["LINKAUDIT_HEAD_FIRST"] = False
+        if getattr(ns, "found_start", None):  # no DIR/index.html: the page found (command/sites.py)
+            chosen["LINKAUDIT_LOCAL_START"] = ns.found_start
     bounded = ns.max_urls is not None or any(n == "LINKAUDIT_MAX_URLS" for n, _ in ns.settings)
     if ns.local_dir is not None and not ns.demo and not bounded:
         from linkaudit.localbuild.directory import url_bound

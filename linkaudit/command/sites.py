@@ -28,6 +28,8 @@ def local_site(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> Any:
             )
     if folders and len(ns.urls) > 1:
         parser.error(f"{folders[0]} is a directory: give it alone, without other URLs")
+    if getattr(ns, "start", None) and not folders:
+        parser.error("--start: only with a build directory (it names a page inside it)")
     if ns.port is not None:
         if not folders:
             parser.error("--port: only with a build directory (it is the build's address)")
@@ -35,16 +37,17 @@ def local_site(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> Any:
             parser.error(f"--port: {ns.port!r} is not a port (1-65535)")
         ns.port = int(ns.port)
     try:
-        return _local_site(ns, folders[0] if folders else None)
+        return _local_site(parser, ns, folders[0] if folders else None)
     except OSError as exc:  # --port taken, or no port at all
         where = f"--port {ns.port}: " if ns.port is not None else ""
         parser.error(f"{where}cannot serve the build there ({exc.strerror or exc})")
 
 
-def _local_site(ns: argparse.Namespace, folder: str | None) -> Any:
+def _local_site(parser: argparse.ArgumentParser, ns: argparse.Namespace, folder: str | None) -> Any:
     """The bundled demo, or a build directory, served on 127.0.0.1 for the
     audit (the site's own address: the path of --root-url)."""
     ns.local_dir = folder
+    start_page(parser, ns)
     if ns.demo:
         from linkaudit.demo import DemoSite
 
@@ -52,6 +55,28 @@ def _local_site(ns: argparse.Namespace, folder: str | None) -> Any:
     if folder is None:
         return contextlib.nullcontext()
     return _build_site(ns, folder, urlsplit(ns.root_url).path if ns.root_url else "/")
+
+
+def start_page(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> None:
+    """Where the audit of ``ns.local_dir`` starts (``localbuild/start.py``):
+    ``--start`` checked and made a path inside the build (``ns.start``),
+    else, without ``DIR/index.html``, the page found (``ns.found_start``,
+    set as ``LINKAUDIT_LOCAL_START`` by ``choices.chosen``)."""
+    from linkaudit.localbuild.start import NO_PAGE, find_start, given_start
+
+    ns.found_start = None
+    if ns.local_dir is None:
+        return
+    if getattr(ns, "start", None):
+        try:
+            ns.start = given_start(ns.local_dir, ns.start)
+        except ValueError as exc:
+            parser.error(f"--start: {exc}")
+        return
+    found = find_start(ns.local_dir)
+    if found.chosen == NO_PAGE:  # an empty build, or a failed one: nothing to audit
+        parser.error(f"{ns.local_dir}: no HTML page in the build directory (nothing to audit)")
+    ns.found_start = found.path or None
 
 
 def _build_site(ns: argparse.Namespace, folder: str, base: str) -> Any:

@@ -40,6 +40,7 @@ class Scanned(NamedTuple):
     fragments: list[list[Any]] | None  # [target, fragment, line]
     blocks: list[list[Any]] | None  # where its links sit (rules/templates.py)
     dropped: int = 0  # links past LINKAUDIT_PAGE_MAXLINKS, not read
+    not_page: str | None = None  # why the file is no page (its links not placed)
 
 
 class Discovery:
@@ -111,6 +112,7 @@ class Discovery:
         depth: int,
         stylesheet: bool,
         truncated: bool = False,
+        vet: Callable[[str, PageLinks], str | None] | None = None,
     ) -> Scanned:
         """The page's links, its number of images, the results of new links
         settled on sight and, with --check-fragments, its anchors and its
@@ -118,14 +120,20 @@ class Discovery:
         ``@import`` links and nothing else.
 
         ``text``: the body decoded, None when it is not text (a PNG sent as
-        text/html): no links."""
+        text/html): no links.  ``vet``: what says an HTML file read is no
+        page (a build's unrendered template): then none of its links is
+        placed."""
         if truncated:
             self.note_truncated(url)
         if text is None:
             return Scanned([], 0, [], None, None, None)
         if truncated:  # the last chunk may reach past the cap; only cut pages are copied
             text = text[: self.config["LINKAUDIT_PAGE_MAXSIZE"]]
-        return self.place_page(self.read(text, stylesheet), url, depth, stylesheet)
+        read = self.read(text, stylesheet)
+        why = vet(text, read) if vet is not None and not stylesheet else None
+        if why is not None:
+            return Scanned([], 0, [], None, None, None, not_page=why)
+        return self.place_page(read, url, depth, stylesheet)
 
     def note_truncated(self, url: str) -> None:
         self.count("linkaudit/pages_truncated")

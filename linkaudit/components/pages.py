@@ -16,6 +16,7 @@ from linkaudit.components.rendered import scan_rendered
 from linkaudit.items import UrlResult, page_stats
 from linkaudit.rules.appshell import looks_like_app_shell
 from linkaudit.rules.html import extract_links
+from linkaudit.rules.pagelinks import PageLinks
 from linkaudit.rules.rendered import NEVER, RenderFacts, should_render
 from linkaudit.rules.statuses import (
     BROKEN,
@@ -24,6 +25,7 @@ from linkaudit.rules.statuses import (
     http_date_iso,
     status_text,
 )
+from linkaudit.rules.unrendered import unrendered_template
 from linkaudit.signals import page_scanned
 
 if TYPE_CHECKING:
@@ -74,8 +76,12 @@ class Pages:
             if truncated:
                 self.discovery.note_truncated(url)
         else:
-            scanned = self.discovery.scan(reply.text, url, depth, stylesheet, truncated)
-        links, images, found, anchors, fragments, blocks, dropped = scanned
+            vet = self._not_a_page(url) if audit.build is not None else None
+            scanned = self.discovery.scan(reply.text, url, depth, stylesheet, truncated, vet)
+            if scanned.not_page is not None:  # a build's template: named once, never scanned
+                yield audit.result(reply, OK)
+                return
+        links, images, found, anchors, fragments, blocks, dropped, _ = scanned
         stats = None
         if kind in audit.html_types:
             if self.signals is not None and reply.source is not None:
@@ -90,6 +96,9 @@ class Pages:
         if render is not None:  # a soft 404 the app shows: by the DOM's title or heading
             read = dataclasses.replace(reply, decode=lambda: facts.dom)  # type: ignore[union-attr]
         soft = self.probes.soft_404_fields(read) if stats is not None else {}
+        if soft.get("soft_404") and audit.build is not None and audit.build.not_found_page(url):
+            # a build's own 404.html says "not found" by design: read, not a soft 404
+            soft = {k: v for k, v in soft.items() if k not in ("soft_404", "warning")}
         if stats is not None and reply.text is not None and facts is None:
             # its links exist only once scripts run: not checked
             soft["app_shell"] = shell if self.mode != NEVER else looks_like_app_shell(reply.text)
@@ -120,6 +129,18 @@ class Pages:
             **soft,
         )
         yield from found
+
+    def _not_a_page(self, url: str) -> Callable[[str, PageLinks], str | None]:
+        """What tells a build's HTML file that is no page (an unrendered
+        template, ``rules/unrendered.py``), and tells the build's pages."""
+
+        def vet(text: str, read: PageLinks) -> str | None:
+            why = unrendered_template(text, read.links)
+            if why is not None:
+                self.audit.build.not_page(url, why)
+            return why
+
+        return vet
 
     def anchors(self, reply: Reply) -> UrlResult:
         """A far HTML page downloaded for its anchors: ok, with them."""

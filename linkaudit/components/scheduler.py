@@ -177,9 +177,16 @@ class AuditScheduler(Scheduler):
         if state.shared and self._feeder is None:
             self._start_feeding()
         level = state.next_level(self._batch())
+        build = audit.build  # a build: its pages no link reached, when none is left
+        if not level and build is not None and not state.shared:
+            if build.feed(state, audit.rules.judge, self._closing):
+                level = state.next_level(self._batch())
         if level:
             logger.debug("Releasing %d URLs at depth %d", len(level), level[0].depth)
             self._crawl(level)
+
+    def _closing(self) -> bool:
+        return internals.engine_closing(self.crawler)
 
     def release(self, level: Iterable[Pending]) -> Iterator[Request | UrlResult]:
         """Each pending URL's first request, or its result when the link

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
+from urllib.parse import quote
 from weakref import WeakKeyDictionary
 
 import linkaudit.config.checks as checks
@@ -37,6 +38,7 @@ from linkaudit.rules.guards import TrapGuards
 from linkaudit.rules.names import BuildNames
 from linkaudit.rules.recheck import RecheckPolicy
 from linkaudit.rules.scope import site_prefix
+from linkaudit.rules.urls import canonicalize
 
 SQLITE_STATE = "linkaudit.state.sqlite.SQLiteState"
 REDIS_STATE = "linkaudit.state.redis.RedisState"
@@ -70,6 +72,9 @@ class Config:
     guards: TrapGuards
     policy: RecheckPolicy
     labels: Mapping[str, str] = field(default_factory=dict)  # what the user called a setting
+    # a build directory's address (LINKAUDIT_LOCAL_DIR): where its root is
+    # served, whatever page the audit starts from (LINKAUDIT_LOCAL_START)
+    build_url: str = ""
 
     def label(self, setting: str) -> str:
         """What errors call ``setting``: the argument or option typed."""
@@ -85,7 +90,7 @@ class Config:
         root = self.values.get("LINKAUDIT_ROOT_URL")
         if not root:
             return None
-        start = self.start_urls[0]
+        start = self.build_url or self.start_urls[0]
         return (root if root.endswith("/") else root + "/", start[: start.rfind("/") + 1])
 
     @cached_property
@@ -167,12 +172,15 @@ class Config:
         state = SQLITE_STATE if values["LINKAUDIT_DB"] else values["LINKAUDIT_STATE"]
         if values["LINKAUDIT_REDIS"]:
             state = cls._shared(values, labels)
+        build = _build_address(values)
+        starts = _build_start(build, values["LINKAUDIT_LOCAL_START"]) or values["LINKAUDIT_START"]
         return cls(
             values=values,
-            start_urls=values["LINKAUDIT_START"],
-            # an index page stands for its directory (rules/scope.py)
+            start_urls=starts,
+            # an index page stands for its directory (rules/scope.py); a
+            # build's pages are all its directory's, from any start page
             near_prefixes=values["LINKAUDIT_NEAR"]
-            or tuple(dict.fromkeys(map(site_prefix, values["LINKAUDIT_START"]))),
+            or ((build,) if build else tuple(dict.fromkeys(map(site_prefix, starts)))),
             report=values["LINKAUDIT_REPORT"],
             journal=journal,
             keep_journal=keep,
@@ -187,7 +195,7 @@ class Config:
                 patterns=values["LINKAUDIT_EXCLUDE"],
                 include=values["LINKAUDIT_INCLUDE"],
                 skip_far=values["LINKAUDIT_SKIP_FAR"],
-                files=_build_address(values),
+                files=build,
                 root=values["LINKAUDIT_ROOT_URL"] or "",
             ),
             policy=RecheckPolicy(
@@ -197,6 +205,7 @@ class Config:
                 report_after=values["LINKAUDIT_REPORT_AFTER"],
             ),
             labels=labels,
+            build_url=build,
         )
 
     @staticmethod
@@ -217,10 +226,25 @@ class Config:
 
 
 def _build_address(values: Mapping[str, Any]) -> str:
-    """The address a build directory (LINKAUDIT_LOCAL_DIR) is audited at:
-    its first start URL (``linkaudit DIR`` makes it), or ``""``."""
+    """The address a build directory (LINKAUDIT_LOCAL_DIR) is served at:
+    the folder of its first start URL (``linkaudit DIR`` gives the
+    directory's own address), or ``""``."""
     starts = values["LINKAUDIT_START"]
-    return starts[0] if values["LINKAUDIT_LOCAL_DIR"] and starts else ""
+    if not (values["LINKAUDIT_LOCAL_DIR"] and starts):
+        return ""
+    return starts[0][: starts[0].rfind("/") + 1]
+
+
+def _build_start(build: str, page: str) -> tuple[str, ...]:
+    """The start URL of a build's page (LINKAUDIT_LOCAL_START, its path
+    inside the directory), or none."""
+    if not (build and page):
+        return ()
+    return (canonicalize(build + quote(page, safe=_PATH_SAFE)),)
+
+
+# what a path keeps unescaped in a URL (RFC 3986's pchar and "/")
+_PATH_SAFE = "/-._~!$&'()*+,;=:@"
 
 
 def build_names(values: Mapping[str, Any]) -> BuildNames | None:

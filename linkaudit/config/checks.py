@@ -284,6 +284,21 @@ def local_directory(settings: Any, name: str) -> str | None:
     return os.path.normpath(value)
 
 
+def local_start(settings: Any, name: str) -> str:
+    """A page's path inside the build directory (LINKAUDIT_LOCAL_START), as
+    ``/``-separated segments: no absolute path, no ``..`` (the command
+    checks the file itself: ``command/sites.py``)."""
+    value = text(settings, name).replace(os.sep, "/").strip()
+    if not value:
+        return ""
+    if value.startswith("/") or "\0" in value:
+        raise ValueError(f"{value!r} is not a path inside the build directory")
+    parts = [part for part in value.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise ValueError(f"{value!r} leads out of the build directory")
+    return "/".join(parts) + ("/" if value.endswith("/") and parts else "")
+
+
 def database_path(settings: Any, name: str) -> str | None:
     """The audit database: a file that can be created or opened."""
     value = text(settings, name)

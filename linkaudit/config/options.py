@@ -203,6 +203,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_ROOT_URL", "", c.optional_url, argument="root_url", label="root_url",
            flag=Flag("--root-url URL", "scope", "with a directory: the site's own address, "
                      "whose links are checked against the directory")),
+    # the page of LINKAUDIT_LOCAL_DIR the audit starts from, its path inside it
+    # (linkaudit DIR: --start, else DIR/index.html, else the shallowest index page)
+    Option("LINKAUDIT_LOCAL_START", "", c.local_start, argument="local_start",
+           label="local_start", flag=Flag("--start PATH", "scope", "with a directory: the "
+           "page inside it the audit starts from; default: DIR/index.html, else the "
+           "shallowest index page")),
     # a build's findings on the source lines it was made from (linkaudit/sources/)
     Option("LINKAUDIT_SOURCES", [], src.source_directories, argument="sources", label="sources",
            flag=Flag("--sources DIR", "scope", "with a directory: the sources it was built from "

@@ -48,9 +48,9 @@ class LocalFiles:
 def local_files(config: Config) -> LocalFiles | None:
     """A local build's page URL -> its file (LINKAUDIT_LOCAL_DIR), for the
     report's referrers; None for an audit of a site."""
-    if not config["LINKAUDIT_LOCAL_DIR"] or not config.start_urls:
+    if not config.build_url:
         return None
-    return LocalFiles(config["LINKAUDIT_LOCAL_DIR"], config.start_urls[0])
+    return LocalFiles(config["LINKAUDIT_LOCAL_DIR"], config.build_url)
 
 
 class BuildAddress:

@@ -36,6 +36,7 @@ from linkaudit.components.sitemaps import Sitemaps
 from linkaudit.demo.server import content_type
 from linkaudit.items import UrlResult
 from linkaudit.localbuild.decoding import decoded
+from linkaudit.localbuild.inventory import BuildPages
 from linkaudit.localbuild.reading import read_file
 from linkaudit.localbuild.static import Answer as Served
 from linkaudit.localbuild.static import answer, outside_warning, served_path
@@ -68,11 +69,15 @@ class BuildWalk:
         self.head_first = config["LINKAUDIT_HEAD_FIRST"]
         self.link_faults = audit.link_faults
         self.stats: Counter[str] = Counter()
-        self.netloc = urlsplit(self.start_urls[0]).netloc
-        self.base_path = served_path(self.start_urls[0])
+        self.netloc = urlsplit(config.build_url).netloc
+        self.base_path = served_path(config.build_url)
         self.root = config["LINKAUDIT_LOCAL_DIR"]
         self.items: list[UrlResult] = []
         self.elsewhere: list[Pending] = []  # other origins: the crawl's
+        # every page of the build, linked or not (inventory.py); --depth: the linked ones
+        self.pages = audit.build = BuildPages(
+            self.root, config.build_url, enumerate_unread=self.max_depth is None
+        )
         # the crawl's components, on answers read from the files
         self.discovery = Discovery(config, self.rules, state, self._count, self.link_faults)
         probes = Probes(audit)
@@ -114,8 +119,10 @@ class BuildWalk:
             self._count("requests")  # the crawl asks for robots.txt (a 404: no file)
         while not stopped():
             level = self.state.next_level()
+            if not level and not self.pages.feed(self.state, self.rules.judge, stopped):
+                break  # every link followed, every page of the build read
             if not level:
-                break
+                continue
             logger.debug("Walking depth %d: %d URLs", level[0].depth, len(level))
             for index, pending in enumerate(level):
                 if stopped():  # inside a level too: one level can be the whole build
@@ -197,6 +204,8 @@ class BuildWalk:
             try:
                 body, truncated = read_file(path, self.maxsize)
                 read = True
+                if status == 200 and path is not None:  # (not the site's 404.html)
+                    self.pages.read(url, str(path))
             except OSError:  # gone or unreadable since it was found: as the handler
                 status, headers = 404, {b"Content-Type": b"text/html"}
         return Reply(

@@ -73,16 +73,15 @@ class LocalBuildHandler(HttpDownloadHandler):
 
     def _local(self) -> _Build | None:
         """The build, from the audit's configuration (known once the spider
-        is): its directory and the start URL it is served at."""
+        is): its directory and the address its root is served at."""
         if self._build is False:
             config = config_of(self.crawler)
-            root = config["LINKAUDIT_LOCAL_DIR"]
-            if not (root and config.start_urls):
+            root, build = config["LINKAUDIT_LOCAL_DIR"], config.build_url
+            if not (root and build):
                 self._build = None
             else:
-                start = config.start_urls[0]
                 read = config["LINKAUDIT_LOCAL_READ"]
-                self._build = _Build(urlsplit(start).netloc, root, served_path(start), read)
+                self._build = _Build(urlsplit(build).netloc, root, served_path(build), read)
         return self._build or None
 
     async def download_request(self, request: Request) -> Response:

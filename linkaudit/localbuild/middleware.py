@@ -53,9 +53,8 @@ class LinkOutMiddleware:
             return None
         if self._origin is False:
             config = config_of(self.crawler)
-            start = config.start_urls[0] if config.start_urls else ""
-            local = config["LINKAUDIT_LOCAL_DIR"] and start
-            self._origin = urlsplit(start).netloc if local else None
+            build = config.build_url
+            self._origin = urlsplit(build).netloc if build else None
         if not self._origin or urlsplit(response.url).netloc != self._origin:
             return None
         return unquote(value.decode("latin-1"))

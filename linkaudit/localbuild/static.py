@@ -133,10 +133,20 @@ def served_path(start_url: str) -> str:
     return path[: path.rfind("/") + 1] or "/"
 
 
+_OUTSIDE_SAID = "a symbolic link out of the build directory, to "
+_OUTSIDE_MEANS = ": served here, but a copy deployed without it would break"
+
+
 def outside_warning(target: str) -> str:
     """The report's ``warning`` for a link served through a symbolic link
     out of the build directory (``target``: the link's own text)."""
-    return (
-        f"a symbolic link out of the build directory, to {target}: "
-        "served here, but a copy deployed without it would break"
-    )
+    return f"{_OUTSIDE_SAID}{target}{_OUTSIDE_MEANS}"
+
+
+def outside_target(warning: str | None) -> str | None:
+    """The target a symbolic link out of the build names, from the warning
+    :func:`outside_warning` wrote (the report's ``symlink_out``); None for
+    any other warning."""
+    if not warning or not warning.startswith(_OUTSIDE_SAID) or not warning.endswith(_OUTSIDE_MEANS):
+        return None
+    return warning[len(_OUTSIDE_SAID) : -len(_OUTSIDE_MEANS)]

@@ -105,10 +105,10 @@ def walks(config: Config) -> bool:
         return False
     if config["CLOSESPIDER_PAGECOUNT"]:  # (--max-time: the walk keeps its own clock)
         return False
-    if tuple(config.near_prefixes) != tuple(config.start_urls[:1]) or len(config.start_urls) != 1:
-        return False
+    if tuple(config.near_prefixes) != (config.build_url,) or len(config.start_urls) != 1:
+        return False  # (--near: the crawl)
     if config["ROBOTSTXT_OBEY"]:  # the build's own robots.txt: the crawl obeys it
-        if answer(root, served_path(config.start_urls[0]), "/robots.txt").status == 200:
+        if answer(root, served_path(config.build_url), "/robots.txt").status == 200:
             return False
     return True
 
@@ -168,6 +168,7 @@ def walk(config: Config) -> Walked:
         started_at=started_at,
         link_faults=walker.link_faults,
         stopped="shutdown" if stop else (late[0] if late else ""),
+        build=walker.pages,
     )
 
 
@@ -211,6 +212,7 @@ def finish(config: Config, walked: Walked) -> None:
         baseline=baseline,
         baseline_source=config.baseline_source,
         files=local_files(config),
+        build=walked.build,
     )
 
     def views(path: str) -> None:

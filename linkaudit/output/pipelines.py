@@ -83,6 +83,7 @@ class ReportPipeline:
             requests=0,
             baseline=audit.baseline,
             files=audit.files,
+            build=audit.build,
         )
         self.decided_at = facts.now  # the report's grace periods end when these did
         send = self.crawler.signals.send_catch_log
@@ -166,6 +167,7 @@ class ReportPipeline:
             pauses=pauses,
             retries=retries,
             files=audit.files,
+            build=audit.build,
         )
         if self.decided_at is not None:  # the time the feeds' revisions were decided at
             facts = replace(facts, now=self.decided_at)

@@ -108,6 +108,9 @@ def entries_of(
     renders = RenderedPages(facts.render)
     entries = sections.read(state)
     missing = sections.missing_fragments()
+    build = facts.build  # a local build's part: orphans, hrefs... (localbuild/report.py)
+    if build is not None:
+        build.prepare(entries, missing)
     history = facts.history
     suggested = sections.suggestions()
     soft, groups = sections.soft, sections.groups
@@ -119,6 +122,8 @@ def entries_of(
     for entry in entries:
         if soft is not None and soft.skip(entry.url):
             continue  # a probe: no link
+        if build is not None and build.skip(entry):
+            continue  # a build's file that is no page, which no link leads to
         expired = late is not None and _expired(entry, policy, since, now)
         if late is not None and not (
             expired or entry.url in sections.looped or _probed(entry) or _through(entry, sections)
@@ -150,6 +155,8 @@ def entries_of(
             _add_files(item["referrers"], files)
             for gap in item.get("missing_fragments", ()):
                 _add_files(gap["referrers"], files)
+        if build is not None:
+            build.see(item)
         if places is not None:  # a build's places -> its source lines
             places.entry(item)
         if groups is not None:
@@ -204,6 +211,7 @@ def entries_of(
             "version": REPORT_VERSION,
             "start_urls": list(facts.start_urls),
             "near_prefixes": list(facts.near_prefixes),
+            **({"build": build.section(summary)} if build is not None else {}),
             "started_at": facts.started_at,
             "finished_at": facts.finished_at,
             "finish_reason": finish_reason,

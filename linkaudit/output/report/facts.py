@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from linkaudit.rules.names import BuildNames
 from linkaudit.rules.recheck import RecheckPolicy
@@ -74,6 +74,8 @@ class ReportFacts:
     # struggling host's (each bounded: docs/politeness.md)
     retries: int = 0
     render: str = "never"  # LINKAUDIT_RENDER: the rendered section and its counts
+    # a local build's part of the report: ``build``, orphans, hrefs (localbuild/report.py)
+    build: Any = None
 
 
 def report_facts(
@@ -89,11 +91,14 @@ def report_facts(
     pauses: int = 0,
     retries: int = 0,
     files: Callable[[str], str | None] | None = None,
+    build: Any = None,
 ) -> ReportFacts:
     """The facts of a report written now, by the audit ``config`` describes,
     of a run that started at ``started_at`` and ended for ``finish_reason``
     after ``pages`` pages and ``requests`` requests.  ``files``: a local
-    build's page URL -> its file, for the referrers (``localbuild``)."""
+    build's page URL -> its file, for the referrers (``localbuild``);
+    ``build``: its pages (``localbuild/inventory.py``), whose part of the
+    report is made here, one for each report."""
     soft_404 = config["LINKAUDIT_SOFT_404"]
     places = None
     if files is not None:
@@ -134,4 +139,5 @@ def report_facts(
         sitemaps=bool(config["LINKAUDIT_SITEMAPS"] or config["LINKAUDIT_ROBOTS_SITEMAPS"]),
         suggest=config["LINKAUDIT_SUGGEST_MIN_SCORE"] if config["LINKAUDIT_SUGGESTIONS"] else None,
         render=config["LINKAUDIT_RENDER"],
+        build=build.report_part(config, files) if build is not None else None,
     )
