@@ -183,4 +183,5 @@ def test_the_layout_beside_a_build_is_detected(tmp_path, name):
     report, expected = _audit(tmp_path, name, detect=True)
     score = _score(tmp_path, name, report, expected)
     assert score["wrong"] == []
-    assert score["right"] >= 0.95 * score["places"]
+    assert score["sentinel_right"] >= 0.95 * score["sentinel_places"]
+    assert score["right"] >= 0.9 * score["places"]  # (the plugin-written places: above)
