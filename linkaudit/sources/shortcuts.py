@@ -1,6 +1,6 @@
 """The two ways a place is settled before its source file is parsed
 whole (``places.py`` asks them in turn): its line found without the
-parser (``literal.py``, Markdown), and its link mapped against the part of
+parser (``literal.py``, Markdown; ``restliteral.py``, reST), and its link mapped against the part of
 the file that may hold it (``blocks.py``, reST).  Each answers only when
 it maps; anything else is left to the whole file's parse."""
 
