@@ -47,6 +47,22 @@ def test_literal_fragment_refused_where_a_role_may_make_the_id():
     assert find(reST, "my-part", "my-part") is None
 
 
+def test_literal_in_a_jekyll_file_refuses_liquid_around_the_link():
+    plain = "{% include note.html %}\n\nSome words and [the text](gone-page.md) here.\n"
+    assert find(plain, "gone-page", liquid=True) is not None
+    refused = {
+        "highlight": "{% highlight md %}\n\n[a](gone.md)\n\n{% endhighlight %}\n",
+        "raw": "{% raw %}\n[a](gone.md)\n{% endraw %}\n",
+        "comment": "{%- comment -%}\n\n[a](gone.md)\n\n{% endcomment %}\n",
+        "not closed": "{% capture x %}\n\n[a](gone.md)\n",
+        "in the block": "Version {{ site.version }}:\n[a](gone.md)\n",
+        "a tag in the block": "[a](gone.md) {% if x %}b{% endif %}\n",
+    }
+    for why, text in refused.items():
+        assert find(text, "gone", liquid=True) is None, why
+    assert find(refused["highlight"], "gone") is not None  # (not Jekyll: no Liquid)
+
+
 def test_target_name():
     assert target_name("http://build.invalid/a/gone/") == ("gone", None)
     assert target_name("http://build.invalid/a/Gone.html") == ("gone", None)

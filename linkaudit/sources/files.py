@@ -68,7 +68,8 @@ class SourceFiles:
         """The one inline link of a Markdown file whose target holds
         ``name``, found without the parser (``literal.find``)."""
         if (path, name) not in self._literals:
-            self._literals[(path, name)] = find(self._read(path), name, tail)
+            liquid = self.layout.tool == "jekyll"
+            self._literals[(path, name)] = find(self._read(path), name, tail, liquid)
         return self._literals[(path, name)]
 
     def rest_literal(self, path: str, name: str) -> tuple[Literal, int | None] | None:
