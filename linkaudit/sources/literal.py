@@ -11,7 +11,12 @@ target.  Anything the parser could read otherwise refuses it (None: the
 parser decides): the name on another line or twice, a line in a fenced or
 indented code block, in front matter, in a table, in an HTML block or a
 comment, in a code span, with an escape, an image or HTML; a block whose
-words (code spans' text included) are not the built block's."""
+words (code spans' text included) are not the built block's; in a Jekyll
+file, a block holding Liquid or a line inside a Liquid block whose content
+is not the page's Markdown (``highlight``, ``raw``, ``comment``,
+``capture``).  (A Jekyll file's other Liquid, an include's HTML or a link
+Liquid spells, cannot make a second link to the target unseen: the built
+page must have one.)"""
 
 from __future__ import annotations
 
