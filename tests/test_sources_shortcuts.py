@@ -9,6 +9,7 @@ from __future__ import annotations
 from linkaudit.sources.blocks import rest_part
 from linkaudit.sources.literal import find, target_name
 from linkaudit.sources.rest import rest_links
+from linkaudit.sources.restliteral import find_rest
 
 
 def test_literal_finds_the_one_link_in_a_plain_paragraph():
@@ -44,6 +45,22 @@ def test_literal_fragment_refused_where_a_role_may_make_the_id():
     assert find("[a](#my-part)\n\n{ref}`My Part`\n", "my-part", "my-part") is None
     reST = "[a](#my-part)\n\n```{eval-rst}\nMy Part\n=======\n```\n"
     assert find(reST, "my-part", "my-part") is None
+
+
+def test_literal_in_a_jekyll_file_refuses_liquid_around_the_link():
+    plain = "{% include note.html %}\n\nSome words and [the text](gone-page.md) here.\n"
+    assert find(plain, "gone-page", liquid=True) is not None
+    refused = {
+        "highlight": "{% highlight md %}\n\n[a](gone.md)\n\n{% endhighlight %}\n",
+        "raw": "{% raw %}\n[a](gone.md)\n{% endraw %}\n",
+        "comment": "{%- comment -%}\n\n[a](gone.md)\n\n{% endcomment %}\n",
+        "not closed": "{% capture x %}\n\n[a](gone.md)\n",
+        "in the block": "Version {{ site.version }}:\n[a](gone.md)\n",
+        "a tag in the block": "[a](gone.md) {% if x %}b{% endif %}\n",
+    }
+    for why, text in refused.items():
+        assert find(text, "gone", liquid=True) is None, why
+    assert find(refused["highlight"], "gone") is not None  # (not Jekyll: no Liquid)
 
 
 def test_target_name():
@@ -87,3 +104,56 @@ def test_rest_part_refuses_what_pairs_across_blocks():
     table = "\n=====  =====\na      b\n=====  =====\n"
     assert rest_part(_rest_file(table), "gone") is None
     assert rest_part("short `x <gone.html>`_\n", "gone") is None  # a short file: whole
+
+
+def test_rest_literal_finds_what_docutils_finds():
+    """An inline reference and a named one (``Name`_`` and ``word_``): the
+    line, target and definition line docutils' parse gives, no docutils."""
+    text = (
+        "Title\n=====\n\nSome words and `the text <gone-page.html>`_ here,\n"
+        "wrapped ``code``.\n\nIt runs with `Nginx uWSGI`_ and *fast*\nservers.\n\n"
+        "See gunicorn_ too.\n\n.. _Nginx uWSGI: missing-s11.html\n"
+        ".. _gunicorn: https://x.example/gunicorn-page\n"
+    )
+    parsed = {link.target: link for link in rest_links("a.rst", text)}
+    cases = {
+        "gone-page": ("the text", "Some words and the text here, wrapped code."),
+        "missing-s11": ("Nginx uWSGI", "It runs with Nginx uWSGI and fast servers."),
+        "gunicorn-page": ("gunicorn", "See gunicorn too."),
+    }
+    for name, (words, block) in cases.items():
+        found = find_rest(text, name)
+        assert found is not None, name
+        literal, defined = found
+        link = parsed[literal.href]
+        assert (literal.line, defined) == (link.line, link.defined), name
+        assert (literal.text, literal.block) == (words, block), name
+        assert literal.block == link.block
+
+
+def test_rest_literal_refuses_what_docutils_may_read_otherwise():
+    named = ".. _Lost: gone.html\n"
+    refused = {
+        "twice": "`a <gone.html>`_\n\n`b <gone.html>`_\n",
+        "referenced twice": "`Lost`_ and\n\nLost_ again.\n\n" + named,
+        "across lines": "the `Lost\nPage`_ link.\n\n.. _Lost Page: gone.html\n",
+        "defined twice": "`Lost`_.\n\n" + named + ".. _lost: other.html\n",
+        "an alias": "`x <Lost_>`_ and `Lost`_.\n\n" + named,
+        "a substitution": "|Lost|_ and `Lost`_.\n\n" + named,
+        "indented": "para\n\n    `a <gone.html>`_\n",
+        "list item": "- `a <gone.html>`_\n",
+        "section title": "`a <gone.html>`_\n================\n",
+        "role": "see :doc:`x` and `a <gone.html>`_\n",
+        "escape": "\\* `a <gone.html>`_\n",
+        "table": "| `a <gone.html>`_ |\n",
+        "inline literal": "``Lost_`` only.\n\n" + named,
+        "footnote": "`a <gone.html>`_ [1]_\n",
+        "anonymous": "`a <gone.html>`_\n\n`b`__\n\n__ x.html\n",
+        "include": "`a <gone.html>`_\n\n.. include:: x.rst\n",
+        "quoted literal": "Code::\n\n`a <gone.html>`_\n",
+        "wrapped URL": "`Lost`_.\n\n.. _Lost:\n   gone.html\n",
+    }
+    for why, text in refused.items():
+        assert find_rest(text, "gone") is None, why
+    for text in ("`Lost`_.\n\n" + named, "para\n\n`a <gone.html>`_\n"):  # without them
+        assert find_rest(text, "gone") is not None

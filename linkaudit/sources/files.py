@@ -15,6 +15,7 @@ from linkaudit.sources.links import SourceLink
 from linkaudit.sources.literal import Literal, find
 from linkaudit.sources.match import squeezed
 from linkaudit.sources.needles import Words
+from linkaudit.sources.restliteral import find_rest
 
 MAX_SOURCES = 5000  # source files read for a page no one file made (an aggregate page)
 
@@ -37,6 +38,7 @@ class SourceFiles:
         self._lower: dict[str, Words] = {}
         self._held: dict[str, set[str]] = {}  # a needle -> the files holding it
         self._literals: dict[tuple[str, str], Literal | None] = {}
+        self._rest_literals: dict[tuple[str, str], tuple[Literal, int | None] | None] = {}
         self._parts: dict[tuple[str, str, bool], list[SourceLink] | None] = {}
 
     def links(self, path: str) -> list[SourceLink]:
@@ -66,8 +68,16 @@ class SourceFiles:
         """The one inline link of a Markdown file whose target holds
         ``name``, found without the parser (``literal.find``)."""
         if (path, name) not in self._literals:
-            self._literals[(path, name)] = find(self._read(path), name, tail)
+            liquid = self.layout.tool == "jekyll"
+            self._literals[(path, name)] = find(self._read(path), name, tail, liquid)
         return self._literals[(path, name)]
+
+    def rest_literal(self, path: str, name: str) -> tuple[Literal, int | None] | None:
+        """The one reference of a reST file whose target holds ``name``,
+        and its definition's line, found without docutils (``restliteral``)."""
+        if (path, name) not in self._rest_literals:
+            self._rest_literals[(path, name)] = find_rest(self._read(path), name)
+        return self._rest_literals[(path, name)]
 
     def _read(self, path: str) -> str:
         try:

@@ -11,7 +11,12 @@ target.  Anything the parser could read otherwise refuses it (None: the
 parser decides): the name on another line or twice, a line in a fenced or
 indented code block, in front matter, in a table, in an HTML block or a
 comment, in a code span, with an escape, an image or HTML; a block whose
-words (code spans' text included) are not the built block's."""
+words (code spans' text included) are not the built block's; in a Jekyll
+file, a block holding Liquid or a line inside a Liquid block whose content
+is not the page's Markdown (``highlight``, ``raw``, ``comment``,
+``capture``).  (A Jekyll file's other Liquid, an include's HTML or a link
+Liquid spells, cannot make a second link to the target unseen: the built
+page must have one.)"""
 
 from __future__ import annotations
 
@@ -38,6 +43,8 @@ ROLE_NAME = re.compile(r"\{[\w:.-]+\}(?=`)")
 ROLE = re.compile(r"(?:\{[\w:.-]+\}|:[\w:.-]+:)`([^`]*)`")
 # what makes lines other than a paragraph's across blank lines (HTML blocks
 # of kinds 1-5: comments, <pre>, <script>, <style>, <textarea>, <?, <!X)
+# Liquid blocks whose content is code, text or nothing on the page (Jekyll)
+LIQUID_BLOCK = re.compile(r"\{%-?\s*(highlight|raw|comment|capture)\b")
 HTML_SPANS = re.compile(r"<!--|<\?|<!\[|<!\w|<(?:pre|script|style|textarea)\b", re.I)
 
 
@@ -81,7 +88,20 @@ def _alnum(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "", text.lower())
 
 
-def find(text: str, name: str, tail: str | None = None) -> Literal | None:
+def _in_liquid_block(text: str, at: int) -> bool:
+    """Line ``at`` (0-based) is inside a Liquid block whose content is not
+    the page's Markdown (``{% highlight %}``, ``raw``, ``comment``,
+    ``capture``), or such a block is not closed."""
+    for found in LIQUID_BLOCK.finditer(text):
+        end = re.compile(r"\{%-?\s*end" + found.group(1) + r"\b").search(text, found.end())
+        if end is None:
+            return True
+        if text.count("\n", 0, found.start()) <= at <= text.count("\n", 0, end.end()):
+            return True
+    return False
+
+
+def find(text: str, name: str, tail: str | None = None, liquid: bool = False) -> Literal | None:
     """The one inline link whose target holds ``name`` (lower case, as
     ``_squeezed`` compares), or None (see the module's doc).  ``tail``: a
     fragment's last dotted part; a role whose target may make that id
@@ -114,6 +134,8 @@ def find(text: str, name: str, tail: str | None = None) -> Literal | None:
     if HEADING.match(lines[at]) and end > at + 1:
         return None
     block = "\n".join(lines[start:end])
+    if liquid and ("{{" in block or "{%" in block or _in_liquid_block(text, at)):
+        return None
     if any(c in block for c in "\\|\t") or any(
         b.lstrip().startswith("<") for b in block.split("\n")
     ):

@@ -298,7 +298,8 @@ class SourcePlaces:
             words = self.sources.words(page.source)
             if words.lacks(word):
                 return Mapped(None, NO_TARGET)
-            if word is not None and not words.unsure:
+            # (a Jekyll file's Liquid: the literal path refuses a block that holds it)
+            if word is not None and (not words.unsure or self.layout.tool == "jekyll"):
                 found = literal(self.sources, self.rules, page, j, resolved)  # no parser
                 if found is not None:
                     return found

@@ -1,6 +1,6 @@
 """The two ways a place is settled before its source file is parsed
 whole (``places.py`` asks them in turn): its line found without the
-parser (``literal.py``, Markdown), and its link mapped against the part of
+parser (``literal.py``, Markdown; ``restliteral.py``, reST), and its link mapped against the part of
 the file that may hold it (``blocks.py``, reST).  Each answers only when
 it maps; anything else is left to the whole file's parse."""
 
@@ -11,7 +11,7 @@ from urllib.parse import urldefrag, urljoin
 
 from linkaudit.sources.built import BuiltPage
 from linkaudit.sources.files import SourceFiles
-from linkaudit.sources.layout import MARKDOWN
+from linkaudit.sources.layout import MARKDOWN, REST
 from linkaudit.sources.links import SourceLink, norm, text_key
 from linkaudit.sources.literal import target_name
 from linkaudit.sources.match import (
@@ -44,9 +44,18 @@ def literal(sources: SourceFiles, rules: Rules, page: Page, j: int, resolved: st
     base = page_base(page.rel, page.built.base)
     target = key(resolved)
     name = target_name(target)
-    if name is None or not page.source.endswith(MARKDOWN):
+    if name is None:
         return None
-    found = sources.literal(page.source, *name)
+    defined = None
+    if page.source.endswith(MARKDOWN):
+        found = sources.literal(page.source, *name)
+        kind = "inline"
+    elif page.source.endswith(REST) and name[1] is None:  # (a fragment: the document's ids)
+        rest = sources.rest_literal(page.source, name[0])
+        found, defined = rest if rest is not None else (None, None)
+        kind = "rst"
+    else:
+        return None
     built = page.built.links[j]
     if (
         found is None
@@ -54,8 +63,8 @@ def literal(sources: SourceFiles, rules: Rules, page: Page, j: int, resolved: st
         or text_key(found.block) != text_key(built.block)
     ):
         return None
-    link = SourceLink(page.source, found.line, found.href, norm(found.text),
-                      norm(found.block), "inline")  # fmt: skip
+    link = SourceLink(page.source, found.line, found.href, norm(found.text), norm(found.block),
+                      kind, defined, page.source if defined is not None else None)  # fmt: skip
     if target not in candidates(link, page.rel, sources.directory_of(page.source),
                                 rules):  # fmt: skip
         return None

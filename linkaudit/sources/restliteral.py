@@ -1,0 +1,146 @@
+"""A reStructuredText file's link found without docutils: the one
+reference whose target holds a name the file holds once, written inline
+(`` `text <href>`_ ``) or as a named reference (`` `text`_ `` or
+``text_``) to the one explicit target that defines it (``.. _text:
+href``), in a plain paragraph; so most places of findings in a Sphinx
+project are mapped without importing docutils (its import alone is most
+of a small build's 10 % bound) or parsing the file.
+
+As with Markdown (``literal.py``), the line is only a proposal:
+``shortcuts.literal`` maps it when the tool can have made the built link
+of it, its text and its block's words are the built link's, and the built
+page has one link to that target.  Anything docutils could read otherwise
+refuses it (None: the parser decides): a fragment (ids the whole document
+makes), what pairs or reads across blocks (``blocks.UNSAFE``: anonymous
+targets, roles the file defines, simple tables), an include, the name on
+another line or twice, a target defined twice or by another target, a
+name referenced twice or across lines, and a paragraph that is not a
+plain one: indented (a block quote, a list item's, a directive's body),
+a list, a field list, a table, a section title, a comment or directive,
+a quoted literal block, an escape, a substitution, a footnote, a role."""
+
+from __future__ import annotations
+
+import re
+
+from linkaudit.sources.blocks import UNSAFE, _literal_before, _squeezed
+from linkaudit.sources.literal import Literal
+
+# `text`_ / `text <href>`_ (not __: anonymous)
+REFERENCE = re.compile(r"`([^`<>]+?)(?:\s*<([^<>`]+)>)?`_(?!_)")
+SIMPLE = re.compile(r"(?<![\w`\\])(\w+(?:[-.+:]\w+)*)_(?![\w`])")  # word_
+TARGET = re.compile(r"^\.\.[ \t]+_(?:`([^`]+)`|([^:`\\]+)):(.*)$", re.M)
+INCLUDE = re.compile(r"^\s*\.\.\s+include::", re.M)
+ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+\s*$")
+# what starts a block other than a paragraph: a list item, an enumerated
+# or field list, an explicit markup, a doctest, a table, a line block
+NOT_PARAGRAPH = re.compile(
+    r"^(?:[-*+\u2022\u2023\u2043]\s|\(?(?:\d+|#|[a-zA-Z]|[ivxlcdmIVXLCDM]+)[.)]\s|:|\.\.(?:\s|$)|"
+    r">>>|\||\+[-=])"
+)
+INLINE_LITERAL = re.compile(r"``([^`]+)``")
+EMPHASIS = re.compile(r"\*\*([^*]+)\*\*|\*([^*]+)\*")
+
+
+def _name(text: str) -> str:
+    """A reference name as docutils compares it (``fully_normalize_name``)."""
+    return " ".join(text.split()).lower()
+
+
+def find_rest(text: str, name: str) -> tuple[Literal, int | None] | None:
+    """The one reference whose target holds ``name`` (lower case, as
+    ``literal._squeezed`` compares), and the 1-based line of the target
+    that defines its URL (None: written inline), or None (see the
+    module's doc)."""
+    if not name or _squeezed(text).count(name) != 1:
+        return None
+    if UNSAFE.search(text) or INCLUDE.search(text):
+        return None
+    lines = text.split("\n")
+    holding = [i for i, line in enumerate(lines) if name in _squeezed(line)]
+    if len(holding) != 1:
+        return None
+    at = holding[0]
+    defined: int | None = None
+    target = TARGET.match(lines[at])
+    if target is not None:  # .. _name: href
+        href = target.group(3).strip()
+        label = _name(target.group(1) or target.group(2))
+        if not href or href.endswith("_") or "`" in href or "\\" in lines[at]:
+            return None
+        if at + 1 < len(lines) and lines[at + 1][:1].isspace():
+            return None  # the URL goes on (or more follows)
+        if sum(1 for t in TARGET.finditer(text) if _name(t.group(1) or t.group(2)) == label) != 1:
+            return None
+        found = _named(text, label)
+        if found is None:
+            return None
+        ref_line, words = found
+        defined = at + 1
+    else:  # `text <href>`_
+        refs = [
+            m for m in REFERENCE.finditer(lines[at]) if m.group(2) and name in _squeezed(m.group(2))
+        ]
+        if len(refs) != 1 or refs[0].group(2).strip().endswith("_"):
+            return None
+        ref_line, words, href = at, refs[0].group(1).strip(), refs[0].group(2).strip()
+    block = _paragraph(lines, ref_line)
+    if block is None:
+        return None
+    return Literal(ref_line + 1, href, words, block), defined
+
+
+def _named(text: str, label: str) -> tuple[int, str] | None:
+    """The line (0-based) and text of the one reference to ``label``,
+    None unless there is exactly one, on one line."""
+    found = []
+    for m in REFERENCE.finditer(text):
+        if m.group(2) is None and _name(m.group(1)) == label:
+            found.append((m.start(), m.group(0), m.group(1)))
+        elif m.group(2) is not None and _name(m.group(2)).rstrip("_") == label:
+            return None  # `text <label_>`_: an alias
+    for m in SIMPLE.finditer(text):
+        if _name(m.group(1)) == label:
+            found.append((m.start(), m.group(0), m.group(1)))
+    if len(found) != 1 or "\n" in found[0][1] or "|_" in text:
+        return None  # (|name|_: a substitution's reference to it)
+    start, _, words = found[0]
+    line = text.count("\n", 0, start)
+    if "``" in text.split("\n")[line]:
+        return None  # in an inline literal, it would be no reference
+    return line, " ".join(words.split())
+
+
+def _paragraph(lines: list[str], at: int) -> str | None:
+    """The words of the plain, unindented paragraph holding line ``at``
+    as the page shows them, or None (see the module's doc)."""
+    start = at
+    while start > 0 and lines[start - 1].strip():
+        start -= 1
+    end = at + 1
+    while end < len(lines) and lines[end].strip():
+        end += 1
+    block = lines[start:end]
+    if any(line[:1].isspace() or ADORNMENT.match(line) for line in block):
+        return None
+    if NOT_PARAGRAPH.match(block[0]):
+        return None
+    before = start - 1
+    while before >= 0 and not lines[before].strip():
+        before -= 1
+    if before >= 0:
+        first = before
+        while first > 0 and lines[first - 1].strip():
+            first -= 1
+        if _literal_before(lines, first, start):
+            return None
+    joined = " ".join(block)
+    if any(c in joined for c in "\\|") or "]_" in joined or re.search(r":\w[\w:.-]*:`", joined):
+        return None
+    words = REFERENCE.sub(lambda m: m.group(1), joined)
+    words = SIMPLE.sub(lambda m: m.group(1), words)
+    words = INLINE_LITERAL.sub(lambda m: m.group(1), words)
+    words = EMPHASIS.sub(lambda m: m.group(1) or m.group(2), words)
+    if "`" in words or "*" in words:
+        return None
+    return " ".join(words.split())
