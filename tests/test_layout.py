@@ -62,8 +62,9 @@ MAY_IMPORT: dict[str, set[str]] = {
     # the command (demo: the site it serves, command/sites.py)
     "command": {"linkaudit", "internals", "rules", "config", "state", "output", "demo"}
     | {"localbuild"},
-    # (rendering: the browser a page's render is handed to, made on demand)
-    "network": _COMMON | {"config", "rendering"},
+    # (rendering: the browser a page's render is handed to, made on demand; rules: the
+    # names that never resolve, which the offline rule leaves out too)
+    "network": _COMMON | {"config", "rendering", "rules"},
     # --render: the browser (scrapy-playwright) and what one page may do in it
     "rendering": _COMMON | {"config", "rules"},
     # what happens to requests to one host: its pace and its health

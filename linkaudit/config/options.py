@@ -301,6 +301,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_RETRY_AFTER_MAX", 30.0, c.number(_float, 0, maximum=c.DAY)),
     Option("LINKAUDIT_RETRY_AFTER_DEFAULT", 5.0, c.number(_float, 0, maximum=c.DAY)),
     Option("LINKAUDIT_HOST_FAILURE_CACHE", True, c.boolean),
+    # a machine that seems offline (rules/offline.py): far domains that must fail
+    Option("LINKAUDIT_OFFLINE_HOSTS", 3, c.number(_int, 0, maximum=1000)),
     # a struggling host slowed down, paused, given up (hosts/backoff.py)
     Option("LINKAUDIT_BACKOFF", True, c.boolean),
     Option("LINKAUDIT_BACKOFF_WINDOW", 20, c.number(_int, 4, maximum=1000)),

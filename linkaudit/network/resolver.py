@@ -35,19 +35,9 @@ from twisted.internet.interfaces import (
 )
 from zope.interface import implementer, provider
 
-# Special-use domain names that never resolve (RFC 6761, RFC 7686)
-NEVER_RESOLVED = ("invalid", "onion")
-MAX_NAME, MAX_LABEL = 253, 63  # RFC 1035 2.3.4, written without the final dot
+from linkaudit.rules.offline import never_resolves  # (the offline rule leaves these out)
 
-
-def never_resolves(name: str) -> bool:
-    """``name`` is in a special-use domain that has no addresses, or is a
-    name DNS cannot carry."""
-    name = name.rstrip(".")
-    labels = name.split(".")
-    if len(name) > MAX_NAME or any(not 0 < len(label) <= MAX_LABEL for label in labels):
-        return True
-    return labels[-1].lower() in NEVER_RESOLVED
+__all__ = ["AuditResolver", "never_resolves"]
 
 
 @provider(IResolutionReceiver)

@@ -17,6 +17,7 @@ from linkaudit.output.formats.text import summary_text
 from linkaudit.output.report.build import build_report, write_report
 from linkaudit.output.report.facts import ReportFacts
 from linkaudit.output.report.history import AuditHistory
+from linkaudit.output.report.offline import carried_keys
 from linkaudit.rules.baseline import broken_keys
 from linkaudit.rules.recheck import iso
 from linkaudit.state.base import AuditState
@@ -81,7 +82,9 @@ def write_final_report(
         failed(exc)
         fail_at_exit(1)
         report = build_report(state, facts)
-    state.finish_run(facts.finish_reason, broken_keys(report))
+    # (offline: the baseline's broken links left unchecked stay broken for the next audit)
+    carried = carried_keys(report, facts.baseline)
+    state.finish_run(facts.finish_reason, broken_keys(report) + carried)
     if facts.history is not None:
         state.keep_audit(*facts.history.kept())
     if ok:

@@ -26,6 +26,7 @@ import re
 from typing import Any
 
 from linkaudit.output.formats.common import Report
+from linkaudit.output.formats.offline import offline_line
 from linkaudit.output.formats.sarif import as_sarif
 
 _LEVELS = {"error": "error", "warning": "warning", "note": "notice", "none": "notice"}
@@ -53,6 +54,9 @@ def as_github(report: Report, options: object = None) -> str:
             lines.append(_annotation(result))
     lines.sort(key=lambda line: _ORDER[line[0]])
     out = [line for _level, line in lines]
+    offline = offline_line(report)  # a machine that seems offline: the first annotation
+    if offline:
+        out.insert(0, f"::warning title={_property('linkaudit: offline')}::{_data(offline)}")
     counts = {level: sum(1 for lv, _l in lines if lv == level) for level in _ORDER}
     said = ", ".join(f"{n:,} {level}s" for level, n in counts.items() if n) or "nothing to annotate"
     out.append(f"::notice title=linkaudit::{_data('annotations: ' + said)}")

@@ -35,6 +35,7 @@ from linkaudit.output.formats.common import (
     target,
 )
 from linkaudit.output.formats.naming import for_reading
+from linkaudit.output.formats.offline import offline_line
 from linkaudit.output.formats.places import DEFAULT, Options
 from linkaudit.rules.walls import wall_named
 
@@ -141,14 +142,21 @@ def _audit_suite(report: Report) -> ET.Element:
     suite = ET.Element("testsuite", name="audit", timestamp=_when(report))
     name = f"{plural(s['urls'], 'URL')}, {plural(s['pages'], 'page')} ({ending(report)})"
     first = build_line(report)
-    if first:  # a build: what was read and where it started, and its counts
+    offline = offline_line(report)  # a machine that seems offline: the property first
+    if offline:
         properties = ET.SubElement(suite, "properties")
+        ET.SubElement(properties, "property", name="offline", value=shown(offline))
+    if first:  # a build: what was read and where it started, and its counts
+        found = suite.find("properties")  # (an element is falsy without children)
+        properties = found if found is not None else ET.SubElement(suite, "properties")
         ET.SubElement(properties, "property", name="build", value=shown(first))
         build = report["build"]
         for key in BUILD_COUNTS:
             if isinstance(build.get(key), int):
                 ET.SubElement(properties, "property", name=f"build.{key}", value=str(build[key]))
     case = ET.SubElement(suite, "testcase", classname="linkaudit", name=shown(name))
+    if offline:  # the audit itself skipped: a dashboard shows why, in its message
+        ET.SubElement(case, "skipped", message=shown(offline))
     if first:  # the first line, then the build's pages and files to look at
         said = ET.SubElement(case, "system-out")
         said.text = "\n".join(shown(line) for line in [first, *_build_lists(report)])

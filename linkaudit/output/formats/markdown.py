@@ -44,6 +44,7 @@ from linkaudit.output.formats.common import (
     walled,
 )
 from linkaudit.output.formats.naming import for_reading
+from linkaudit.output.formats.offline import offline_line
 from linkaudit.output.formats.places import (
     DEFAULT,
     Options,
@@ -132,6 +133,9 @@ def as_markdown(report: Report, options: Options = DEFAULT) -> str:
     report = for_reading(report)  # a build's pages and targets by their files
     s = report["summary"]
     page = _Page(options.max_bytes, options.report)
+    offline = offline_line(report, code)  # a machine that seems offline: said first
+    if offline:
+        page.add([f"**{offline}**", ""])
     page.add(_head(report))
     trend = history_line(report, stamp=code)  # --db: the audits kept
     if trend:

@@ -30,6 +30,7 @@ from linkaudit.output.formats.common import (
     walled,
 )
 from linkaudit.output.formats.naming import for_reading
+from linkaudit.output.formats.offline import sarif_invocations
 from linkaudit.output.formats.places import fix_place
 from linkaudit.output.formats.sarifplaces import MAX_RELATED, Locator, message
 from linkaudit.output.jsontext import json_text
@@ -150,6 +151,7 @@ def as_sarif(report: Report, options: object = None) -> str:
                         ],
                     }
                 },
+                **sarif_invocations(report),  # a machine that seems offline, first
                 "results": results,
                 **_run_properties(report),
             }

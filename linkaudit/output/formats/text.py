@@ -33,6 +33,7 @@ from linkaudit.output.formats.common import (
     walled,
 )
 from linkaudit.output.formats.naming import for_reading
+from linkaudit.output.formats.offline import offline_line
 from linkaudit.output.formats.places import DEFAULT, Options, fix_place
 from linkaudit.output.report.build import OUTCOMES, is_internal_error
 from linkaudit.output.report.history import broken_for, history_line
@@ -57,7 +58,9 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
     if own:
         counts["excluded"] += f" ({own:,} on the site's host outside --root-url, --skip-far)"
     first = build_line(report)  # a build's: what was read, where it started
+    offline = offline_line(report)  # a machine that seems offline: said before all
     lines = [
+        *([offline] if offline else []),
         *([f"linkaudit: {first}"] if first else []),
         headline(report),
         "  "

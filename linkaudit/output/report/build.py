@@ -119,23 +119,23 @@ def entries_of(
     if facts.fragments:
         summary["missing_fragments"] = 0
     since = _epoch(facts.started_at, now)
+    unreached = sections.unreached  # offline: far links unchecked, "no network"
     for entry in entries:
         if soft is not None and soft.skip(entry.url):
             continue  # a probe: no link
         if build is not None and build.skip(entry):
             continue  # a build's file that is no page, which no link leads to
         expired = late is not None and _expired(entry, policy, since, now)
+        decided = entry.url in sections.looped or entry.url in unreached  # (at the end)
         if late is not None and not (
-            expired or entry.url in sections.looped or _probed(entry) or _through(entry, sections)
+            expired or decided or _probed(entry) or _through(entry, sections)
         ):
             continue  # only the late verdicts are asked for: this one was its check's
         item = _entry_item(entry, near, finish_reason, max_depth, policy, now)
         said = item.get("soft_404")  # (a title that says not found: said as checked)
         if soft is not None and soft.judge(entry, item):
             summary["soft_404"] += 1
-        if late is not None and (
-            expired or entry.url in sections.looped or (item.get("soft_404") and not said)
-        ):
+        if late is not None and (expired or decided or (item.get("soft_404") and not said)):
             late.add(named(entry.url))
         if item["outcome"] not in ("ok", "redirect") or item.get("soft_404"):
             # a finding names the pages that link to it through redirects too
@@ -204,8 +204,16 @@ def entries_of(
         if places.change is not None:
             summary["outside_change"] = places.outside
     changes: dict[str, Any] = {}
+    # a link left unchecked for want of a network is not fixed: its state is unknown
+    unknown = {named(url) for url in unreached}
     if baseline is not None:
-        changes = {"baseline": facts.baseline_source, "fixed": sorted(baseline - broken_now)}
+        changes = {
+            "baseline": facts.baseline_source,
+            "fixed": sorted(baseline - broken_now - unknown),
+        }
+    offline = sections.offline.section() if sections.offline is not None else None
+    if offline is not None:
+        summary["offline"] = True
     report.update(
         {
             "version": REPORT_VERSION,
@@ -217,6 +225,7 @@ def entries_of(
             "finish_reason": finish_reason,
             "complete": finish_reason == "finished" and summary["unchecked"] == 0 and not dropped,
             "summary": summary,
+            **({"offline": offline} if offline is not None else {}),
             **changes,
             **closing,
             **renders.section(),
@@ -228,7 +237,7 @@ def entries_of(
             report["changed_since"] = places.change.section()
     if history is not None:  # new and fixed since the last finished audit (all new: none)
         earlier = baseline or frozenset()
-        new, fixed = len(broken_now - earlier), len(earlier - broken_now)
+        new, fixed = len(broken_now - earlier), len(earlier - broken_now - unknown)
         report["history"] = history.section(report, fixed=fixed, new=new)
     if names is not None:
         report.update(named_head(report, names))

@@ -73,6 +73,10 @@ class ReportFacts:
     # requests asked again: a timeout's, a Retry-After's, a throttling or
     # struggling host's (each bounded: docs/politeness.md)
     retries: int = 0
+    # a machine that seems offline: its far links unchecked, "no network", when
+    # no far host answered and this many registrable domains failed (0: never;
+    # LINKAUDIT_OFFLINE_HOSTS, rules/offline.py)
+    offline: int = 0
     render: str = "never"  # LINKAUDIT_RENDER: the rendered section and its counts
     # a local build's part of the report: ``build``, orphans, hrefs (localbuild/report.py)
     build: Any = None
@@ -139,5 +143,6 @@ def report_facts(
         sitemaps=bool(config["LINKAUDIT_SITEMAPS"] or config["LINKAUDIT_ROBOTS_SITEMAPS"]),
         suggest=config["LINKAUDIT_SUGGEST_MIN_SCORE"] if config["LINKAUDIT_SUGGESTIONS"] else None,
         render=config["LINKAUDIT_RENDER"],
+        offline=config["LINKAUDIT_OFFLINE_HOSTS"],
         build=build.report_part(config, files) if build is not None else None,
     )

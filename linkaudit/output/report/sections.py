@@ -12,7 +12,8 @@ a listed URL's outcome) it looks up in that sorted list (:meth:`find`).
 The builders, one module each: ``fragments`` (``missing_fragments``),
 ``soft404`` (``soft_404``), ``redirects`` (``redirect_fixes``), ``groups``
 (``groups``: it sees the entries as shown), ``sitemap`` (``sitemap``),
-``suggestions`` (a broken entry's ``suggestion``).
+``suggestions`` (a broken entry's ``suggestion``), ``offline`` (the far
+links of a machine that seems offline: unchecked).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from linkaudit.items import UrlResult
 from linkaudit.output.report.facts import ReportFacts
 from linkaudit.output.report.fragments import MissingFragments
 from linkaudit.output.report.groups import Groups
+from linkaudit.output.report.offline import OfflineCheck, offline_entry
 from linkaudit.output.report.redirects import RedirectFixes, looped
 from linkaudit.output.report.sitemap import SitemapSection
 from linkaudit.output.report.soft404 import Soft404s
@@ -46,17 +48,19 @@ class Sections:
         self.read_sitemap = False  # a sitemap was read (one that is a link of the report)
         self.entries: list[Entry] = []
         self.looped: set[str] = set()  # the redirects found in a loop (broken)
+        # far links that failed for want of a network, on a machine that seems offline
+        self.offline = OfflineCheck(facts.offline) if facts.offline else None
+        self.unreached: set[str] = set()  # (their URLs: unchecked, "no network")
 
     def read(self, state: AuditState) -> list[Entry]:
         """The one pass over the state's entries: each is seen by every
         builder; returned sorted by URL."""
         fragments, soft, sitemap, suggest = self.fragments, self.soft, self.sitemap, self.suggest
-        entries = self.entries
-        history, policy, now = self.facts.history, self.facts.policy, self.facts.now
+        entries, offline = self.entries, self.offline
         for entry in state.entries():
             entries.append(entry)
-            if history is not None:
-                history.see(entry, shown(entry, policy, now))
+            if offline is not None:
+                offline.see(entry)
             if fragments is not None:
                 fragments.see(entry)
             if sitemap is not None:
@@ -73,19 +77,31 @@ class Sections:
                 self.read_sitemap = True
         entries.sort(key=_by_url)
         self._loops(entries)
+        if offline is not None:
+            self._offline(entries, offline)
+        history, policy, now = self.facts.history, self.facts.policy, self.facts.now
+        if history is not None:  # the entries as shown: which pages carry broken links
+            for entry in entries:
+                history.see(entry, shown(entry, policy, now))
         return entries
 
     def _loops(self, entries: list[Entry]) -> None:
         """The redirects in a loop become broken, "Redirect loop", before
         any entry is shown (every door reports the same: a crawl, a build's
-        walk, ``linkaudit report``); history sees the pages linking to them."""
-        history, policy, now = self.facts.history, self.facts.policy, self.facts.now
+        walk, ``linkaudit report``)."""
         self.looped = self.redirects.loops()
         for url in self.looped:
             at = bisect_left(entries, url, key=_by_url)
-            entry = entries[at] = looped(entries[at])
-            if history is not None:
-                history.see(entry, shown(entry, policy, now))
+            entries[at] = looped(entries[at])
+
+    def _offline(self, entries: list[Entry], offline: OfflineCheck) -> None:
+        """On a machine that seems offline, the far links that failed for
+        want of a network become ``unchecked``, "no network", before any
+        entry is shown (``offline.py``)."""
+        self.unreached = offline.decide()
+        for url in self.unreached:
+            at = bisect_left(entries, url, key=_by_url)
+            entries[at] = offline_entry(entries[at])
 
     def find(self, url: str) -> Entry | None:
         """The entry of ``url`` (after :meth:`read`)."""

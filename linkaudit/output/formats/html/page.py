@@ -34,6 +34,7 @@ from linkaudit.output.formats.html.parts import count, esc, link, section
 from linkaudit.output.formats.html.table import urls_section
 from linkaudit.output.formats.html.trend import trend_section
 from linkaudit.output.formats.naming import is_named
+from linkaudit.output.formats.offline import offline_line
 from linkaudit.output.report.build import OUTCOMES
 
 # The sections in the page's table of contents.
@@ -92,6 +93,8 @@ def _page(report: Report) -> str:
     plural = "s" if s["broken"] != 1 else ""
     title = f"linkaudit: {s['broken']} broken link{plural} on {site}"
     lead = build_line(report) or site
+    offline = offline_line(report)  # a machine that seems offline: above everything
+    alert = f'<p class="offline" role="alert">{esc(offline)}</p>' if offline else ""
     parts = {
         "summary": _summary(report),
         "trend": trend_section(report),  # with --db: the history, what is broken longest
@@ -110,7 +113,8 @@ def _page(report: Report) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="color-scheme" content="light dark">\n'
         f"<title>{esc(title)}</title>\n<style>\n{_asset('report.css')}</style>\n</head>\n"
-        f'<body>\n<header class="top"><h1>linkaudit report</h1><p class="lead">{esc(lead)}</p>'
+        f'<body>\n<header class="top">{alert}<h1>linkaudit report</h1>'
+        f'<p class="lead">{esc(lead)}</p>'
         f'<nav aria-label="Sections"><ul class="toc">{toc}</ul></nav></header>\n<main>\n'
         + "\n".join(part for part in parts.values() if part)
         + f"\n</main>\n<script>\n{_asset('report.js')}</script>\n</body>\n</html>\n"
