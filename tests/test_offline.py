@@ -364,3 +364,42 @@ def test_domains_and_names_without_a_query():
     assert distinct_domains(["www.example.com", "docs.example.com", "127.0.0.3"]) == 2
     assert never_resolves("x.invalid") and never_resolves("a" * 64 + ".example")
     assert not never_resolves("example.com")
+
+
+def test_a_shared_audit_on_redis_settles_it_and_linkaudit_report_agrees(tmp_path):
+    """Two workers on one audit in Redis, its far hosts refusing on three
+    loopback addresses: the report the settling worker writes, and the one
+    ``linkaudit report`` builds from Redis afterwards, both say offline; no
+    worker exits 1 for it."""
+    from tests.conftest import Spawned
+    from tests.redisserver import RedisServer
+
+    with (
+        contextlib.ExitStack() as stack,
+        TestServer() as site,
+        RedisServer(tmp_path / "redis") as redis,
+    ):
+        hosts = _refused_hosts(stack, 3)
+        links = "\n".join(f'<a href="http://{host}/{i}">x</a>' for host in hosts for i in range(3))
+        site.add("/", f"<html><body>{links}</body></html>")
+        quick = ["-s", "LINKAUDIT_REDIS_LEASE=2", "-s", "LINKAUDIT_REDIS_POLL=0.05"]
+        shared = ["--redis", redis.url, "--audit", "offline", "--delay", "0", *quick]
+        workers = [
+            Spawned([LINKAUDIT, f"{site.url}/", "--report", str(tmp_path / f"w{i}.json"), *shared])
+            for i in range(2)
+        ]
+        codes = [w.wait(timeout=60) for w in workers]
+        again = run_process(
+            [LINKAUDIT, "report", "--redis", redis.url, "--audit", "offline", "--report", "a.json"],
+            cwd=tmp_path,
+        )
+    assert codes == [3, 3], [w.stderr[-1500:] for w in workers]
+    written = [json.loads(p.read_text()) for p in sorted(tmp_path.glob("w*.json"))]
+    assert written, "no worker wrote the report"
+    rebuilt = json.loads((tmp_path / "a.json").read_text())
+    for report in (*written, rebuilt):
+        validate(report)
+        assert report["offline"]["failed_domains"] == 3 and report["offline"]["urls"] == 9
+        assert report["summary"]["unchecked"] == 9 and report["summary"]["broken"] == 0
+    assert again.returncode == 3, again.stdout + again.stderr
+    assert again.stdout.splitlines()[0].startswith(OFFLINE)
