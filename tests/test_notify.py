@@ -88,7 +88,7 @@ def test_smtp_targets_take_their_ports_addresses_and_credentials():
 def test_a_bad_target_is_one_error_line_without_its_secret(tmp_path, text, words):
     out = run_process([LINKAUDIT, "http://127.0.0.1:9/", "--notify", text], cwd=tmp_path)
     assert out.returncode == 2, out.stderr
-    assert f"linkaudit: error: notify: " in out.stderr and words in out.stderr
+    assert "linkaudit: error: notify: " in out.stderr and words in out.stderr
     assert TOKEN not in out.stderr and PASSWORD not in out.stderr
     assert "Traceback" not in out.stderr
 
@@ -141,7 +141,10 @@ def test_what_changed_is_read_from_the_report():
     # an unchecked URL ("no network") is not fixed: unknown is not fixed
     assert found.fixed == ("http://x.org/fixed",)
     first = found.new[0]
-    assert [p.words() for p in first.places] == ["http://x.org/a lines 7, 88", "http://x.org/b line 3"]
+    assert [p.words() for p in first.places] == [
+        "http://x.org/a lines 7, 88",
+        "http://x.org/b line 3",
+    ]
     # a template link is one line, whatever its pages
     tmpl = next(link for link in found.new if link.url.endswith("tmpl"))
     assert len(tmpl.places) == 1
@@ -250,12 +253,17 @@ def test_each_kind_is_told_what_changed_once_and_nothing_when_nothing_did(tmp_pa
 
         card = hooks.to("/teams/")[0].json()["attachments"][0]["content"]
         texts = [b["text"] for b in card["body"]]
-        assert texts[0] == slack["text"] and f"{new}: 404 Not Found\n- {server.url}/a line 6" in texts
+        assert (
+            texts[0] == slack["text"] and f"{new}: 404 Not Found\n- {server.url}/a line 6" in texts
+        )
 
         discord = hooks.to("/discord/")
         assert discord[0].query == {"wait": ["true"]}
         embed = discord[0].json()["embeds"][0]
-        assert embed["fields"][0]["name"] == new and f"{server.url}/a line 6" in embed["fields"][0]["value"]
+        assert (
+            embed["fields"][0]["name"] == new
+            and f"{server.url}/a line 6" in embed["fields"][0]["value"]
+        )
 
         mail = email.message_from_bytes(smtp.mails[0].content, policy=email.policy.default)
         assert smtp.mails[0].recipients == ["web@example.org"]
@@ -278,3 +286,106 @@ def test_each_kind_is_told_what_changed_once_and_nothing_when_nothing_did(tmp_pa
             assert TOKEN not in out.stdout + out.stderr and PASSWORD not in out.stdout + out.stderr
             assert "Traceback" not in out.stderr
         assert TOKEN not in (tmp_path / "report.json").read_text()
+
+
+# -- targets that fail: tried again within bounds, one warning line, nothing else changed
+def test_failing_targets_are_tried_again_then_one_warning_and_the_audit_is_unchanged(
+    tmp_path, closed_port
+):
+    import time
+
+    with TestServer() as server, Hooks() as hooks:
+        _site(server, fixed=False)
+        hooks.script["/slack/x"] = [Answer(500, b"")]  # then the service's own 200
+        hooks.script["/discord/x"] = [Answer(429, b"", {"Retry-After": "1"})]
+        hooks.script["/teams/x"] = [Answer(202, delay=6)] * 5  # answers too late, every time
+        hooks.script["/webhook/x"] = [Answer(404, b"no_such_hook")] * 5
+        targets = [
+            f"webhook:http://127.0.0.1:{closed_port}/{TOKEN}",
+            "slack:" + hooks.url("/slack/x"),
+            "discord:" + hooks.url("/discord/x"),
+            "teams:" + hooks.url(f"/teams/x?sig={TOKEN}"),
+            "webhook:" + hooks.url("/webhook/x"),
+        ]
+        began = time.monotonic()
+        out, report = _audit(tmp_path, server, *targets, env={"LINKAUDIT_NOTIFY_SECRET": SECRET})
+        took = time.monotonic() - began
+        # the exit code and the report are the audit's, whatever the targets did
+        assert out.returncode == 1 and report["summary"]["broken"] == 2, out.stderr[-2000:]
+        warnings = [line for line in out.stderr.splitlines() if "no notification sent" in line]
+        assert len(warnings) == 3, warnings
+        refused, slow, missing = warnings
+        assert f"webhook:http://127.0.0.1:{closed_port}/***" in refused
+        assert "(3 tries): connection refused" in refused
+        assert f"teams:{hooks.url('/***')}" in slow and "no answer within" in slow
+        assert "(3 tries): HTTP 404" in missing and "(no_such_hook)" in missing
+        # 500 then 200; 429 then 200, after the Retry-After's second
+        assert [d.status for d in hooks.deliveries if d.path == "/slack/x"] == [500, 200]
+        discord = [d for d in hooks.deliveries if d.path == "/discord/x"]
+        assert [d.status for d in discord] == [429, 200]
+        assert "notified slack:" in out.stderr and "(2 tries)" in out.stderr
+        # the slow target is bounded: LINKAUDIT_NOTIFY_TIMEOUT=3 (its tries included)
+        assert took < 30
+        assert TOKEN not in out.stdout + out.stderr
+
+
+def test_a_password_is_never_sent_in_clear_to_a_far_server_and_plain_mail_goes(tmp_path):
+    from linkaudit.notify.notifier import notify
+    from linkaudit.notify.targets import targets
+
+    with MailServer(None) as plain:  # no STARTTLS, no AUTH
+        values = {
+            "LINKAUDIT_NOTIFY": targets([f"smtp://127.0.0.1:{plain.port}?to=a@example.org"]),
+            "LINKAUDIT_NOTIFY_TIMEOUT": 3.0,
+        }
+        assert notify(values, _report(), str(tmp_path / "r.json")) == {
+            f"smtp://127.0.0.1:{plain.port}?to=a@example.org": True
+        }
+        assert len(plain.mails) == 1 and not plain.mails[0].tls
+        assert plain.mails[0].sender == "linkaudit@localhost"
+
+
+def test_a_shared_audit_on_redis_sends_one_message_not_one_a_worker(tmp_path):
+    from contextlib import ExitStack
+
+    from tests.redisserver import RedisServer
+    from tests.shared import finish, start_workers, the_report
+    from tests.sitegen import generated_site
+
+    with ExitStack() as stack:
+        redis = stack.enter_context(RedisServer(tmp_path / "redis"))
+        hooks = stack.enter_context(Hooks())
+        site = generated_site(stack, tmp_path / "site", pages=40)
+        target = "webhook:" + hooks.url(f"/webhook/{TOKEN}")
+        workers = start_workers(
+            site, redis.url, "notified", tmp_path / "w", 3, "--notify", target,
+            LINKAUDIT_NOTIFY_SECRET=SECRET,
+        )  # fmt: skip
+        finish(workers)
+        report = the_report(workers)
+        sent = hooks.to("/webhook/")
+        assert len(hooks.deliveries) == 1 and len(sent) == 1, [
+            w.crawl.stderr[-800:] for w in workers
+        ]
+        body = sent[0].json()
+        broken = [u["url"] for u in report["urls"] if u["outcome"] == "broken"]
+        assert sorted(link["url"] for link in body["new"]) == sorted(broken)
+        assert all(w.code == 1 for w in workers)  # the broken links': no target changes it
+
+
+def test_a_build_directory_walked_without_a_crawl_is_told_too(tmp_path):
+    build = tmp_path / "public"
+    build.mkdir()
+    (build / "index.html").write_text(
+        "<!doctype html><title>i</title>\n<a href=missing.html>m</a>\n"
+    )
+    with Hooks() as hooks:
+        out = run_process(
+            [LINKAUDIT, str(build), "--report", "report.json", "--notify",
+             "webhook:" + hooks.url(f"/webhook/{TOKEN}")],
+            cwd=tmp_path, env={**os.environ, "LINKAUDIT_NOTIFY_SECRET": SECRET},
+        )  # fmt: skip
+        assert out.returncode == 1, out.stderr[-2000:]
+        (sent,) = hooks.to("/webhook/")
+        (link,) = sent.json()["new"]
+        assert link["url"].endswith("missing.html") and link["places"][0]["lines"] == [2]

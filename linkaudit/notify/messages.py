@@ -104,7 +104,9 @@ def teams(changes: Changes) -> dict[str, Any]:
     texts = [link_text(link, bullet="- ") for link in changes.new]
     tail = [block(line) for line in summary_lines(changes)]
     base = len(json.dumps(_card(title, [], tail)).encode())
-    kept = fit(texts, lambda t: len(json.dumps(block(t)).encode()) + 2, TEAMS_BYTES - base - 300, 200)
+    kept = fit(
+        texts, lambda t: len(json.dumps(block(t)).encode()) + 2, TEAMS_BYTES - base - 300, 200
+    )
     body = [block(t) for t in kept]
     left = len(changes.new) - len(kept)
     if left:
