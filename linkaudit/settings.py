@@ -111,6 +111,8 @@ EXTENSIONS = {
     "linkaudit.extensions.drain.DrainOnClose": 500,
     "linkaudit.output.archive.PageArchive": 500,
     "linkaudit.extensions.progress.Progress": 500,
+    # --notify: told once the report is settled (linkaudit/notify/)
+    "linkaudit.extensions.notify.Notify": 500,
     "linkaudit.hosts.pacehint.PaceHint": 500,
     # what of a response is downloaded (a GET stops at the headers...)
     "linkaudit.components.gate.DownloadGate": 0,

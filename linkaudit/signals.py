@@ -9,6 +9,14 @@ page_scanned = object()
 # Argument: path.
 report_written = object()
 
+# The audit's final report is settled, in the one process that wrote it (in
+# a shared audit, the worker that settled the report; the others never send
+# it): what is told of it (notifications) is told once.  Sent after
+# report_written, with the report even when its file could not be written.
+# Arguments: report (the JSON report's dict), path (None: not written).
+# Handlers may return a Deferred: the crawl waits for it before it ends.
+report_settled = object()
+
 # A robots.txt was read and names sitemaps (its ``Sitemap:`` lines).
 # Arguments: url (the robots.txt), sitemaps ([(URL as written, line)]).
 robots_sitemaps = object()

@@ -51,7 +51,9 @@ _COMMON = {"linkaudit", "items", "meta", "signals", "internals", "exceptions"}
 MAY_IMPORT: dict[str, set[str]] = {
     "rules": {"items"},  # pure: what a link, a page, an answer is
     # beside: reads and checks settings (sources: git asked about --changed-since)
-    "config": {"linkaudit", "rules", "internals", "sources"},
+    "config": {"linkaudit", "rules", "internals", "sources", "notify"},
+    # --notify: what changed, read from the final report, and sent (targets.py: pure)
+    "notify": {"linkaudit", "rules", "output"},
     # a build's places of findings -> their source lines (pure of the crawl)
     "sources": {"rules"},
     "state": {"items", "signals", "rules", "config"},  # the audit's memory
@@ -70,14 +72,15 @@ MAY_IMPORT: dict[str, set[str]] = {
     # what happens to requests to one host: its pace and its health
     "hosts": _COMMON | {"config", "audit", "rules", "network"},
     "middlewares": _COMMON | {"rules", "config", "state", "network", "audit"},
-    "extensions": _COMMON | {"config", "state", "output", "audit"},
+    "extensions": _COMMON | {"config", "state", "output", "audit", "notify"},
     # the crawl's components: scheduler, discovery, readers, failure judge
     # (what middlewares and extensions raise: exceptions)
     "components": _COMMON | {"rules", "config", "state", "audit", "network", "hosts"},
     "spiders": _COMMON | {"config", "audit", "components"},
     # everything about a local build: its walk, static-host rules, handler, server
     "localbuild": _COMMON
-    | {"rules", "config", "state", "output", "demo", "audit", "components", "network"},
+    | {"rules", "config", "state", "output", "demo", "audit", "components", "network"}
+    | {"notify"},
     "demo": set(),
     "linkaudit": set(),  # the package: its version
     "internals": set(),

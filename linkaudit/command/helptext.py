@@ -12,6 +12,7 @@ SECTIONS = {
     "output": "output",
     "memory": "memory between audits",
     "shared": "one audit on many workers (Redis)",
+    "notify": "told when something changes",
     "configuration": "configuration",
 }
 USAGE = """linkaudit [OPTIONS] URL [URL ...]

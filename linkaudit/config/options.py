@@ -19,6 +19,7 @@ from typing import Any
 
 import linkaudit.config.access as a
 import linkaudit.config.checks as c
+import linkaudit.config.notifying as n
 import linkaudit.config.signing as s
 import linkaudit.config.sources as src
 
@@ -121,6 +122,25 @@ OPTIONS: tuple[Option, ...] = (
     Option("LINKAUDIT_REDIS_LEASE", 30.0, c.number(_float, 0.5, maximum=c.DAY)),
     Option("LINKAUDIT_REDIS_POLL", 0.5, c.number(_float, 0.01, maximum=c.HOUR)),
     Option("LINKAUDIT_REDIS_EXPIRE", 86400.0, c.number(_float, 0, maximum=10 * c.YEAR)),
+    # -- told when something changes (linkaudit/notify/): after the report is written
+    Option("LINKAUDIT_NOTIFY", [], n.notify_targets, argument="notify", label="notify", flag=Flag(
+        "--notify TARGET", "notify", "after the audit, tell TARGET what changed since the last "
+        "audit or the baseline: slack:URL, teams:URL, discord:URL, webhook:URL or "
+        "smtp://[USER:PASSWORD@]HOST[:PORT]?to=ADDRESS", many=True)),
+    Option("LINKAUDIT_NOTIFY_ALWAYS", False, c.boolean, argument="notify_always", flag=Flag(
+        "--notify-always", "notify", "with --notify: send a message even when nothing changed")),
+    # the webhook's signing secret: the setting, else the environment variable
+    Option("LINKAUDIT_NOTIFY_SECRET", "", n.notify_secret),
+    Option("LINKAUDIT_NOTIFY_SECRET_FILE", "", n.secret_file, argument="notify_secret_file",
+           label="notify_secret_file", flag=Flag("--notify-secret-file PATH", "notify", "a file "
+           "holding the secret that signs webhook: messages (else the environment's "
+           "LINKAUDIT_NOTIFY_SECRET)")),
+    Option("LINKAUDIT_NOTIFY_REPORT_URL", "", c.text, argument="notify_report_url", flag=Flag(
+        "--notify-report-url URL", "notify", "where readers find the report (a CI job's page), "
+        "named in the messages instead of the report's path")),
+    # a target that fails: tried again this many times, within the time bound
+    Option("LINKAUDIT_NOTIFY_RETRIES", 2, c.number(_int, 0, maximum=10)),
+    Option("LINKAUDIT_NOTIFY_TIMEOUT", 30.0, c.number(_float, 1, maximum=c.HOUR)),
     Option("LINKAUDIT_PROGRESS", False, c.boolean),
     Option("LINKAUDIT_PROGRESS_INTERVAL", 0.25, c.number(_float, 0.01, maximum=c.HOUR)),
     # a hint, once, when the default pace makes an audit long (hosts/pacehint.py)

@@ -215,13 +215,20 @@ def finish(config: Config, walked: Walked) -> None:
         build=walked.build,
     )
 
+    paths: list[str] = []
+
     def views(path: str) -> None:
         from linkaudit.output.exports import write_views
 
+        paths.append(path)
         write_views(path, config["LINKAUDIT_HTML"], config["LINKAUDIT_REDIRECT_FIXES"])
 
-    write_final_report(config, state, facts, written=views)
+    report = write_final_report(config, state, facts, written=views)
     state.close()
+    if config["LINKAUDIT_NOTIFY"]:  # as the notify extension does at the end of a crawl
+        from linkaudit.notify.notifier import notify
+
+        notify(config.values, report, paths[0] if paths else None)
 
 
 def log_to_stderr(level: str) -> logging.Handler:

@@ -9,6 +9,8 @@ from typing import Any
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem
+from scrapy.utils.defer import deferred_from_coro
+from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
 from linkaudit.audit import Audit, audit_of
@@ -21,7 +23,7 @@ from linkaudit.output.report.naming import named_item
 from linkaudit.output.report.revisions import revisions
 from linkaudit.rules.soft404 import is_probe
 from linkaudit.rules.statuses import internal_error
-from linkaudit.signals import report_written
+from linkaudit.signals import report_settled, report_written
 from linkaudit.state.base import Totals
 
 logger = logging.getLogger(__name__)
@@ -131,7 +133,7 @@ class ReportPipeline:
             raise RuntimeError("the report pipeline records the linkaudit spider's results only")
         return audit
 
-    def spider_closed(self, spider: Spider, reason: str) -> None:
+    def spider_closed(self, spider: Spider, reason: str) -> Deferred[Any] | None:
         stats = self.crawler.stats
         audit = self._audit()
         state = audit.state
@@ -171,14 +173,26 @@ class ReportPipeline:
         )
         if self.decided_at is not None:  # the time the feeds' revisions were decided at
             facts = replace(facts, now=self.decided_at)
-        write_final_report(
+        paths: list[str] = []
+
+        def written(path: str) -> None:
+            paths.append(path)
+            self.crawler.signals.send_catch_log(report_written, path=path)
+
+        report = write_final_report(
             self.config,
             state,
             facts,
-            written=lambda path: self.crawler.signals.send_catch_log(report_written, path=path),
+            written=written,
             failed=lambda exc: stats.set_value("linkaudit/report_error", str(exc)),
         )
         state.close()
+        # this process settled the report: what is told of it is told here
+        # only (notifications); the crawl waits for the handlers' Deferreds
+        settled = self.crawler.signals.send_catch_log_async(
+            signal=report_settled, report=report, path=paths[0] if paths else None
+        )
+        return deferred_from_coro(settled)
 
 
 class ProbeFilter:

@@ -1,0 +1,41 @@
+"""Notifications sent when the report is settled (``--notify``, see
+``linkaudit/notify/``): an extension, so every way of running the audit
+(the command, ``scrapy crawl``, Scrapyd, a worker of a shared audit) tells
+the same, from the same final report.
+
+It listens to ``report_settled``, which only the process that wrote the
+report sends (a shared audit's other workers never do: one message, not
+one a worker), and sends in a thread of the reactor's pool: the senders
+block (urllib, smtplib), the crawl waits for the Deferred before it ends,
+and their time is bounded (``LINKAUDIT_NOTIFY_TIMEOUT`` a target, its
+tries included).  Setting: ``LINKAUDIT_NOTIFY`` (default: none, and the
+extension is not configured).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured
+from twisted.internet.defer import Deferred
+from twisted.internet.threads import deferToThread
+
+from linkaudit.config import config_of
+from linkaudit.notify.notifier import notify
+from linkaudit.signals import report_settled
+
+
+class Notify:
+    def __init__(self, crawler: Crawler):
+        self.config = config_of(crawler)
+        if not self.config["LINKAUDIT_NOTIFY"]:
+            raise NotConfigured
+        crawler.signals.connect(self.report_settled, signal=report_settled)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Notify:
+        return cls(crawler)
+
+    def report_settled(self, report: dict[str, Any], path: str | None) -> Deferred[Any]:
+        return deferToThread(notify, self.config.values, report, path)
