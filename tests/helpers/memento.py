@@ -36,7 +36,9 @@ class Archive:
         self.server = TestServer(host=host)
         self.server.fault = self._route
         self.robots = "User-agent: *\nAllow: /\n"
-        self.timemap_route: Route | None = None  # answers the TimeMaps instead (429, a stall)
+        self.timemap_route: Route | None = None  # answers the TimeMaps instead (a stall)
+        # original URL -> 429s (Retry-After: 1) its TimeMap answers before its list
+        self.throttled: dict[str, int] = {}
 
     def __enter__(self) -> Archive:
         self.server.__enter__()
@@ -74,6 +76,9 @@ class Archive:
         return None
 
     def _timemap(self, original: str) -> Route:
+        if self.throttled.get(original):
+            self.throttled[original] -= 1
+            return Route(429, "slow down", headers={"Retry-After": "1"})
         captured = self.captures.get(original)
         if not captured:
             return Route(404, "not archived", content_type="text/plain")
