@@ -119,6 +119,8 @@ EXTENSIONS = {
     "linkaudit.output.exports.ReportViews": 500,
     # a build directory's pages named by their files in the report
     "linkaudit.localbuild.extension.BuildFiles": 0,
+    # --archive: broken links' archived copies, looked up once the crawl is idle
+    "linkaudit.memento.lookups.ArchiveLookups": 500,
 }
 ITEM_PIPELINES = {
     "linkaudit.output.pipelines.ReportPipeline": 300,

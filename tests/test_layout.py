@@ -77,6 +77,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     # (what middlewares and extensions raise: exceptions)
     "components": _COMMON | {"rules", "config", "state", "audit", "network", "hosts"},
     "spiders": _COMMON | {"config", "audit", "components"},
+    # --archive: broken links' archived copies, looked up through the engine
+    "memento": _COMMON | {"config", "audit", "rules", "network"},
     # everything about a local build: its walk, static-host rules, handler, server
     "localbuild": _COMMON
     | {"rules", "config", "state", "output", "demo", "audit", "components", "network"}

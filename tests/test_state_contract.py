@@ -440,6 +440,31 @@ def test_a_host_checked_with_get_only_is_known_to_every_worker_and_remembered(ba
     assert later.get_only_hosts() == ({"site.test": record} if remembered else {})
 
 
+def test_a_link_s_archived_copy_is_known_to_every_worker_and_remembered(backend):
+    """--archive (linkaudit/memento/): what the archive answered for a
+    broken link is read by the report (every worker's, on a shared audit),
+    and by the next audit of a state that ``remembers`` (looked up once)."""
+    state = backend.open()
+    assert state.archived("http://gone.test/a") is None and state.archived_copies() == {}
+    record = {"url": "https://web.archive.org/web/2020/http://gone.test/a", "date": "2020-01-01"}
+    state.note_archived("http://gone.test/a", {**record, "final": True})
+    state.note_archived("http://gone.test/b", {"url": None, "note": "not in the archive"})
+    assert state.archived("http://gone.test/a") == {**record, "final": True}
+    assert set(state.archived_copies()) == {"http://gone.test/a", "http://gone.test/b"}
+    backend.sync(state)
+    if state.shared:  # the worker that writes the report reads it
+        other = backend.open()
+        assert other.archived_copies() == state.archived_copies()
+    state.finish_run("finished", [])
+    backend.sync(state)
+    state.close()
+    backend.opened.remove(state)
+    later = backend.open()  # the next audit of the same storage
+    remembered = later.remembers or later.shared
+    assert (later.archived("http://gone.test/a") is not None) is remembered
+    assert len(later.archived_copies()) == (2 if remembered else 0)
+
+
 # -- the audit's counts and its report ------------------------------------------------
 def test_totals_and_progress_are_the_whole_audit_s(backend):
     state = backend.open()

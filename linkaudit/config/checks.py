@@ -31,6 +31,7 @@ from linkaudit.config.shared import audit_name as audit_name
 from linkaudit.config.shared import redis_url as redis_url
 from linkaudit.config.urls import masked as masked
 from linkaudit.config.urls import optional_url as optional_url
+from linkaudit.config.urls import service_url as service_url
 from linkaudit.config.urls import split_list as split_list
 from linkaudit.config.urls import start_urls as start_urls
 from linkaudit.config.urls import url_list as url_list

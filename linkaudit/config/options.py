@@ -182,6 +182,19 @@ OPTIONS: tuple[Option, ...] = (
         "--no-suggestions", "checks", "do not suggest the page a broken link in the site most "
         "likely meant")),
     Option("LINKAUDIT_SUGGEST_MIN_SCORE", 0.7, c.number(_float, 0, maximum=1)),
+    # broken links' archived copies (linkaudit/memento/): off, as it sends
+    # the broken URLs to a third party (never those of a private address)
+    Option("LINKAUDIT_ARCHIVE", False, c.boolean, argument="archive", flag=Flag(
+        "--archive", "checks", "for each broken link, the archived copy readers saw (found "
+        "through Memento, at --archive-service): sends the broken URLs to that service")),
+    Option("LINKAUDIT_ARCHIVE_SERVICE", "https://web.archive.org/web/", c.service_url,
+           argument="archive_service", label="archive_service", flag=Flag(
+               "--archive-service URL", "checks", "the Memento TimeGate the copies are looked "
+               "up at (default: the Internet Archive's https://web.archive.org/web/)")),
+    Option("LINKAUDIT_ARCHIVE_MAX", 50, c.number(_int, 1, maximum=100_000)),
+    Option("LINKAUDIT_ARCHIVE_TRIES", 5, c.number(_int, 1, maximum=100)),
+    Option("LINKAUDIT_ARCHIVE_DELAY", 2.5, c.number(_float, 0, maximum=c.HOUR)),
+    Option("LINKAUDIT_ARCHIVE_RECHECK", 30.0, c.number(_float, 0, maximum=3650)),
     # pages that answer 200 but are error pages: a warning, broken, or not looked for
     Option("LINKAUDIT_SOFT_404", "warn", c.choice("warn", "error", "off"), argument="soft_404",
            flag=Flag("--soft-404 MODE", "checks", "pages answering 200 that are error pages "

@@ -55,6 +55,21 @@ def optional_url(settings: Any, name: str) -> str | None:
     return _http_url(value, "URL") if value else None
 
 
+def service_url(settings: Any, name: str) -> str:
+    """A Memento service's TimeGate prefix (``--archive-service``): an
+    http(s) URL, the original URL is appended to it, so it ends with ``/``
+    (added when missing, as ``https://web.archive.org/web`` means)."""
+    value = str(settings.get(name) or "").strip()
+    if not value:
+        raise ValueError(
+            "give the Memento service's TimeGate URL, e.g. https://web.archive.org/web/"
+        )
+    url = _http_url(value, "URL")
+    if urlsplit(url).query or urlsplit(url).fragment:
+        raise ValueError(f"{masked(value)!r}: the URL is appended to it, so it takes no ? or #")
+    return url if url.endswith("/") else url + "/"
+
+
 # A host and port as people type them without a scheme: a name with a dot
 # (example.com), localhost, an IPv4 or bracketed IPv6 address, a :port
 _BARE = re.compile(

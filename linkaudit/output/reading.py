@@ -99,6 +99,7 @@ _KINDS.update(
     }
 )
 _KINDS.update({key: ("dict",) for key in "render sitemap suggestion summary walls".split()})
+_KINDS["archived"] = ("dict", "none", "count")  # an entry's copy (--archive); the summary's count
 _KINDS.update(
     {
         "status": ("int", "none"),

@@ -308,6 +308,25 @@ class AuditState(ABC):
     def get_only_hosts(self) -> dict[str, dict[str, Any]]:
         """Every host noted :meth:`get_only`, with its record."""
 
+    # -- archived copies of broken links (--archive, linkaudit/memento/) ------
+    @abstractmethod
+    def archived(self, url: str) -> dict[str, Any] | None:
+        """What a look-up in the archive found for ``url`` (a record of
+        :meth:`note_archived`), in this audit, by another worker of a shared
+        audit, or by an earlier audit in a state that ``remembers``; None:
+        never looked up."""
+
+    @abstractmethod
+    def note_archived(self, url: str, record: dict[str, Any]) -> None:
+        """Keep what the look-up of ``url`` found: the copy (``url``,
+        ``date``) or why none (``note``), whether the archive said so
+        (``final``: not asked again) and when (``at``)."""
+
+    @abstractmethod
+    def archived_copies(self) -> dict[str, dict[str, Any]]:
+        """Every record of :meth:`note_archived`, by URL (the report's
+        ``archived``)."""
+
     # -- the audit's counts and its report ------------------------------------
     def totals(self, own: Totals) -> Totals:
         """The report's counts of the whole audit, given this process's

@@ -30,6 +30,7 @@ class MemoryState(AuditState):
         self._marks: dict[str, set[str]] = {}  # kind -> URLs
         self._hops: dict[str, int] = {}  # redirect targets -> chain length
         self._get_only: dict[str, dict[str, Any]] = {}  # host -> what showed it
+        self._archived: dict[str, dict[str, Any]] = {}  # URL -> its archived copy's record
 
     @classmethod
     def from_crawler(cls, crawler: object) -> MemoryState:
@@ -116,6 +117,15 @@ class MemoryState(AuditState):
 
     def get_only_hosts(self) -> dict[str, dict[str, Any]]:
         return dict(self._get_only)
+
+    def archived(self, url: str) -> dict[str, Any] | None:
+        return self._archived.get(url)
+
+    def note_archived(self, url: str, record: dict[str, Any]) -> None:
+        self._archived[url] = record
+
+    def archived_copies(self) -> dict[str, dict[str, Any]]:
+        return dict(self._archived)
 
     def entries(self) -> Iterator[Entry]:
         for url, depth in self._depth.items():

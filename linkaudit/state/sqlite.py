@@ -108,13 +108,16 @@ class SQLiteState(MemoryState):
         self._links: list[tuple[str, list[tuple[str, int | None]]]] = []
         self._loop: task.LoopingCall | None = None
         self._skipped = 0  # stored results that could not be read
-        # hosts whose HEAD answers proved no hint, in any audit of this file
+        # hosts whose HEAD answers proved no hint, and broken links' archived
+        # copies (--archive, looked up once), in any audit of this file
+        kept = {"get_only": self._get_only, "archived": self._archived}
         for key, value in self.conn.execute(
-            "SELECT key, value FROM meta WHERE key LIKE 'get_only:%'"
+            "SELECT key, value FROM meta WHERE key LIKE 'get_only:%' OR key LIKE 'archived:%'"
         ):
             record = _json_object(value)
+            kind, _, name = key.partition(":")
             if record is not None:
-                self._get_only[key.removeprefix("get_only:")] = record
+                kept[kind][name] = record
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> SQLiteState:
@@ -307,6 +310,13 @@ class SQLiteState(MemoryState):
         super().note_get_only(host, record)
         self.conn.execute(
             "INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"get_only:{host}", json.dumps(record))
+        )
+
+    def note_archived(self, url: str, record: dict[str, Any]) -> None:
+        """Kept at once: the next audits do not ask the archive again."""
+        super().note_archived(url, record)
+        self.conn.execute(
+            "INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"archived:{url}", json.dumps(record))
         )
 
     def commit(self) -> None:

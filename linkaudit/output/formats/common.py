@@ -44,6 +44,22 @@ def shown(value: Any) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
+def archive_lines(u: dict[str, Any]) -> list[str]:
+    """A broken link's archived copy (--archive) in words: the copy and its
+    date, and the Robust Links markup to paste; or why there is none.  No
+    line when the report looked nothing up."""
+    copy = u.get("archived")
+    if copy:
+        date = str(copy.get("date") or "")[:10] or "date unknown"
+        return [
+            f"archived copy ({shown(date)}): {shown(copy['url'])}",
+            f"Robust Link: {shown(copy.get('markup') or '')}",
+        ]
+    if "archived" in u:
+        return [f"no archived copy: {shown(u.get('archive_note') or 'not looked up')}"]
+    return []
+
+
 def broken_urls(report: Report) -> list[dict[str, Any]]:
     return [u for u in report["urls"] if u["outcome"] == "broken"]
 

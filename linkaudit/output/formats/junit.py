@@ -27,6 +27,7 @@ from linkaudit.output.formats.builds import (
 from linkaudit.output.formats.common import (
     Report,
     app_shells,
+    archive_lines,
     ending,
     groups_by_target,
     places_of,
@@ -81,7 +82,7 @@ def as_junit(report: Report, options: Options = DEFAULT) -> str:
         if u["outcome"] not in shown_outcomes:
             continue
         if u["outcome"] == "broken":
-            lines = [f"{target(u)}: {u['error']}"]
+            lines = [f"{target(u)}: {u['error']}", *archive_lines(u)]
             lines += places_of(u["referrers"], u, by_target, limit=limit)
             cases["broken"].append(_case(u, target(u), "failure", u["error"] or "broken", lines))
         elif u["outcome"] == "unchecked" and (wall := wall_named(u["error"])) is not None:

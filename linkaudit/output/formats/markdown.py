@@ -263,6 +263,7 @@ def _broken_row(
         error += f"; {_suggested(u['suggestion'], u['url'])}"
     since = broken_for(u, report["started_at"], stamp=code)  # --db
     error += f" ({since})" if since else ""
+    error += _archived(u)
     return f"| {cell(target(u))} | {cell(error)} | {_linked(places)} |"
 
 
@@ -347,6 +348,18 @@ def _more(left: int) -> str:
 
 def _linked(places: list[str]) -> str:
     return "<br>".join(cell(place) for place in places)
+
+
+def _archived(u: dict[str, Any]) -> str:
+    """--archive: the copy readers saw, linked with its date, and the Robust
+    Links markup to paste; or why there is none."""
+    copy = u.get("archived")
+    if copy:
+        date = str(copy.get("date") or "")[:10] or "copy"
+        return f"; archived copy: [{shown(date)}](<{shown(copy['url'])}>) {code(copy['markup'])}"
+    if "archived" in u:
+        return f"; no archived copy ({shown(u.get('archive_note') or 'not looked up')})"
+    return ""
 
 
 def _suggested(found: dict[str, Any], broken: str) -> str:

@@ -60,9 +60,17 @@ def as_sarif(report: Report, options: object = None) -> str:
         if blocks:
             text += f"; {group_text(blocks[0])}"
             text += f" and {len(blocks) - 1} other blocks" if len(blocks) > 1 else ""
+        copy = u.get("archived")
+        if copy:
+            text += f"; archived copy ({str(copy['date'])[:10]}): {copy['url']}"
+        elif "archived" in u:
+            text += f"; no archived copy ({u.get('archive_note')})"
         result = at.result("broken-link", u["url"], text, u["referrers"], u.get("referrer_count"))
         if u.get("suggestion"):
             result.update(_suggested_fixes(at, result, u["url"], u["suggestion"]["url"], root))
+        if copy:  # --archive: the copy readers saw
+            archived = {"archivedCopy": copy["url"], "archivedDate": copy["date"]}
+            result["properties"].update(archived, robustLink=copy["markup"])
         if "broken_since" in u:  # --db: how long it has been broken
             since = {"brokenSince": u["broken_since"], "auditsBroken": u["audits_broken"]}
             result["properties"].update(since)

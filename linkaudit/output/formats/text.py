@@ -20,6 +20,7 @@ from linkaudit.output.formats.builds import (
 from linkaudit.output.formats.common import (
     RENDERED_SHOWN,
     app_shells,
+    archive_lines,
     ending,
     groups_by_target,
     missing_fragments,
@@ -66,7 +67,8 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
         "  "
         + ", ".join(f"{o} {counts[o]}" for o in OUTCOMES)
         + (f" ({s['internal_errors']} by internal errors)" if s.get("internal_errors") else "")
-        + (f"; soft 404s {s['soft_404']}" if s.get("soft_404") else ""),
+        + (f"; soft 404s {s['soft_404']}" if s.get("soft_404") else "")
+        + (f"; archived copies {s['archived']}" if "archived" in s else ""),
     ]
     trend = history_line(report)  # --db: the audits kept
     if trend:
@@ -87,6 +89,7 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
                 since = broken_for(u, report["started_at"])  # --db
                 since = f"  ({since})" if since else ""
                 lines.append(f"  {target(u)}  [{u['error']}]{_suggested(u)}{since}")
+                lines.extend("    " + line for line in archive_lines(u))  # --archive
                 lines.extend(place_lines(u, by_target, "    ", limit=limit))
     lines.extend(_wall_lines(report, limit))
     gaps = missing_fragments(report)

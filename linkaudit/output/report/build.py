@@ -18,6 +18,7 @@ from linkaudit.output.report.naming import in_shown_order, named_entry, named_he
 from linkaudit.output.report.rendered import RenderedPages
 from linkaudit.output.report.sections import Sections, shown
 from linkaudit.rules.baseline import fragment_key
+from linkaudit.rules.memento import robust_link
 from linkaudit.rules.recheck import RecheckPolicy
 from linkaudit.rules.rendered import referrer_fields
 from linkaudit.rules.statuses import INTERNAL_ERROR
@@ -118,6 +119,9 @@ def entries_of(
         summary["soft_404"] = 0
     if facts.fragments:
         summary["missing_fragments"] = 0
+    copies = state.archived_copies() if facts.archive and late is None else None
+    if copies is not None:
+        summary["archived"] = 0
     since = _epoch(facts.started_at, now)
     unreached = sections.unreached  # offline: far links unchecked, "no network"
     for entry in entries:
@@ -180,6 +184,8 @@ def entries_of(
         if item["outcome"] == "broken":
             if entry.url in suggested:
                 item["suggestion"] = suggested[entry.url]
+            if copies is not None:
+                summary["archived"] += archived(item, copies.get(entry.url))
             broken_now.add(named(item["url"]))
             if baseline is not None and named(item["url"]) not in baseline:
                 item["new"] = True
@@ -241,6 +247,24 @@ def entries_of(
         report["history"] = history.section(report, fixed=fixed, new=new)
     if names is not None:
         report.update(named_head(report, names))
+
+
+def archived(item: dict[str, Any], record: dict[str, Any] | None) -> int:
+    """A broken entry's ``archived`` copy (--archive), with its Robust Links
+    markup; none: ``archived`` null and ``archive_note`` says why.  Returns
+    1 when a copy was found."""
+    if record and record.get("url") and isinstance(record["url"], str):
+        date = str(record.get("date") or "")
+        item["archived"] = {
+            "url": record["url"],
+            "date": date,
+            "markup": robust_link(item["url"], record["url"], date),
+        }
+        return 1
+    item["archived"] = None
+    note = record.get("note") if record else None
+    item["archive_note"] = str(note) if note else "not looked up: the audit ended first"
+    return 0
 
 
 def _through(entry: Entry, sections: Sections) -> bool:

@@ -67,6 +67,7 @@ class ReportFacts:
     # the audit database's history (--db): ``history``, the broken runs
     history: AuditHistory | None = None
     suggest: float | None = None  # broken near links' ``suggestion``: the least score
+    archive: bool = False  # --archive: each broken link's ``archived`` copy (linkaudit/memento/)
     # a struggling host slowed down and paused (hosts/backoff.py)
     backoffs: int = 0
     pauses: int = 0
@@ -142,6 +143,7 @@ def report_facts(
         templates=config["LINKAUDIT_TEMPLATE_MIN_PAGES"] if config["LINKAUDIT_TEMPLATES"] else None,
         sitemaps=bool(config["LINKAUDIT_SITEMAPS"] or config["LINKAUDIT_ROBOTS_SITEMAPS"]),
         suggest=config["LINKAUDIT_SUGGEST_MIN_SCORE"] if config["LINKAUDIT_SUGGESTIONS"] else None,
+        archive=config["LINKAUDIT_ARCHIVE"],
         render=config["LINKAUDIT_RENDER"],
         offline=config["LINKAUDIT_OFFLINE_HOSTS"],
         build=build.report_part(config, files) if build is not None else None,

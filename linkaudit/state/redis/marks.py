@@ -4,7 +4,8 @@ URLs per kind; ``hops``, a hash URL -> how many redirects led to it;
 ``bo``, a hash host -> its back-off (JSON), as its lease is shared;
 ``getonly``, a hash host -> what showed that its HEAD answers are no hint
 (JSON), read again at most every ``GET_ONLY_READ`` seconds (it is asked
-before each URL's first request: a round trip each would double them)."""
+before each URL's first request: a round trip each would double them);
+``archived``, a hash URL -> its archived copy's record (JSON, --archive)."""
 
 from __future__ import annotations
 
@@ -65,6 +66,17 @@ class Marks(Calls):
         records = self._do(lambda: self.client.hgetall(self.key("getonly")), {})
         hosts = {host: _record(raw) for host, raw in records.items()}
         return {host: record for host, record in hosts.items() if record is not None}
+
+    def archived(self, url: str) -> dict[str, Any] | None:
+        return _record(self._do(lambda: self.client.hget(self.key("archived"), url), None))
+
+    def note_archived(self, url: str, record: dict[str, Any]) -> None:
+        self._do(lambda: self.client.hset(self.key("archived"), url, json.dumps(record)), None)
+
+    def archived_copies(self) -> dict[str, dict[str, Any]]:
+        records = self._do(lambda: self.client.hgetall(self.key("archived")), {})
+        found = {url: _record(raw) for url, raw in records.items()}
+        return {url: record for url, record in found.items() if record is not None}
 
     def share_retries(self, count: int) -> None:
         if count > 0:

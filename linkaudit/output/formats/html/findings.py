@@ -42,7 +42,7 @@ def _broken_card(
     u: dict[str, Any], templates: dict[str, list[dict[str, Any]]], report: Report
 ) -> str:
     why = f"{outcome_badge('broken', u['status'])} {esc(u['error'])}{_suggested(u)}"
-    why += broken_for(u, report)
+    why += broken_for(u, report) + _archived(u)
     where = places(u["referrers"], u["referrer_count"])
     if len(u["referrers"]) > SHOWN_REFERRERS:  # one finding: how far it reaches, first
         where = (
@@ -201,6 +201,22 @@ def groups_section(report: Report) -> str:
         body = "<p>None: no broken link is in the site template or on several pages.</p>"
     body += more_note(len(groups), "findings", in_table=False)
     return section("groups", "Grouped findings", len(groups), body)
+
+
+def _archived(u: dict[str, Any]) -> str:
+    """--archive: the copy readers saw (linked, with its date) and the
+    Robust Links markup to paste; or why there is none."""
+    copy = u.get("archived")
+    if copy:
+        date = str(copy.get("date") or "")[:10] or "copy"
+        return (
+            f' <span class="archived">Archived copy: {link(copy["url"], date)}'
+            f' <code class="robust-link">{esc(copy["markup"])}</code></span>'
+        )
+    if "archived" in u:
+        note = esc(u.get("archive_note"))
+        return f' <span class="archived muted">No archived copy: {note}</span>'
+    return ""
 
 
 def _suggested(u: dict[str, Any]) -> str:
