@@ -11,6 +11,7 @@ from typing import Any
 
 from linkaudit.output.jsontext import json_text
 from linkaudit.output.reading import needed_in_summary, read_report
+from linkaudit.output.report.archived import archived
 from linkaudit.output.report.atomic import directory_of, dumps_report, write_atomically
 from linkaudit.output.report.facts import ReportFacts, now_iso
 from linkaudit.output.report.getonly import get_only_hosts
@@ -18,7 +19,6 @@ from linkaudit.output.report.naming import in_shown_order, named_entry, named_he
 from linkaudit.output.report.rendered import RenderedPages
 from linkaudit.output.report.sections import Sections, shown
 from linkaudit.rules.baseline import fragment_key
-from linkaudit.rules.memento import robust_link
 from linkaudit.rules.recheck import RecheckPolicy
 from linkaudit.rules.rendered import referrer_fields
 from linkaudit.rules.statuses import INTERNAL_ERROR
@@ -247,24 +247,6 @@ def entries_of(
         report["history"] = history.section(report, fixed=fixed, new=new)
     if names is not None:
         report.update(named_head(report, names))
-
-
-def archived(item: dict[str, Any], record: dict[str, Any] | None) -> int:
-    """A broken entry's ``archived`` copy (--archive), with its Robust Links
-    markup; none: ``archived`` null and ``archive_note`` says why.  Returns
-    1 when a copy was found."""
-    if record and record.get("url") and isinstance(record["url"], str):
-        date = str(record.get("date") or "")
-        item["archived"] = {
-            "url": record["url"],
-            "date": date,
-            "markup": robust_link(item["url"], record["url"], date),
-        }
-        return 1
-    item["archived"] = None
-    note = record.get("note") if record else None
-    item["archive_note"] = str(note) if note else "not looked up: the audit ended first"
-    return 0
 
 
 def _through(entry: Entry, sections: Sections) -> bool:
