@@ -15,6 +15,7 @@ import pytest
 from linkaudit.sources.built import read_built
 from linkaudit.sources.markdown import markdown_links
 from linkaudit.sources.match import Rules, match_page
+from linkaudit.sources.pages import _first_arrays
 from linkaudit.sources.rest import rest_links
 from tests.helpers.command import refused, run
 
@@ -514,3 +515,41 @@ def test_a_source_lacking_the_word_of_a_target_is_not_parsed_for_it():
     assert Words(".. include:: other.rst").lacks(("site.pdf", False)) is False
     assert Words("Über `x`_").lacks(("uber", True)) is False  # ids fold letters
     assert Words("Über `x`_").lacks(("site.pdf", False)) is True
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/usr/share/doc/python3.11/html/searchindex.js",  # begins with the two arrays
+        *sorted(
+            str(p)
+            for p in (Path(__file__).parent / "data" / "sources").glob(
+                "*/project/docs/_build/html/searchindex.js"
+            )
+        ),
+    ],
+)
+def test_searchindex_two_arrays_as_whole_decode(path: str) -> None:
+    """searchindex.js's docnames and filenames decoded alone (when it begins
+    with them) are those of the whole object's decode (else it is decoded whole)."""
+    if not os.path.isfile(path):
+        pytest.skip(f"{path}: not there (tests/setup.sh)")
+    text = Path(path).read_text(encoding="utf-8")
+    whole = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    alone = _first_arrays(text)
+    if alone is not None:
+        assert alone == {"docnames": whole["docnames"], "filenames": whole["filenames"]}
+    assert (alone is not None) == text.startswith('Search.setIndex({"docnames":')
+
+
+def test_searchindex_two_arrays_refused() -> None:
+    """Only a file beginning with docnames then filenames takes the short path."""
+    assert _first_arrays('Search.setIndex({"docnames": ["a"], "filenames": ["a.rst"]})') == {
+        "docnames": ["a"],
+        "filenames": ["a.rst"],
+    }
+    assert (
+        _first_arrays('Search.setIndex({"docnames":["a"],"titles":[],"filenames":["a"]})') is None
+    )
+    assert _first_arrays('Search.setIndex({"docnames": ["a"') is None
+    assert _first_arrays('Search.setIndex({"alltitles": {}, "docnames": ["a"]})') is None

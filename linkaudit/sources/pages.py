@@ -30,6 +30,9 @@ PERMALINK_STYLES = {
 }
 LABEL = re.compile(r"^\.\. _([^:`\n]+):\s*$|^\(([^)\n]+)\)=\s*$", re.M)
 MAX_SEARCHINDEX = 256 * 1024 * 1024  # characters of Sphinx's searchindex.js read
+# how an older Sphinx (Python's own docs) begins it: the two arrays read, first
+SEARCHINDEX_START = re.compile(r'Search\.setIndex\(\{"docnames"\s*:\s*')
+FILENAMES_KEY = re.compile(r'\s*,\s*"filenames"\s*:\s*')
 MAX_INDEXED = 100_000  # source files indexed for Hugo and Jekyll at most
 
 
@@ -118,7 +121,7 @@ class PageSources:
         except (OSError, UnicodeDecodeError):
             return {}
         try:
-            data = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+            data = _first_arrays(text) or json.loads(text[text.index("(") + 1 : text.rindex(")")])
             return dict(zip(data["docnames"], data["filenames"], strict=True))
         except (ValueError, KeyError, TypeError):
             return {}
@@ -270,3 +273,24 @@ class PageSources:
                 if stem.endswith("/" + name):
                     found.add(url)
         return sorted(found) if len(found) == 1 else []
+
+
+def _first_arrays(text: str) -> dict[str, object] | None:
+    """``docnames`` and ``filenames`` of a searchindex.js that begins with
+    them (an older Sphinx's, such as Python's own: 3 MB whose full decode was
+    most of this file's cost), decoded alone; None: the file begins otherwise
+    (a newer Sphinx writes ``alltitles`` first), or the two do not read as
+    JSON there, and the whole object is decoded as before."""
+    start = SEARCHINDEX_START.match(text)
+    if start is None:
+        return None
+    decoder = json.JSONDecoder()  # (its raw_decode skips no whitespace before a value)
+    try:
+        docnames, at = decoder.raw_decode(text, start.end())
+        key = FILENAMES_KEY.match(text, at)
+        if key is None:
+            return None
+        filenames, _ = decoder.raw_decode(text, key.end())
+    except ValueError:
+        return None
+    return {"docnames": docnames, "filenames": filenames}
