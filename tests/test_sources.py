@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
 
@@ -553,3 +554,30 @@ def test_searchindex_two_arrays_refused() -> None:
     )
     assert _first_arrays('Search.setIndex({"docnames": ["a"') is None
     assert _first_arrays('Search.setIndex({"alltitles": {}, "docnames": ["a"]})') is None
+
+
+def test_a_source_links_claims_alone_are_the_index_candidates_that_hold_it():
+    """``Index.holds`` (the rivals of a chosen source link, from its forms
+    alone) says what ``Index.candidates`` says for every kind of form."""
+    from linkaudit.sources.match import Index, key
+
+    forms = [
+        {key("http://build.invalid/a/b.html")},
+        {("raw", "#x"), ("raw", "x.md")},
+        {("fragment", "mod.func")},
+        {("fragment", "func")},
+        {("pattern", ("/issues/", ""), "/issues/", "")},
+        {("pattern", ("", "/end.html"), "", "/end.html")},
+        {("pattern", ("https://gh.test/", "/pull/", ""), "https://gh.test/", "")},
+    ]
+    index = Index(forms)
+    hrefs = [
+        "b.html", "b.html#x", "#x", "x.md", "#mod.func", "#pkg.mod.func", "#func", "#other.func",
+        "/issues/12", "/issues/", "a/end.html", "https://gh.test/a/pull/3", "https://gh.test/a",
+        "../a/b.html", "b%2Ehtml",
+    ]  # fmt: skip
+    for href in hrefs:
+        resolved = urljoin("http://build.invalid/a/page.html", href)
+        found = index.candidates(href, resolved)
+        for i in range(len(forms)):
+            assert index.holds(i, href, resolved, key(resolved)) == (i in found), (href, i)
