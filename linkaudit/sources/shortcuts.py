@@ -50,10 +50,14 @@ def literal(sources: SourceFiles, rules: Rules, page: Page, j: int, resolved: st
     if page.source.endswith(MARKDOWN):
         found = sources.literal(page.source, *name)
         kind = "inline"
-    elif page.source.endswith(REST) and name[1] is None:  # (a fragment: the document's ids)
-        rest = sources.rest_literal(page.source, name[0])
-        found, defined = rest if rest is not None else (None, None)
-        kind = "rst"
+    elif page.source.endswith(REST):
+        found, kind = None, "rst"
+        if name[1] is None:  # (a fragment: the document's ids, but a :ref:'s elsewhere)
+            rest = sources.rest_literal(page.source, name[0])
+            found, defined = rest if rest is not None else (None, None)
+        if found is None and (name[1] is None or urldefrag(target)[0] != urldefrag(key(base))[0]):
+            role = "doc" if name[1] is None else "ref"
+            found, kind = sources.rest_role(page.source, name[0], role), "role:" + role
     else:
         return None
     built = page.built.links[j]
