@@ -581,3 +581,34 @@ def test_a_source_links_claims_alone_are_the_index_candidates_that_hold_it():
         found = index.candidates(href, resolved)
         for i in range(len(forms)):
             assert index.holds(i, href, resolved, key(resolved)) == (i in found), (href, i)
+
+
+def test_a_built_links_place_and_words_are_the_same_asked_or_read_whole():
+    """built.py reads a link's place and words from the tree when asked;
+    ``release`` reads the rest and lets the tree go: the same either way."""
+    page = "\n".join(
+        [
+            "<nav><a href='n.html'>nav</a></nav>",
+            "<div role=main><h1 id=t>T<a class=headerlink href='#t'>¶</a></h1>",
+            "<div class='toctree-wrapper'><ul><li><a href='a.html'>A</a></li></ul></div>",
+            "<p>Some <a href='b.html'>words <b>here</b></a> and <img src='i.png' alt='I'></p>",
+            "<p>Note<a role=doc-backlink href='#r'>1</a></p></div>",
+            "<footer><a href='f.html'>f</a></footer>",
+        ]
+    )
+    want = [
+        ("n.html", 1, "nav", "nav", "template"),
+        ("#t", 2, "", "", "generated"),
+        ("a.html", 3, "", "", "generated"),
+        ("b.html", 4, "words here", "Some words here and", "content"),
+        ("i.png", 4, "I", "Some words here and", "content"),
+        ("#r", 5, "", "", "generated"),
+        ("f.html", 6, "f", "f", "template"),
+    ]
+    asked = read_built(page)
+    for link in reversed(asked.links):  # (any order)
+        assert link.where
+    assert [(b.href, b.line, b.text, b.block, b.where) for b in asked.links] == want
+    whole = read_built(page)
+    whole.release()
+    assert [(b.href, b.line, b.text, b.block, b.where) for b in whole.links] == want

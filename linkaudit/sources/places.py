@@ -18,8 +18,6 @@ from urllib.parse import urldefrag, urljoin
 
 from w3lib.encoding import html_to_unicode
 
-from linkaudit.rules.fragments import fragment_of
-from linkaudit.rules.urls import InvalidURL, canonicalize
 from linkaudit.sources.built import BuiltPage, read_built
 from linkaudit.sources.changes import Change
 from linkaudit.sources.files import MAX_SOURCES, SourceFiles
@@ -38,11 +36,15 @@ from linkaudit.sources.match import (
     page_index,
 )
 from linkaudit.sources.needles import target_word
+from linkaudit.sources.page import Page
 from linkaudit.sources.pages import PageSources
 from linkaudit.sources.shortcuts import elsewhere, literal, part
 from linkaudit.sources.templates import Templates
 
 PAGES_KEPT = 256  # built pages whose mapping is kept at once (pages come back: LRU)
+# built pages whose lxml tree is kept (their links' words read when asked);
+# an older one's links are read whole and its tree let go (LRU)
+TREES_KEPT = 8
 # tools whose layouts list other pages' words (Jekyll's and Hugo's lists of
 # posts): a template's link there is looked for in every source (Markdown:
 # quick to read; a Sphinx project's thousand reST files are not read for
@@ -62,45 +64,6 @@ class BuildFiles(Protocol):
     def __call__(self, url: str) -> str | None: ...
 
 
-class Page:
-    """A built page read again: its links, its source file (or why none),
-    and its matcher, which maps the links asked for."""
-
-    def __init__(
-        self, url: str, rel: str, built: BuiltPage | None, source: str | None, why: str
-    ) -> None:
-        self.rel, self.built, self.source, self.why = rel, built, source, why
-        self.base = url
-        if built is not None and built.base is not None:
-            try:
-                self.base = canonicalize(built.base, url)
-            except InvalidURL:
-                pass
-        self.matcher: PageMatcher | None = None
-        # against the part of its source that holds a word (blocks.py), by the word
-        self.parts: dict[tuple[str, bool], PageMatcher | None] = {}
-        self.results: dict[int, Mapped] = {}  # a link's mapping, once
-        # against the sources that may hold its links (a page of others' words)
-        self.listed: dict[tuple[str, ...], PageMatcher] = {}
-        self.lines: dict[int, list[int]] = {}  # a line -> its links
-        for j, link in enumerate(built.links if built is not None else ()):
-            self.lines.setdefault(link.line, []).append(j)
-
-    def at(self, line: int, target: str, fragment: str | None) -> list[int]:
-        """The links on ``line`` to ``target`` (with ``fragment``)."""
-        out = []
-        for j in self.lines.get(line, ()):
-            link = self.built.links[j]  # type: ignore[union-attr]
-            try:
-                if canonicalize(link.href, self.base) != target:
-                    continue
-            except InvalidURL:
-                continue
-            if fragment is None or fragment_of(link.href) == fragment:
-                out.append(j)
-        return out
-
-
 class SourcePlaces:
     """Maps the places of a build's findings (see the module's doc)."""
 
@@ -111,6 +74,7 @@ class SourcePlaces:
         self.templates = Templates(layout)
         self.rules = Rules(layout.tool, layout.extlinks, self.pages.label, self.pages.hugo_pages)
         self.kept: OrderedDict[str, Page | None] = OrderedDict()
+        self.trees: OrderedDict[str, BuiltPage] = OrderedDict()
         # the links of the sources a page of others' words may hold, indexed once
         self._indexes: dict[tuple[str, ...], tuple[list[SourceLink], Index]] = {}
         self.mapped = self.unmapped = 0
@@ -228,6 +192,8 @@ class SourcePlaces:
     def _page(self, url: str) -> Page | None:
         if url in self.kept:
             self.kept.move_to_end(url)
+            if url in self.trees:
+                self.trees.move_to_end(url)
             return self.kept[url]
         shown = self.files(url)
         page = None
@@ -244,9 +210,13 @@ class SourcePlaces:
                 if built is None:
                     source, why = None, "the built page could not be read again"
             page = Page(url, rel, built, source, why)
+            if built is not None:
+                self.trees[url] = built
+                if len(self.trees) > TREES_KEPT:
+                    self.trees.popitem(last=False)[1].release()
         self.kept[url] = page
         if len(self.kept) > PAGES_KEPT:
-            self.kept.popitem(last=False)
+            self.trees.pop(self.kept.popitem(last=False)[0], None)
         return page
 
     def _read(self, path: str) -> BuiltPage | None:
