@@ -99,6 +99,7 @@ class BuiltPage(NamedTuple):
     links: list[BuiltLink]
     base: str | None  # the first <base href>
     unread: int  # links the tree reader did not see alike (left without words)
+    size: int = 0  # characters of the page (its tree: about 14 bytes each)
 
     def release(self) -> None:
         """Its links' words read, its tree let go (``places.py`` keeps a few trees)."""
@@ -139,7 +140,7 @@ def read_built(text: str) -> BuiltPage:
         for k in range(size):
             href, line = tagged[i + k]
             links.append(BuiltLink(href, line, tree, tree.links[j + k][1]))
-    return BuiltPage(links, base, len(tagged) - len(links))
+    return BuiltPage(links, base, len(tagged) - len(links), len(text))
 
 
 class _Tree:

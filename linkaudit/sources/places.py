@@ -42,9 +42,10 @@ from linkaudit.sources.shortcuts import elsewhere, literal, part
 from linkaudit.sources.templates import Templates
 
 PAGES_KEPT = 256  # built pages whose mapping is kept at once (pages come back: LRU)
-# built pages whose lxml tree is kept (their links' words read when asked);
-# an older one's links are read whole and its tree let go (LRU)
-TREES_KEPT = 8
+# characters of built pages whose lxml trees are kept (their links' words
+# read when asked; a tree takes about 14 bytes a character: 110 MB at
+# most); an older one's links are read whole and its tree let go (LRU)
+TREE_CHARS = 8_000_000
 # tools whose layouts list other pages' words (Jekyll's and Hugo's lists of
 # posts): a template's link there is looked for in every source (Markdown:
 # quick to read; a Sphinx project's thousand reST files are not read for
@@ -75,6 +76,7 @@ class SourcePlaces:
         self.rules = Rules(layout.tool, layout.extlinks, self.pages.label, self.pages.hugo_pages)
         self.kept: OrderedDict[str, Page | None] = OrderedDict()
         self.trees: OrderedDict[str, BuiltPage] = OrderedDict()
+        self.tree_chars = 0
         # the links of the sources a page of others' words may hold, indexed once
         self._indexes: dict[tuple[str, ...], tuple[list[SourceLink], Index]] = {}
         self.mapped = self.unmapped = 0
@@ -212,12 +214,21 @@ class SourcePlaces:
             page = Page(url, rel, built, source, why)
             if built is not None:
                 self.trees[url] = built
-                if len(self.trees) > TREES_KEPT:
-                    self.trees.popitem(last=False)[1].release()
+                self.tree_chars += built.size
+                while self.tree_chars > TREE_CHARS and len(self.trees) > 1:
+                    self._release(next(iter(self.trees)), True)
         self.kept[url] = page
         if len(self.kept) > PAGES_KEPT:
-            self.trees.pop(self.kept.popitem(last=False)[0], None)
+            self._release(self.kept.popitem(last=False)[0], False)
         return page
+
+    def _release(self, url: str, read: bool) -> None:
+        """Let go of a page's tree, its links read whole first if ``read``."""
+        built = self.trees.pop(url, None)
+        if built is not None:
+            self.tree_chars -= built.size
+            if read:
+                built.release()
 
     def _read(self, path: str) -> BuiltPage | None:
         try:
