@@ -612,3 +612,14 @@ def test_a_built_links_place_and_words_are_the_same_asked_or_read_whole():
     whole = read_built(page)
     whole.release()
     assert [(b.href, b.line, b.text, b.block, b.where) for b in whole.links] == want
+
+
+def test_sphinx_labels_are_found_as_the_anchored_pattern_finds_them():
+    from linkaudit.sources.pages import LABEL, _label_names
+
+    text = (
+        ".. _First:\n\nsee x.. _inside: and (mid)=\n\n   \n.. _Second: \n(myst-Label)=\n"
+        "text (no)= more\n  .. _indented:\n.. _`quoted`:\n.. _last:"
+    )
+    old = [(m.group(1) or m.group(2)).strip().lower() for m in LABEL.finditer(text)]
+    assert sorted(_label_names(text)) == sorted(old) == ["first", "last", "myst-label", "second"]
