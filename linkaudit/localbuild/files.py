@@ -42,9 +42,9 @@ from linkaudit.localbuild.pool import (
     Job,
     PageReader,
     ReadAhead,
-    Workers,
     can_fork,
     processes,
+    start,
 )
 from linkaudit.localbuild.reading import read_file
 from linkaudit.localbuild.static import Answer as Served
@@ -197,8 +197,11 @@ class BuildWalk:
         if len(jobs) < MIN_PAGES:
             return
         if self.pool is None:
-            reader = PageReader(self.discovery.scanner, self.maxsize)
-            self.pool = ReadAhead(Workers(self.jobs, reader))
+            workers = start(self.jobs, PageReader(self.discovery.scanner, self.maxsize))
+            if workers is None:
+                self.jobs = 1
+                return
+            self.pool = ReadAhead(workers)
             self.discovery.ready = self.pool.get
         self.pool.start_level(jobs)
 

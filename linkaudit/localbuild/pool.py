@@ -124,18 +124,22 @@ class Workers:
         context = multiprocessing.get_context("fork")
         self.conns: list[Connection] = []
         self.procs: list[Any] = []
-        for _ in range(jobs):
-            ours, theirs = context.Pipe()
-            proc = context.Process(
-                target=_serve, args=(theirs, task, os.getpid()), name="linkaudit-reader"
-            )
-            proc.daemon = True  # (ended by multiprocessing at exit, if still there)
-            proc.start()
-            theirs.close()  # the worker's end is the worker's alone: its exit is our EOF
-            self.conns.append(ours)
-            self.procs.append(proc)
         self.sent = self.received = 0
         self.alive = True
+        try:
+            for _ in range(jobs):
+                ours, theirs = context.Pipe()
+                self.conns.append(ours)
+                proc = context.Process(
+                    target=_serve, args=(theirs, task, os.getpid()), name="linkaudit-reader"
+                )
+                proc.daemon = True  # (ended by multiprocessing at exit, if still there)
+                proc.start()
+                theirs.close()  # the worker's end is the worker's alone: its exit is our EOF
+                self.procs.append(proc)
+        except OSError:
+            self.close()
+            raise
 
     def submit(self, items: Sequence[Any]) -> int:
         """A batch sent to its worker; its number (for :meth:`result`)."""
@@ -197,6 +201,16 @@ class Workers:
         for conn in self.conns:
             conn.close()
         self.procs, self.conns = [], []
+
+
+def start(jobs: int, task: Callable[[Any], Any]) -> Workers | None:
+    """``jobs`` workers, or None (a WARNING) when the system refuses a
+    process (a limit on processes, memory): then one process reads."""
+    try:
+        return Workers(jobs, task)
+    except OSError as exc:
+        logger.warning("Could not start %d processes to read the build's pages: %s", jobs, exc)
+        return None
 
 
 def in_order(workers: Workers, items: Iterable[Any]) -> Iterator[Any]:

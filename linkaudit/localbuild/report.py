@@ -41,7 +41,7 @@ from urllib.parse import urlsplit
 
 from linkaudit.audit import link_rules
 from linkaudit.localbuild.places import BuiltPages
-from linkaudit.localbuild.pool import MIN_PAGES, Workers, can_fork, in_order, processes
+from linkaudit.localbuild.pool import MIN_PAGES, can_fork, in_order, processes, start
 from linkaudit.localbuild.sitemap import BuildSitemap
 from linkaudit.localbuild.start import (
     GIVEN,
@@ -131,7 +131,7 @@ class BuildReport:
         jobs = processes(config["LINKAUDIT_JOBS"])
         workers = None
         if jobs > 1 and len(pages) >= MIN_PAGES and can_fork():
-            workers = Workers(jobs, partial(_written, places))
+            workers = start(jobs, partial(_written, places))
         try:
             read = in_order(workers, pages) if workers is not None else iter(())
             for (page, path, lines), written in zip_longest(pages, read):
