@@ -24,11 +24,33 @@ import subprocess
 import sys
 from pathlib import Path
 
-from peers import LYCHEE_VENV, run_linkaudit_dir, run_lychee
+from peers import EXTERNAL, LYCHEE_VENV, run_lychee
 from real import SETS
-from run import WORK, Result
+from run import CONCURRENCY, WORK, Result, _measure
 
 DIGEST = Path(__file__).with_name("digest.py")
+# the linkaudit command, its own process's CPU (not its workers') written at exit
+OWN_CPU = (
+    "import atexit, os, resource, sys\n"
+    "def own():\n"
+    "    u = resource.getrusage(resource.RUSAGE_SELF)\n"
+    "    open(os.environ['OWN_CPU'], 'w').write(str(u.ru_utime + u.ru_stime))\n"
+    "atexit.register(own)\n"
+    "from linkaudit.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def run_linkaudit_dir(root: Path, cwd: Path, jobs: int) -> tuple[Result, float]:
+    """``linkaudit DIR --jobs N`` as peers.run_linkaudit_dir runs it, and
+    the CPU seconds of its own process (the walk's: its workers' apart)."""
+    report, own = cwd / "report.json", cwd / "own-cpu.txt"
+    cmd = [sys.executable, "-c", OWN_CPU, str(root), "--report", str(report), "--quiet"]
+    cmd += ["--delay", "0", "-s", f"CONCURRENT_REQUESTS={CONCURRENCY}"]
+    cmd += ["-s", f"CONCURRENT_REQUESTS_PER_DOMAIN={CONCURRENCY}", "--format", "json"]
+    cmd += ["--exclude", EXTERNAL, "--jobs", str(jobs)]
+    wall, cpu, rss, _ = _measure(cmd, cwd, env={**os.environ, "OWN_CPU": str(own)})
+    return Result(f"linkaudit DIR --jobs {jobs}", wall, cpu, rss, 0, set()), float(own.read_text())
 
 
 def digest(report: Path) -> str:
@@ -53,6 +75,7 @@ def main() -> None:
         raise SystemExit("bench: no lychee (bench/run.py setup)")
     print(f"load before: {os.getloadavg()}", flush=True)
     results: dict[tuple[str, str], list[Result]] = {}
+    owns: dict[tuple[str, str], list[float]] = {}
     digests: dict[str, set[str]] = {}
     for rnd in range(ns.rounds):
         for key in keys:
@@ -68,7 +91,8 @@ def main() -> None:
                 if n is None:
                     r = run_lychee(root, cwd)
                 else:
-                    r = run_linkaudit_dir(root, cwd, "--jobs", str(n))
+                    r, own = run_linkaudit_dir(root, cwd, n)
+                    owns.setdefault((key, name), []).append(own)
                     digests.setdefault(key, set()).add(digest(cwd / "report.json"))
                     if len(digests[key]) > 1:
                         raise SystemExit(f"bench: {key}: the reports differ ({name})")
@@ -79,8 +103,11 @@ def main() -> None:
                 )
     print(f"load after: {os.getloadavg()}")
     print()
-    print("| set | command | wall s median (min-max) | CPU s median | / lychee (wall) |")
-    print("| --- | --- | --- | --- | --- |")
+    print(
+        "| set | command | wall s median (min-max) | CPU s median | its own process's CPU s "
+        "| / lychee (wall) |"
+    )
+    print("| --- | --- | --- | --- | --- | --- |")
     for key in keys:
         lychee = statistics.median(r.wall for r in results[(key, "lychee DIR")])
         for (k, name), runs in results.items():
@@ -89,9 +116,10 @@ def main() -> None:
             walls = [r.wall for r in runs]
             wall = statistics.median(walls)
             cpu = statistics.median(r.cpu for r in runs)
+            own = f"{statistics.median(owns[(k, name)]):.2f}" if (k, name) in owns else "-"
             print(
                 f"| {key} | {name} | {wall:.2f} ({min(walls):.2f}-{max(walls):.2f}) "
-                f"| {cpu:.2f} | {wall / lychee:.2f}x |"
+                f"| {cpu:.2f} | {own} | {wall / lychee:.2f}x |"
             )
     print()
     print("reports: " + ", ".join(f"{k} {sorted(d)[0][:19]}..." for k, d in digests.items()))
