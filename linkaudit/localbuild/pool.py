@@ -164,7 +164,10 @@ class Workers:
         return [None] * size
 
     def drain(self) -> None:
-        """Read and drop the results of the batches sent and not read."""
+        """Read and drop the results of the batches sent and not read (none
+        once the workers are ended: a stopped walk does not wait for them)."""
+        if not self.alive:
+            return
         while self.received < self.sent:
             self.result(self.received, 0)
 
@@ -299,6 +302,8 @@ class ReadAhead:
         self.level, self.index, self.cursor = [], {}, 0
 
     def close(self) -> None:
-        """End the workers, without waiting for the pages still asked for."""
-        self.read = iter(())
+        """End the workers, without waiting for the pages still asked for:
+        they are ended first, so the reading generator's ``finally`` (run
+        as it is dropped) has nothing to drain."""
         self.workers.close()
+        self.read = iter(())
