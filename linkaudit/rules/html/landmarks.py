@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 
+from linkaudit.rules.html import endtags
 from linkaudit.rules.html.lowered import lowered as lower
 
 LANDMARK_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary"})
@@ -83,7 +83,12 @@ def _anchored(words: frozenset[str]) -> tuple[re.Pattern[str], ...]:
     return tuple(patterns)
 
 
-_WORD_PATTERNS = _anchored(LANDMARK_ROLES | BLOCK_WORDS | {"aside", MAIN})
+_WORD_PATTERNS = _anchored(LANDMARK_ROLES | BLOCK_WORDS | {"aside"})
+(_MAIN_WORD,) = _anchored(frozenset({MAIN}))  # the word that may open a main content
+# past a region's end, what a word's match reads: its longest rest and the
+# character after it
+_REACH = max(map(len, LANDMARK_ROLES | BLOCK_WORDS)) + 1
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 # the letters a case-blind regex takes for ASCII ones (İ ı ſ K): with one of
 # them the lower-cased page would not find every candidate (İ even changes
 # the length), so the page is read whole
@@ -98,26 +103,23 @@ def landmarks(text: str) -> list[Block]:
     it has one), then the landmarks and the main content, none inside the
     main content.
 
-    Linear in the page: the candidates' start tags in one pass, then one
-    pass over the start and end tags of their names that closes each at its
-    matching end tag (``_ends``), and line numbers counted once, in
-    position order (``_lines``)."""
+    Linear in the page: the candidates' start tags in one pass that skips
+    the inside of each main content (``_read``), the end tags of their
+    names (``endtags.py``), and line numbers counted once, in position
+    order (``_lines``)."""
     if "\r" in text:  # lines as the tokenizer counts them
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     head = _head(text)
-    found: list[tuple[str, str, int, int]] = []  # signature, name, tag start, match end
-    for m in _candidates(text):
-        named = candidate(m)
-        if named is not None:
-            found.append((named[1], named[0], m.start(), m.end()))
-    ends = _ends(text, found) if found else []
-    kept = _outside_main(found, ends)
-    spans = list(head) + [p for i in kept for p in (found[i][2], ends[i])]
+    if any(c in text for c in _UNFOLDED):  # four str searches: faster than a regex
+        kept = _read_whole(text)
+    else:
+        kept = _read(text, lower(text))  # as long as text: no U+0130
+    spans = list(head) + [p for _signature, start, end in kept for p in (start, end)]
     lines = _lines(text, spans)
     blocks = [("head", lines[0], lines[1])] if head else []
     at = len(head)
-    for k, i in enumerate(kept):
-        blocks.append((found[i][0], lines[at + 2 * k], lines[at + 2 * k + 1]))
+    for k, (signature, _start, _end) in enumerate(kept):
+        blocks.append((signature, lines[at + 2 * k], lines[at + 2 * k + 1]))
     return blocks
 
 
@@ -146,42 +148,84 @@ def _head(text: str) -> tuple[int, int] | tuple[()]:
     return (first.start(), end.start()) if end is not None else ()
 
 
-def _outside_main(found: list[tuple[str, str, int, int]], ends: list[int]) -> list[int]:
-    """The candidates not inside the main content (a main inside a main is
-    dropped too): the page's own blocks are not the template's."""
-    kept: list[int] = []
+def _read_whole(text: str) -> list[tuple[str, int, int]]:
+    """``_read`` of a page the lower-cased copy would not do for (see
+    ``_UNFOLDED``): every candidate of the page, then those outside the main
+    content, their end tags found in the page lower-cased in ASCII only."""
+    found = []
+    for m in _CANDIDATE.finditer(text):
+        named = candidate(m)
+        if named is not None:
+            found.append((named[1], named[0], m.start(), m.end()))
+    ends = endtags.ends(text.translate(_ASCII_LOWER), found) if found else []
+    kept: list[tuple[str, int, int]] = []
     until = -1  # where the main content read last ends
-    for i, (signature, _name, start, _pos) in enumerate(found):
-        if start < until:
-            continue
-        kept.append(i)
-        if signature == MAIN:
-            until = ends[i]
+    for (signature, _name, start, _pos), end in zip(found, ends, strict=True):
+        if start >= until:  # a main inside a main is dropped too
+            kept.append((signature, start, end))
+            if signature == MAIN:
+                until = end
     return kept
 
 
-def _candidates(text: str) -> Iterator[re.Match[str]]:
-    """``_CANDIDATE.finditer(text)``, reading only the stretches between two
-    ">" that hold one of the words a candidate needs."""
-    if any(c in text for c in _UNFOLDED):  # four str searches: faster than a regex
-        yield from _CANDIDATE.finditer(text)
-        return
+def _read(text: str, low: str) -> list[tuple[str, int, int]]:
+    """The candidates outside every main content, in page order:
+    (signature, start, end).
+
+    Only the stretches between two ">" that hold one of the words a
+    candidate needs are read by ``_CANDIDATE`` (its matches never span a
+    ">"), and the words are looked for (``_WORD_PATTERNS``) a region at a
+    time: up to the next "main", then, once a main content is read, from
+    its end on.  Its inside is the page's own, no candidate there is kept,
+    and on a Sphinx page it is nine tenths of the page: only its element's
+    tags are read there (``endtags.py``), to find its end.  A word is
+    skipped when its stretch would end inside a main content read (all it
+    could give is dropped); the stretches read are those of the whole
+    page's words, so the candidates are those of ``_CANDIDATE`` over the
+    whole page that no main holds (``tests/helpers/landmarks.py``)."""
+    size = len(text)
+    kept: list[tuple[str, str, int, int]] = []
+    main_ends: dict[int, int] = {}  # index in kept: where that main content ends
+    until = -1  # where the main content read last ends
+    skip = 0  # a word before this would give nothing but what is in a main content
     end = 0  # where the stretch read last ends, after its ">"
-    for at in _words_at(text):
-        if at < end:
-            continue
-        start = max(text.rfind(">", end, at) + 1, end)
-        stop = text.find(">", at) + 1 or len(text)
-        yield from _CANDIDATE.finditer(text, start, stop)
-        end = stop
+    pos = 0  # where the search for words goes on
+    while pos < size:
+        hit = _MAIN_WORD.search(low, pos)
+        region = size if hit is None else (text.find(">", hit.start()) + 1 or size)
+        for at in _words_in(low, pos, region, hit):
+            if at < end or at < skip:
+                continue
+            start = max(text.rfind(">", end, at) + 1, end)
+            stop = text.find(">", at) + 1 or size
+            for m in _CANDIDATE.finditer(text, start, stop):
+                named = candidate(m) if m.start() >= until else None
+                if named is None:
+                    continue
+                kept.append((named[1], named[0], m.start(), m.end()))
+                if named[1] == MAIN:
+                    until = endtags.close(low, named[0], [(m.start(), m.end())])[0]
+                    main_ends[len(kept) - 1] = until
+                    skip = text.rfind(">", 0, until) + 1
+            end = stop
+        pos = max(region, skip)
+    others = [i for i in range(len(kept)) if i not in main_ends]
+    ends = endtags.ends(low, [kept[i] for i in others]) if others else []
+    main_ends.update(zip(others, ends, strict=True))
+    return [(signature, start, main_ends[i]) for i, (signature, _n, start, _p) in enumerate(kept)]
 
 
-def _words_at(text: str) -> list[int]:
-    """A place inside each of the words of ``_WORD_PATTERNS`` standing whole
-    (as ``\\b`` sees words: not after or before a letter, digit or "_"),
-    in order; perhaps more places, never fewer (see ``_ANCHORS``)."""
-    lowered = lower(text)  # as long as text: no U+0130 (see _UNFOLDED)
-    found = [m.start() for pattern in _WORD_PATTERNS for m in pattern.finditer(lowered)]
+def _words_in(low: str, pos: int, region: int, hit: re.Match[str] | None) -> list[int]:
+    """A place inside each word of ``_WORD_PATTERNS`` standing whole (as
+    ``\\b`` sees words: not after or before a letter, digit or "_") that
+    starts in ``low[pos:region]``, in order (``hit``: the "main" that ends
+    the region); perhaps more places, never fewer (see ``_ANCHORS``).  Each
+    pattern reads a little past the region (``_REACH``): a match that starts
+    in it ends there, and one that starts further is not kept."""
+    found = [hit.start()] if hit is not None else []
+    reach = min(region + _REACH, len(low))
+    for pattern in _WORD_PATTERNS:
+        found.extend(at for m in pattern.finditer(low, pos, reach) if (at := m.start()) < region)
     found.sort()
     return found
 
@@ -198,58 +242,6 @@ def _signature(name: str, attribute: str | None, value: str | None) -> str | Non
         return None
     word = next(w for w in words if w in BLOCK_WORDS)
     return f"{name}{'#' if attribute == 'id' else '.'}{word}"
-
-
-def _ends(text: str, found: list[tuple[str, str, int, int]]) -> list[int]:
-    """Where each candidate's element ends: its matching end tag (elements
-    of its name nest), else the end of the page.
-
-    A candidate of name N opened at ``pos`` (its match's end) has depth 1
-    there, +1 for each later ``<N``, -1 for each later ``</N``: with
-    ``level[N]`` the count of N's start tags minus its end tags so far, it
-    ends at the first end tag after ``pos`` that brings ``level[N]`` to its
-    value at ``pos`` minus one.  So one pass over the tags of the
-    candidates' names, in order, each candidate waiting in ``waiting[N]``
-    under that level, closes them all."""
-    names = sorted({f[1] for f in found})
-    # one group per name: the group that matched names the tag, as the
-    # pattern of each name alone would (names ASCII case-insensitive, as
-    # HTML compares them: ``<ſection>`` does not close a ``section``)
-    tags = re.compile("<(/?)(?ai:" + "|".join(f"({re.escape(n)})" for n in names) + r")(?=[\s/>])")
-    level = dict.fromkeys(names, 0)
-    waiting: dict[str, dict[int, list[int]]] = {n: {} for n in names}
-    ends = [len(text)] * len(found)
-    following = 0  # the next candidate to open
-    unclosed = 0  # candidates waiting for their end tag
-    # Levels only count from where a candidate opens: while none waits,
-    # the tags up to the next candidate's start tag are skipped (a page's
-    # content between its header and its footer is not read)
-    pos = found[0][2]
-    while following < len(found):
-        for m in tags.finditer(text, pos):
-            at = m.start()
-            if not unclosed and at < found[following][2]:
-                pos = found[following][2]
-                break
-            while following < len(found) and found[following][3] <= at:
-                _s, name, _start, _pos = found[following]
-                waiting[name].setdefault(level[name] - 1, []).append(following)
-                following += 1
-                unclosed += 1
-            name = names[m.lastindex - 2]  # type: ignore[operator]
-            if m.group(1):
-                level[name] -= 1
-                closed = waiting[name].pop(level[name], ())
-                for i in closed:
-                    ends[i] = at
-                unclosed -= len(closed)
-                if not unclosed and following == len(found):
-                    return ends
-            else:
-                level[name] += 1
-        else:
-            break
-    return ends
 
 
 def _lines(text: str, positions: list[int]) -> list[int]:
