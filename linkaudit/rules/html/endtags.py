@@ -82,6 +82,23 @@ def close(low: str, name: str, spans: Sequence[Span]) -> list[int]:
     return ends
 
 
+def close_one(low: str, name: str, pos: int) -> int:
+    """:func:`close` of one element (a main content, needed before the rest
+    of the page is read), its match ending at ``pos``: the tags read in
+    turn, its depth counted, until its end tag."""
+    depth = 0  # elements of its name opened inside it and not yet closed
+    for m in _name(name).finditer(low, pos + 1):
+        at = m.start()
+        before = low[at - 1]
+        if before == "<":
+            depth += 1
+        elif before == "/" and at - 2 >= pos and low[at - 2] == "<":
+            if not depth:
+                return at - 2
+            depth -= 1
+    return len(low)
+
+
 def ends(low: str, found: Sequence[tuple[str, str, int, int]]) -> list[int]:
     """:func:`close` of each candidate (signature, name, start, match end):
     the elements of one name nest, those of two names are apart."""

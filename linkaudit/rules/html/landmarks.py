@@ -18,6 +18,7 @@ import os
 import re
 
 from linkaudit.rules.html import endtags
+from linkaudit.rules.html.lowered import ascii_lowered
 from linkaudit.rules.html.lowered import lowered as lower
 
 LANDMARK_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary"})
@@ -88,10 +89,10 @@ _WORD_PATTERNS = _anchored(LANDMARK_ROLES | BLOCK_WORDS | {"aside"})
 # past a region's end, what a word's match reads: its longest rest and the
 # character after it
 _REACH = max(map(len, LANDMARK_ROLES | BLOCK_WORDS)) + 1
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 # the letters a case-blind regex takes for ASCII ones (İ ı ſ K): with one of
 # them the lower-cased page would not find every candidate (İ even changes
-# the length), so the page is read whole
+# the length), so the words are looked for in the page with these made ASCII
+# (and the end tags in the page with only ASCII letters lower-cased)
 _UNFOLDED = "\u0130\u0131\u017f\u212a"
 _SPLIT = re.compile(r"[^a-z0-9]+")
 
@@ -111,9 +112,14 @@ def landmarks(text: str) -> list[Block]:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     head = _head(text)
     if any(c in text for c in _UNFOLDED):  # four str searches: faster than a regex
-        kept = _read_whole(text)
+        names = ascii_lowered(text)
+        low = names
+        for letter, ascii_letter in zip(_UNFOLDED, "iisk", strict=True):
+            low = low.replace(letter, ascii_letter)
+        kept = _read(text, low, names)
     else:
-        kept = _read(text, lower(text))  # as long as text: no U+0130
+        low = lower(text)  # as long as text: no U+0130
+        kept = _read(text, low, low)
     spans = list(head) + [p for _signature, start, end in kept for p in (start, end)]
     lines = _lines(text, spans)
     blocks = [("head", lines[0], lines[1])] if head else []
@@ -148,29 +154,12 @@ def _head(text: str) -> tuple[int, int] | tuple[()]:
     return (first.start(), end.start()) if end is not None else ()
 
 
-def _read_whole(text: str) -> list[tuple[str, int, int]]:
-    """``_read`` of a page the lower-cased copy would not do for (see
-    ``_UNFOLDED``): every candidate of the page, then those outside the main
-    content, their end tags found in the page lower-cased in ASCII only."""
-    found = []
-    for m in _CANDIDATE.finditer(text):
-        named = candidate(m)
-        if named is not None:
-            found.append((named[1], named[0], m.start(), m.end()))
-    ends = endtags.ends(text.translate(_ASCII_LOWER), found) if found else []
-    kept: list[tuple[str, int, int]] = []
-    until = -1  # where the main content read last ends
-    for (signature, _name, start, _pos), end in zip(found, ends, strict=True):
-        if start >= until:  # a main inside a main is dropped too
-            kept.append((signature, start, end))
-            if signature == MAIN:
-                until = end
-    return kept
-
-
-def _read(text: str, low: str) -> list[tuple[str, int, int]]:
+def _read(text: str, low: str, names: str) -> list[tuple[str, int, int]]:
     """The candidates outside every main content, in page order:
-    (signature, start, end).
+    (signature, start, end).  ``low``: the page with every letter a
+    case-blind ``_CANDIDATE`` takes for an ASCII one made that letter, in
+    lower case (where the words are looked for); ``names``: with only the
+    ASCII letters lower-cased (where the end tags are: ``endtags.py``).
 
     Only the stretches between two ">" that hold one of the words a
     candidate needs are read by ``_CANDIDATE`` (its matches never span a
@@ -180,7 +169,10 @@ def _read(text: str, low: str) -> list[tuple[str, int, int]]:
     and on a Sphinx page it is nine tenths of the page: only its element's
     tags are read there (``endtags.py``), to find its end.  A word is
     skipped when its stretch would end inside a main content read (all it
-    could give is dropped); the stretches read are those of the whole
+    could give is dropped), or when it is not in a tag (the last "<" or ">"
+    before it is a ">"): a candidate's match holds a word of its own, with
+    no ">" before it in the match, whose stretch is the same.  The
+    stretches read are those of the whole
     page's words, so the candidates are those of ``_CANDIDATE`` over the
     whole page that no main holds (``tests/helpers/landmarks.py``)."""
     size = len(text)
@@ -196,7 +188,10 @@ def _read(text: str, low: str) -> list[tuple[str, int, int]]:
         for at in _words_in(low, pos, region, hit):
             if at < end or at < skip:
                 continue
-            start = max(text.rfind(">", end, at) + 1, end)
+            gt = text.rfind(">", end, at)
+            if gt >= text.rfind("<", end, at):
+                continue  # in text: a candidate of its stretch has a word of its own
+            start = max(gt + 1, end)
             stop = text.find(">", at) + 1 or size
             for m in _CANDIDATE.finditer(text, start, stop):
                 named = candidate(m) if m.start() >= until else None
@@ -204,13 +199,13 @@ def _read(text: str, low: str) -> list[tuple[str, int, int]]:
                     continue
                 kept.append((named[1], named[0], m.start(), m.end()))
                 if named[1] == MAIN:
-                    until = endtags.close(low, named[0], [(m.start(), m.end())])[0]
+                    until = endtags.close_one(names, named[0], m.end())
                     main_ends[len(kept) - 1] = until
                     skip = text.rfind(">", 0, until) + 1
             end = stop
         pos = max(region, skip)
     others = [i for i in range(len(kept)) if i not in main_ends]
-    ends = endtags.ends(low, [kept[i] for i in others]) if others else []
+    ends = endtags.ends(names, [kept[i] for i in others]) if others else []
     main_ends.update(zip(others, ends, strict=True))
     return [(signature, start, main_ends[i]) for i, (signature, _n, start, _p) in enumerate(kept)]
 
@@ -222,8 +217,11 @@ def _words_in(low: str, pos: int, region: int, hit: re.Match[str] | None) -> lis
     the region); perhaps more places, never fewer (see ``_ANCHORS``).  Each
     pattern reads a little past the region (``_REACH``): a match that starts
     in it ends there, and one that starts further is not kept."""
-    found = [hit.start()] if hit is not None else []
     reach = min(region + _REACH, len(low))
+    found = []
+    if hit is not None:  # and the other "main" of its stretch
+        mains = _MAIN_WORD.finditer(low, hit.start(), reach)
+        found = [at for m in mains if (at := m.start()) < region]
     for pattern in _WORD_PATTERNS:
         found.extend(at for m in pattern.finditer(low, pos, reach) if (at := m.start()) < region)
     found.sort()
