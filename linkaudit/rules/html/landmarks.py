@@ -62,7 +62,7 @@ _ANCHORS = "vbfmd"
 _ASCII_WORD = "[a-z0-9_]"
 
 
-def _anchored(words: frozenset[str]) -> tuple[re.Pattern[str], ...]:
+def _anchored(words: frozenset[str]) -> dict[str, re.Pattern[str]]:
     """One pattern per anchor letter, matching (from that letter) each word
     whose first anchor letter it is, standing whole.  Each starts with the
     letters its words share from the anchor on (``de`` for header and
@@ -72,7 +72,7 @@ def _anchored(words: frozenset[str]) -> tuple[re.Pattern[str], ...]:
     for word in sorted(words, key=lambda w: (-len(w), w)):
         anchor = next(c for c in _ANCHORS if c in word)  # StopIteration: add an anchor
         by_anchor.setdefault(anchor, []).append(word)
-    patterns = []
+    patterns = {}
     for anchor, group in by_anchor.items():
         rests = [w[w.index(anchor) :] for w in group]
         common = os.path.commonprefix(rests)
@@ -80,12 +80,14 @@ def _anchored(words: frozenset[str]) -> tuple[re.Pattern[str], ...]:
             f"{re.escape(rest[len(common) :])}(?<=(?<!{_ASCII_WORD}){re.escape(word)})"
             for word, rest in zip(group, rests, strict=True)
         )
-        patterns.append(re.compile(f"{re.escape(common)}(?:{alternatives})(?!{_ASCII_WORD})"))
-    return tuple(patterns)
+        patterns[anchor] = re.compile(f"{re.escape(common)}(?:{alternatives})(?!{_ASCII_WORD})")
+    return patterns
 
 
-_WORD_PATTERNS = _anchored(LANDMARK_ROLES | BLOCK_WORDS | {"aside"})
-(_MAIN_WORD,) = _anchored(frozenset({MAIN}))  # the word that may open a main content
+_WORD_PATTERNS = _anchored(LANDMARK_ROLES | BLOCK_WORDS | {"aside", MAIN})
+# the pattern of the word that may open a main content (and of others):
+# it is read ahead of the rest, to the next "main" in a tag
+_M_WORDS = _WORD_PATTERNS.pop(MAIN[0])
 # past a region's end, what a word's match reads: its longest rest and the
 # character after it
 _REACH = max(map(len, LANDMARK_ROLES | BLOCK_WORDS)) + 1
@@ -183,9 +185,9 @@ def _read(text: str, low: str, names: str) -> list[tuple[str, int, int]]:
     end = 0  # where the stretch read last ends, after its ">"
     pos = 0  # where the search for words goes on
     while pos < size:
-        hit = _MAIN_WORD.search(low, pos)
+        hit, before = _next_main(text, low, pos)
         region = size if hit is None else (text.find(">", hit.start()) + 1 or size)
-        for at in _words_in(low, pos, region, hit):
+        for at in _words_in(low, pos, region, hit, before):
             if at < end or at < skip:
                 continue
             gt = text.rfind(">", end, at)
@@ -210,19 +212,39 @@ def _read(text: str, low: str, names: str) -> list[tuple[str, int, int]]:
     return [(signature, start, main_ends[i]) for i, (signature, _n, start, _p) in enumerate(kept)]
 
 
-def _words_in(low: str, pos: int, region: int, hit: re.Match[str] | None) -> list[int]:
+def _next_main(text: str, low: str, pos: int) -> tuple[re.Match[str] | None, list[int]]:
+    """The first "main" from ``pos`` on (where the page is not in a tag)
+    that is in a tag: one in text opens no main content, and it ends no
+    region (on GIO's docs, "main loop" is on many pages); and the places of
+    the words of ``_M_WORDS`` before it."""
+    lo = pos
+    before = []
+    for m in _M_WORDS.finditer(low, pos):
+        at = m.start()
+        if low.startswith(MAIN, at):
+            if text.rfind("<", lo, at) > text.rfind(">", lo, at):
+                return m, before
+            lo = at  # in text: the last "<" or ">" before it is a ">", or none
+        before.append(at)
+    return None, before
+
+
+def _words_in(
+    low: str, pos: int, region: int, hit: re.Match[str] | None, before: list[int]
+) -> list[int]:
     """A place inside each word of ``_WORD_PATTERNS`` standing whole (as
     ``\\b`` sees words: not after or before a letter, digit or "_") that
     starts in ``low[pos:region]``, in order (``hit``: the "main" that ends
-    the region); perhaps more places, never fewer (see ``_ANCHORS``).  Each
-    pattern reads a little past the region (``_REACH``): a match that starts
-    in it ends there, and one that starts further is not kept."""
+    the region, ``before``: the words of ``_M_WORDS`` before it); perhaps
+    more places, never fewer (see ``_ANCHORS``).  Each pattern reads a
+    little past the region (``_REACH``): a match that starts in it ends
+    there, and one that starts further is not kept."""
     reach = min(region + _REACH, len(low))
-    found = []
-    if hit is not None:  # and the other "main" of its stretch
-        mains = _MAIN_WORD.finditer(low, hit.start(), reach)
-        found = [at for m in mains if (at := m.start()) < region]
-    for pattern in _WORD_PATTERNS:
+    found = before
+    if hit is not None:  # and the other words of its stretch
+        rest = _M_WORDS.finditer(low, hit.start(), reach)
+        found.extend(at for m in rest if (at := m.start()) < region)
+    for pattern in _WORD_PATTERNS.values():
         found.extend(at for m in pattern.finditer(low, pos, reach) if (at := m.start()) < region)
     found.sort()
     return found
