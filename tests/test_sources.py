@@ -9,12 +9,14 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
 
 from linkaudit.sources.built import read_built
 from linkaudit.sources.markdown import markdown_links
 from linkaudit.sources.match import Rules, match_page
+from linkaudit.sources.pages import _first_arrays
 from linkaudit.sources.rest import rest_links
 from tests.helpers.command import refused, run
 
@@ -514,3 +516,110 @@ def test_a_source_lacking_the_word_of_a_target_is_not_parsed_for_it():
     assert Words(".. include:: other.rst").lacks(("site.pdf", False)) is False
     assert Words("Über `x`_").lacks(("uber", True)) is False  # ids fold letters
     assert Words("Über `x`_").lacks(("site.pdf", False)) is True
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/usr/share/doc/python3.11/html/searchindex.js",  # begins with the two arrays
+        *sorted(
+            str(p)
+            for p in (Path(__file__).parent / "data" / "sources").glob(
+                "*/project/docs/_build/html/searchindex.js"
+            )
+        ),
+    ],
+)
+def test_searchindex_two_arrays_as_whole_decode(path: str) -> None:
+    """searchindex.js's docnames and filenames decoded alone (when it begins
+    with them) are those of the whole object's decode (else it is decoded whole)."""
+    if not os.path.isfile(path):
+        pytest.skip(f"{path}: not there (tests/setup.sh)")
+    text = Path(path).read_text(encoding="utf-8")
+    whole = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    alone = _first_arrays(text)
+    if alone is not None:
+        assert alone == {"docnames": whole["docnames"], "filenames": whole["filenames"]}
+    assert (alone is not None) == text.startswith('Search.setIndex({"docnames":')
+
+
+def test_searchindex_two_arrays_refused() -> None:
+    """Only a file beginning with docnames then filenames takes the short path."""
+    assert _first_arrays('Search.setIndex({"docnames": ["a"], "filenames": ["a.rst"]})') == {
+        "docnames": ["a"],
+        "filenames": ["a.rst"],
+    }
+    assert (
+        _first_arrays('Search.setIndex({"docnames":["a"],"titles":[],"filenames":["a"]})') is None
+    )
+    assert _first_arrays('Search.setIndex({"docnames": ["a"') is None
+    assert _first_arrays('Search.setIndex({"alltitles": {}, "docnames": ["a"]})') is None
+
+
+def test_a_source_links_claims_alone_are_the_index_candidates_that_hold_it():
+    """``Index.holds`` (the rivals of a chosen source link, from its forms
+    alone) says what ``Index.candidates`` says for every kind of form."""
+    from linkaudit.sources.match import Index, key
+
+    forms = [
+        {key("http://build.invalid/a/b.html")},
+        {("raw", "#x"), ("raw", "x.md")},
+        {("fragment", "mod.func")},
+        {("fragment", "func")},
+        {("pattern", ("/issues/", ""), "/issues/", "")},
+        {("pattern", ("", "/end.html"), "", "/end.html")},
+        {("pattern", ("https://gh.test/", "/pull/", ""), "https://gh.test/", "")},
+    ]
+    index = Index(forms)
+    hrefs = [
+        "b.html", "b.html#x", "#x", "x.md", "#mod.func", "#pkg.mod.func", "#func", "#other.func",
+        "/issues/12", "/issues/", "a/end.html", "https://gh.test/a/pull/3", "https://gh.test/a",
+        "../a/b.html", "b%2Ehtml",
+    ]  # fmt: skip
+    for href in hrefs:
+        resolved = urljoin("http://build.invalid/a/page.html", href)
+        found = index.candidates(href, resolved)
+        for i in range(len(forms)):
+            assert index.holds(i, href, resolved, key(resolved)) == (i in found), (href, i)
+
+
+def test_a_built_links_place_and_words_are_the_same_asked_or_read_whole():
+    """built.py reads a link's place and words from the tree when asked;
+    ``release`` reads the rest and lets the tree go: the same either way."""
+    page = "\n".join(
+        [
+            "<nav><a href='n.html'>nav</a></nav>",
+            "<div role=main><h1 id=t>T<a class=headerlink href='#t'>¶</a></h1>",
+            "<div class='toctree-wrapper'><ul><li><a href='a.html'>A</a></li></ul></div>",
+            "<p>Some <a href='b.html'>words <b>here</b></a> and <img src='i.png' alt='I'></p>",
+            "<p>Note<a role=doc-backlink href='#r'>1</a></p></div>",
+            "<footer><a href='f.html'>f</a></footer>",
+        ]
+    )
+    want = [
+        ("n.html", 1, "nav", "nav", "template"),
+        ("#t", 2, "", "", "generated"),
+        ("a.html", 3, "", "", "generated"),
+        ("b.html", 4, "words here", "Some words here and", "content"),
+        ("i.png", 4, "I", "Some words here and", "content"),
+        ("#r", 5, "", "", "generated"),
+        ("f.html", 6, "f", "f", "template"),
+    ]
+    asked = read_built(page)
+    for link in reversed(asked.links):  # (any order)
+        assert link.where
+    assert [(b.href, b.line, b.text, b.block, b.where) for b in asked.links] == want
+    whole = read_built(page)
+    whole.release()
+    assert [(b.href, b.line, b.text, b.block, b.where) for b in whole.links] == want
+
+
+def test_sphinx_labels_are_found_as_the_anchored_pattern_finds_them():
+    from linkaudit.sources.pages import LABEL, _label_names
+
+    text = (
+        ".. _First:\n\nsee x.. _inside: and (mid)=\n\n   \n.. _Second: \n(myst-Label)=\n"
+        "text (no)= more\n  .. _indented:\n.. _`quoted`:\n.. _last:"
+    )
+    old = [(m.group(1) or m.group(2)).strip().lower() for m in LABEL.finditer(text)]
+    assert sorted(_label_names(text)) == sorted(old) == ["first", "last", "myst-label", "second"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from linkaudit.sources.blocks import rest_part
 from linkaudit.sources.literal import find, target_name
 from linkaudit.sources.rest import rest_links
-from linkaudit.sources.restliteral import find_rest
+from linkaudit.sources.restliteral import find_rest, find_role
 
 
 def test_literal_finds_the_one_link_in_a_plain_paragraph():
@@ -157,3 +157,45 @@ def test_rest_literal_refuses_what_docutils_may_read_otherwise():
         assert find_rest(text, "gone") is None, why
     for text in ("`Lost`_.\n\n" + named, "para\n\n`a <gone.html>`_\n"):  # without them
         assert find_rest(text, "gone") is not None
+
+
+def test_rest_role_finds_what_docutils_finds():
+    """A ``:ref:`` and a ``:doc:`` with a title (Python's ``whatsnew``
+    files link their changelog so): the line, target, title and block
+    docutils' parse gives, without docutils; the title may hold the name."""
+    text = (
+        "Title\n=====\n\nThis article explains it.\n"
+        "For full details, see the :ref:`changelog <changelog>`.\n\n"
+        "Read :doc:`the tutorial <../tutorial/index-page>` first, ``x`` and `y <z.html>`_.\n"
+    )
+    parsed = {link.target: link for link in rest_links("a.rst", text)}
+    for name, role, target in (
+        ("changelog", "ref", "changelog"),
+        ("index-page", "doc", "../tutorial/index-page"),
+    ):
+        found = find_role(text, name, role)
+        assert found is not None, name
+        link = parsed[target]
+        assert (found.line, found.href, found.text) == (link.line, link.target, link.text)
+        assert found.block == link.block.replace("``", "")
+    assert find_role(text, "changelog", "doc") is None  # a :ref: is no :doc:
+
+
+def test_rest_role_refuses_what_docutils_may_read_otherwise():
+    refused = {
+        "no title": "see :ref:`gone`.\n",
+        "short form": "see :ref:`x <~gone>`.\n",
+        "twice": "see :ref:`a <gone>`.\n\nand :ref:`b <gone>`.\n",
+        "the name elsewhere": "see :ref:`a <gone>`.\n\n.. _gone:\n",
+        "another role": "see :ref:`a <gone>` and :func:`f`.\n",
+        "markup in the title": "see :ref:`*a* <gone>`.\n",
+        "indented": "para\n\n    see :ref:`a <gone>`.\n",
+        "list item": "- see :ref:`a <gone>`.\n",
+        "in a word": "see x:ref:`a <gone>`.\n",
+        "include": "see :ref:`a <gone>`.\n\n.. include:: x.rst\n",
+        "a role defined": ".. role:: ref\n\nsee :ref:`a <gone>`.\n",
+        "quoted literal": "Code::\n\nsee :ref:`a <gone>`.\n",
+    }
+    for why, text in refused.items():
+        assert find_role(text, "gone", "ref") is None, why
+    assert find_role("see :ref:`a <gone>`.\n", "gone", "ref") is not None

@@ -16,15 +16,15 @@ import logging
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
+from linkaudit.components.scanning import PageScan, Prepared, not_a_page
 from linkaudit.config import Config
 from linkaudit.items import UrlResult
 from linkaudit.meta import ANCHORS
-from linkaudit.rules.fragments import fragment_of
 from linkaudit.rules.judge import LinkRules, Verdict
-from linkaudit.rules.pagelinks import Links, PageLinks, read_page, unrecorded_out
+from linkaudit.rules.pagelinks import Links, PageLinks, unrecorded_out
 from linkaudit.rules.statuses import UNCHECKED, internal_error
-from linkaudit.rules.templates import HEAD_TAGS, page_blocks
-from linkaudit.rules.urls import InvalidURL, canonicalize, clean
+from linkaudit.rules.templates import page_blocks
+from linkaudit.rules.urls import clean
 from linkaudit.state.base import AuditState
 
 logger = logging.getLogger(__name__)
@@ -62,9 +62,11 @@ class Discovery:
         self.count = count  # a statistic: the crawl's stats, the walk's counter
         self.link_faults = link_faults  # links an exception of ours hit (logged once)
         self.max_depth = config.max_depth
-        self.css = config["LINKAUDIT_CSS"]
         self.check_fragments = config["LINKAUDIT_CHECK_FRAGMENTS"]
-        self.templates = config["LINKAUDIT_TEMPLATES"]
+        self.scanner = PageScan.of(config, rules)
+        # url, stylesheet -> the page read in another process (the walk's
+        # pool, localbuild/pool.py), or None: read here
+        self.ready: Callable[[str, bool], Prepared | None] | None = None
 
     def is_near(self, url: str) -> bool:
         return self.rules.is_near(url)
@@ -112,7 +114,7 @@ class Discovery:
         depth: int,
         stylesheet: bool,
         truncated: bool = False,
-        vet: Callable[[str, PageLinks], str | None] | None = None,
+        vet: Callable[[str], None] | None = None,
     ) -> Scanned:
         """The page's links, its number of images, the results of new links
         settled on sight and, with --check-fragments, its anchors and its
@@ -120,77 +122,80 @@ class Discovery:
         ``@import`` links and nothing else.
 
         ``text``: the body decoded, None when it is not text (a PNG sent as
-        text/html): no links.  ``vet``: what says an HTML file read is no
-        page (a build's unrendered template): then none of its links is
-        placed."""
+        text/html): no links.  ``vet``: a build's HTML file may be no page
+        (an unrendered template), and is told why: then none of its links
+        is placed.  What :attr:`ready` holds for the page (read in another
+        process: ``localbuild/pool.py``) is taken instead of reading it
+        here; the result is the same."""
         if truncated:
             self.note_truncated(url)
         if text is None:
             return Scanned([], 0, [], None, None, None)
         if truncated:  # the last chunk may reach past the cap; only cut pages are copied
             text = text[: self.config["LINKAUDIT_PAGE_MAXSIZE"]]
-        read = self.read(text, stylesheet)
-        why = vet(text, read) if vet is not None and not stylesheet else None
-        if why is not None:
-            return Scanned([], 0, [], None, None, None, not_page=why)
-        return self.place_page(read, url, depth, stylesheet)
+        page = self._ready(url, len(text), stylesheet, vet is not None)
+        if page is None:
+            read = self.read(text, stylesheet)
+            why = self.scanner.unrendered(text, read, stylesheet) if vet is not None else None
+            if why is None:
+                return self.place_page(read, url, depth, stylesheet)
+            page = not_a_page(len(text), why)
+        if page.why is not None:
+            assert vet is not None
+            vet(page.why)
+            return Scanned([], 0, [], None, None, None, not_page=page.why)
+        self.note_dropped(url, page.dropped)
+        return self.settle(page, url, depth, stylesheet)
+
+    def _ready(self, url: str, length: int, stylesheet: bool, vetted: bool) -> Prepared | None:
+        """The page as another process read it (:attr:`ready`), if it was
+        read there, from this text (its length: a file changed since is
+        read again here), as this scan reads it."""
+        page = self.ready(url, stylesheet) if self.ready is not None else None
+        if page is None or page.length != length or (page.why is not None and not vetted):
+            return None
+        return page
 
     def note_truncated(self, url: str) -> None:
         self.count("linkaudit/pages_truncated")
         maxsize = self.config["LINKAUDIT_PAGE_MAXSIZE"]
         logger.info("%s is larger than %d bytes: the rest was not read", url, maxsize)
 
-    def read(self, text: str, stylesheet: bool) -> PageLinks:
-        return read_page(
-            text,
-            stylesheet,
-            css=self.css,
-            anchors=self.check_fragments,
-            limit=self.config["LINKAUDIT_PAGE_MAXLINKS"],
-            templates=self.templates,
-        )
-
-    def place_page(self, read: PageLinks, url: str, depth: int, stylesheet: bool) -> Scanned:
-        """What a page's links become: URLs resolved once each, the state
-        asked once for the page, the new ones settled or queued."""
-        if read.dropped:
-            self.count("linkaudit/links_dropped", read.dropped)
+    def note_dropped(self, url: str, dropped: int) -> None:
+        if dropped:
+            self.count("linkaudit/links_dropped", dropped)
             logger.info(
                 "%s has more than %d links: %d more were not read (LINKAUDIT_PAGE_MAXLINKS)",
                 url,
                 self.config["LINKAUDIT_PAGE_MAXLINKS"],
-                read.dropped,
+                dropped,
             )
-        fragments: list[list[Any]] | None = [] if self.check_fragments else None
-        base_url = url
-        if read.base is not None:
-            try:
-                base_url = canonicalize(read.base, url)
-            except InvalidURL:
-                pass  # the Standard: a base that does not parse is ignored
-        links: Links = []
+
+    def read(self, text: str, stylesheet: bool) -> PageLinks:
+        return self.scanner.read(text, stylesheet)
+
+    def place_page(self, read: PageLinks, url: str, depth: int, stylesheet: bool) -> Scanned:
+        """What a page's links become: URLs resolved once each (a value
+        our code fails on: that link's internal error), then
+        :meth:`settle`."""
+        self.note_dropped(url, read.dropped)
+
+        def resolve(value: str, base: str, line: int | None) -> Verdict:
+            return self.resolve_link(value, base, url, line)
+
+        page = self.scanner.resolved(read, 0, url, stylesheet, resolve)
+        return self.settle(page, url, depth, stylesheet)
+
+    def settle(self, page: Prepared, url: str, depth: int, stylesheet: bool) -> Scanned:
+        """A page's resolved links placed: the state asked once for the
+        page, the new URLs settled or queued."""
+        links, fragments = page.links, page.fragments
         found: list[UrlResult] = []
-        resolved: dict[str, Verdict] = {}
-        head: set[str] = set()  # the URLs of the head's tags (rules/templates.py)
-        templates = read.marks is not None and not stylesheet
-        for value, line, tag in read.links:
-            verdict = resolved.get(value)
-            if verdict is None:
-                verdict = resolved[value] = self.resolve_link(value, base_url, url, line)
-            links.append((verdict[0], line))
-            if templates and tag in HEAD_TAGS:  # only blocks use the head's URLs
-                head.add(verdict[0])
-            if fragments is not None and "#" in value and verdict[1] is None:
-                fragment = fragment_of(value)
-                if fragment:
-                    fragments.append([verdict[0], fragment, line])
-        # each URL once, in the order found; the state is asked once per page
-        verdicts = {verdict[0]: verdict for verdict in resolved.values()}
-        keys = list(verdicts)
         unrecorded: set[str] = set()  # past --max-urls
+        keys = page.keys
         for key, new in zip(keys, self.state.discover_many(keys, depth + 1), strict=True):
             if new:
-                found.extend(self.place_link(key, depth + 1, url, verdicts[key]))
+                found.extend(self.place_link(key, depth + 1, url, page.verdict(key)))
             elif new is None:
                 unrecorded.add(key)
         if unrecorded:
@@ -200,17 +205,17 @@ class Discovery:
         blocks = None
         if not stylesheet:  # the report's pages are HTML pages
             self.count("linkaudit/pages")
-            if read.marks is not None:
-                blocks = page_blocks(links, read.marks, head)
+            if page.marks is not None:
+                blocks = page_blocks(links, page.marks, page.head)
         logger.debug("Scanned %s: %d links", url, len(links))
         return Scanned(
             links,
-            read.images,
+            page.images,
             found,
-            sorted(read.anchors) if read.anchors is not None else None,
+            page.anchors,
             fragments or None,
             blocks,
-            read.dropped,
+            page.dropped,
         )
 
     def resolve_link(self, value: str, base: str, page: str, line: int | None) -> Verdict:

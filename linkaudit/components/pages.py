@@ -16,7 +16,6 @@ from linkaudit.components.rendered import scan_rendered
 from linkaudit.items import UrlResult, page_stats
 from linkaudit.rules.appshell import looks_like_app_shell
 from linkaudit.rules.html import extract_links
-from linkaudit.rules.pagelinks import PageLinks
 from linkaudit.rules.rendered import NEVER, RenderFacts, should_render
 from linkaudit.rules.statuses import (
     BROKEN,
@@ -25,7 +24,6 @@ from linkaudit.rules.statuses import (
     http_date_iso,
     status_text,
 )
-from linkaudit.rules.unrendered import unrendered_template
 from linkaudit.signals import page_scanned
 
 if TYPE_CHECKING:
@@ -130,17 +128,10 @@ class Pages:
         )
         yield from found
 
-    def _not_a_page(self, url: str) -> Callable[[str, PageLinks], str | None]:
-        """What tells a build's HTML file that is no page (an unrendered
-        template, ``rules/unrendered.py``), and tells the build's pages."""
-
-        def vet(text: str, read: PageLinks) -> str | None:
-            why = unrendered_template(text, read.links)
-            if why is not None:
-                self.audit.build.not_page(url, why)
-            return why
-
-        return vet
+    def _not_a_page(self, url: str) -> Callable[[str], None]:
+        """What a build's HTML file that is no page (an unrendered
+        template, ``rules/unrendered.py``) is told to the build's pages by."""
+        return lambda why: self.audit.build.not_page(url, why)
 
     def anchors(self, reply: Reply) -> UrlResult:
         """A far HTML page downloaded for its anchors: ok, with them."""

@@ -242,6 +242,11 @@ OPTIONS: tuple[Option, ...] = (
            label="local_start", flag=Flag("--start PATH", "scope", "with a directory: the "
            "page inside it the audit starts from; default: DIR/index.html, else the "
            "shallowest index page")),
+    # processes that read and scan a build's pages in the walk (localbuild/pool.py);
+    # 0: the cores this process may use, 1: the walk's own process alone
+    Option("LINKAUDIT_JOBS", 0, c.number(_int, 0, maximum=1024), flag=Flag(
+        "--jobs N", "checks", "with a directory: the processes that read its pages; "
+        "default: one a core")),
     # a build's findings on the source lines it was made from (linkaudit/sources/)
     Option("LINKAUDIT_SOURCES", [], src.source_directories, argument="sources", label="sources",
            flag=Flag("--sources DIR", "scope", "with a directory: the sources it was built from "

@@ -6,7 +6,7 @@ the same, from the same final report.
 It listens to ``report_settled``, which only the process that wrote the
 report sends (a shared audit's other workers never do: one message, not
 one a worker), and sends in a thread of the reactor's pool: the senders
-block (urllib, smtplib), the crawl waits for the Deferred before it ends,
+block (urllib, smtplib), the crawl waits for the handler before it ends,
 and their time is bounded (``LINKAUDIT_NOTIFY_TIMEOUT`` a target, its
 tries included).  Setting: ``LINKAUDIT_NOTIFY`` (default: none, and the
 extension is not configured).
@@ -18,7 +18,7 @@ from typing import Any
 
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
-from twisted.internet.defer import Deferred
+from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
 from linkaudit.config import config_of
@@ -37,5 +37,6 @@ class Notify:
     def from_crawler(cls, crawler: Crawler) -> Notify:
         return cls(crawler)
 
-    def report_settled(self, report: dict[str, Any], path: str | None) -> Deferred[Any]:
-        return deferToThread(notify, self.config.values, report, path)
+    async def report_settled(self, report: dict[str, Any], path: str | None) -> None:
+        # a coroutine, not a Deferred: Scrapy 2.19 deprecates handlers returning one
+        await maybe_deferred_to_future(deferToThread(notify, self.config.values, report, path))

@@ -37,6 +37,15 @@ from linkaudit.demo.server import content_type
 from linkaudit.items import UrlResult
 from linkaudit.localbuild.decoding import decoded
 from linkaudit.localbuild.inventory import BuildPages
+from linkaudit.localbuild.pool import (
+    MIN_PAGES,
+    Job,
+    PageReader,
+    ReadAhead,
+    can_fork,
+    processes,
+    start,
+)
 from linkaudit.localbuild.reading import read_file
 from linkaudit.localbuild.static import Answer as Served
 from linkaudit.localbuild.static import answer, outside_warning, served_path
@@ -89,6 +98,11 @@ class BuildWalk:
             Replay(audit, self.discovery),
             _Ask,
         )
+        # LINKAUDIT_JOBS: the processes that read the pages (pool.py), made
+        # for the first level worth them; the answers looked up for them
+        self.jobs = processes(config["LINKAUDIT_JOBS"])
+        self.pool: ReadAhead | None = None
+        self.found: dict[str, Served] = {}
 
     # -- what Discovery is given ----------------------------------------------------
     def is_near(self, url: str) -> bool:
@@ -124,16 +138,21 @@ class BuildWalk:
             if not level:
                 continue
             logger.debug("Walking depth %d: %d URLs", level[0].depth, len(level))
+            self._read_ahead(level)
             for index, pending in enumerate(level):
                 if stopped():  # inside a level too: one level can be the whole build
                     for left in level[index:]:  # still waiting, as the crawl leaves them
                         self.state.enqueue(left.url, left.depth, left.referer)
+                    self.close()  # (the pages read ahead are not waited for)
                     break
-                if urlsplit(pending.url).netloc == self.netloc and pending.url.startswith("http:"):
+                if self._ours(pending.url):
                     self.items.extend(self._checked(pending))
                     progress(self)
                 else:
                     self.elsewhere.append(pending)
+            self.found.clear()
+            if self.pool is not None:
+                self.pool.forget()
         for pending in self.elsewhere:
             self.state.enqueue(pending.url, pending.depth, pending.referer)
         logger.info(
@@ -141,6 +160,50 @@ class BuildWalk:
             self.requests,
             len(self.elsewhere),
         )
+
+    def close(self) -> None:
+        """End the processes that read the pages, if any."""
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+            self.discovery.ready = None
+
+    def _ours(self, url: str) -> bool:
+        """A URL of the build's origin: answered from the files."""
+        return urlsplit(url).netloc == self.netloc and url.startswith("http:")
+
+    def _answer(self, url: str) -> Served:
+        found = self.found.pop(url, None)  # looked up already for the pool
+        return found or answer(self.root, self.base_path, urlsplit(url).path or "/")
+
+    def _read_ahead(self, level: list[Pending]) -> None:
+        """With more than one process: the level's pages the walk will
+        scan (a near page or stylesheet of the build, found), handed to
+        the pool in the walk's order, its answers kept for the walk."""
+        if self.jobs < 2 or not (self.pool is not None or can_fork()):
+            return
+        jobs: list[Job] = []
+        for pending in level:
+            url = pending.url
+            if not self._ours(url) or not self.is_near(url):
+                continue
+            found = self.found[url] = self._answer(url)
+            if found.status != 200 or found.file is None or found.outside is not None:
+                continue
+            ctype = content_type(found.file.name)
+            kind = media_type(ctype)
+            if kind in self.scan_types:
+                jobs.append(Job(url, str(found.file), ctype, kind in self.audit.css_types))
+        if len(jobs) < MIN_PAGES:
+            return
+        if self.pool is None:
+            workers = start(self.jobs, PageReader(self.discovery.scanner, self.maxsize))
+            if workers is None:
+                self.jobs = 1
+                return
+            self.pool = ReadAhead(workers)
+            self.discovery.ready = self.pool.get
+        self.pool.start_level(jobs)
 
     def _result(self, url: str, depth: int, outcome: str, **fields: Any) -> UrlResult:
         return UrlResult(url=url, near=self.is_near(url), outcome=outcome, depth=depth, **fields)
@@ -161,7 +224,7 @@ class BuildWalk:
         after each answer (``CheckPath``): a request the table asks for is
         answered from the files again."""
         url = pending.url
-        found = answer(self.root, self.base_path, urlsplit(url).path or "/")
+        found = self._answer(url)
         near = self.is_near(url)
         phase = first_phase(None, near, self.head_first, is_probe(url))
         self._count("requests")

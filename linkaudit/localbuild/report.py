@@ -34,11 +34,14 @@ import logging
 import os
 from collections import Counter, defaultdict
 from collections.abc import Callable
+from functools import partial
+from itertools import zip_longest
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from linkaudit.audit import link_rules
 from linkaudit.localbuild.places import BuiltPages
+from linkaudit.localbuild.pool import MIN_PAGES, can_fork, in_order, processes, start
 from linkaudit.localbuild.sitemap import BuildSitemap
 from linkaudit.localbuild.start import (
     GIVEN,
@@ -110,7 +113,8 @@ class BuildReport:
         self._read_places(wanted)
 
     def _read_places(self, wanted: dict[str, dict[int, set[str]]]) -> None:
-        """Each page of the build that links to a finding, read once."""
+        """Each page of the build that links to a finding, read once (by
+        the workers of ``LINKAUDIT_JOBS`` when there are many, ``pool.py``)."""
         config = self.config
         rules = link_rules(config)
         places = BuiltPages(
@@ -119,22 +123,26 @@ class BuildReport:
             maxsize=config["LINKAUDIT_PAGE_MAXSIZE"],
             maxlinks=config["LINKAUDIT_PAGE_MAXLINKS"],
         )
-        for page in sorted(wanted):
-            path = self.pages.file_of(page)
-            if path is None:
-                continue
-            lines = wanted[page]
-            found = places.read(path, page, lines=lines)
-            if any(
-                not targets <= {link.url for link in found.get(line, ())}
-                for line, targets in lines.items()
-            ):  # a line read alone missed a link (in <style>, say): the page whole
-                found = places.read(path, page, lines=lines, whole=True)
-            for line, links in found.items():
-                for link in links:
-                    if link.url in lines[line]:
-                        self.written.setdefault((page, line, link.url), []).append(link.href)
-        logger.debug("Read %d pages of the build again for their links as written", places.reads)
+        pages = [
+            (page, str(path), dict(wanted[page]))
+            for page in sorted(wanted)
+            if (path := self.pages.file_of(page)) is not None
+        ]
+        jobs = processes(config["LINKAUDIT_JOBS"])
+        workers = None
+        if jobs > 1 and len(pages) >= MIN_PAGES and can_fork():
+            workers = start(jobs, partial(_written, places))
+        try:
+            read = in_order(workers, pages) if workers is not None else iter(())
+            for (page, path, lines), written in zip_longest(pages, read):
+                if written is None:  # read here: one process, or a fault of ours there
+                    written = _written(places, (page, path, lines))
+                for line, url, href in written:
+                    self.written.setdefault((page, line, url), []).append(href)
+        finally:
+            if workers is not None:
+                workers.close()
+        logger.debug("Read %d pages of the build again for their links as written", len(pages))
 
     # -- each entry --------------------------------------------------------------
     def skip(self, entry: Entry) -> bool:
@@ -273,6 +281,25 @@ class BuildReport:
             return SHALLOWEST_INDEX if not name or name in INDEX_NAMES else SHALLOWEST_PAGE
         start = config.start_urls[0]
         return ROOT_INDEX if self.pages.file_of(start) is not None else NO_PAGE
+
+
+def _written(
+    places: BuiltPages, page: tuple[str, str, dict[int, set[str]]]
+) -> list[tuple[int, str, str]]:
+    """A page's links to the findings on ``lines``, as written: (line,
+    target, value), in the order of the page."""
+    url, path, lines = page
+    found = places.read(path, url, lines=lines)
+    if any(
+        not targets <= {link.url for link in found.get(line, ())} for line, targets in lines.items()
+    ):  # a line read alone missed a link (in <style>, say): the page whole
+        found = places.read(path, url, lines=lines, whole=True)
+    return [
+        (line, link.url, link.href)
+        for line, links in found.items()
+        for link in links
+        if link.url in lines[line]
+    ]
 
 
 def _finding(entry: Entry, own: tuple[str, ...]) -> bool:

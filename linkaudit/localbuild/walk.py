@@ -151,6 +151,7 @@ def walk(config: Config) -> Walked:
         else:
             walker.run(stopped=stopped)
     finally:
+        walker.close()  # the processes that read the pages, if any, end first
         gc.set_threshold(*collecting)
         for number, handler in previous.items():
             signal.signal(number, handler)

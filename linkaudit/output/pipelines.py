@@ -9,8 +9,6 @@ from typing import Any
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem
-from scrapy.utils.defer import deferred_from_coro
-from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
 from linkaudit.audit import Audit, audit_of
@@ -133,7 +131,7 @@ class ReportPipeline:
             raise RuntimeError("the report pipeline records the linkaudit spider's results only")
         return audit
 
-    def spider_closed(self, spider: Spider, reason: str) -> Deferred[Any] | None:
+    async def spider_closed(self, spider: Spider, reason: str) -> None:
         stats = self.crawler.stats
         audit = self._audit()
         state = audit.state
@@ -188,11 +186,11 @@ class ReportPipeline:
         )
         state.close()
         # this process settled the report: what is told of it is told here
-        # only (notifications); the crawl waits for the handlers' Deferreds
-        settled = self.crawler.signals.send_catch_log_async(
+        # only (notifications); the crawl waits for the handlers (a coroutine:
+        # Scrapy 2.19 deprecates a handler returning a Deferred)
+        await self.crawler.signals.send_catch_log_async(
             signal=report_settled, report=report, path=paths[0] if paths else None
         )
-        return deferred_from_coro(settled)
 
 
 class ProbeFilter:

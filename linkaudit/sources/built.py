@@ -8,13 +8,19 @@ Two readers agree on each link: the audit's own tokenizer
 (``rules/html``) gives the lines the report names; lxml gives the tree
 (text, blocks, landmarks).  Their lists of hrefs are aligned in order
 (difflib); a link only one of them sees is left without words, and is
-never mapped (``match.py``)."""
+never mapped (``match.py``).
+
+A link's place and words are read from the tree when first asked: a
+finding's few links of a page of thousands (the Python docs'
+``contents.html``: 14,000, most in its table of contents), so the page's
+every element is not tested; ``places.py`` keeps a few trees and has the
+others' links read whole (``BuiltPage.release``)."""
 
 from __future__ import annotations
 
 import difflib
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import lxml.html
 from lxml import etree
@@ -42,31 +48,63 @@ BLOCKS = frozenset(
 # footnotes and contents, tables of contents
 GENERATED_CLASSES = re.compile(r"\b(headerlink|toc-backref|footnote-backref|fn-backref)\b")
 GENERATED_AROUND = re.compile(r"\b(toctree-wrapper|contents|toc|md-nav|table-of-contents)\b")
-# the elements that may be one of them, found in one pass by libxml2 (a
-# page's every element with a class, tested in Python, was most of a large
-# page's read): each name GENERATED_AROUND matches holds "toc", "contents"
-# or "md-nav"
-GENERATED_XPATH = etree.XPath(
-    'descendant-or-self::*[self::nav or @role="doc-toc" or @id="TableOfContents" or @id="toc"'
-    ' or contains(@class, "toc") or contains(@class, "contents") or contains(@class, "md-nav")]'
-)
 
 
-class BuiltLink(NamedTuple):
-    """A link of a built page, as written there."""
+class BuiltLink:
+    """A link of a built page, as written there: its href and line when the
+    page is read, where it sits and its words from the tree when first
+    asked (a page's thousands of links, of which a finding's few are)."""
 
-    href: str  # the attribute's value (character references decoded)
-    line: int  # the line of its start tag
-    text: str  # its text, whitespace collapsed
-    block: str  # the text of the nearest block around it, whitespace collapsed
-    where: str  # "content", "template" (outside the content) or "generated"
-    classes: str  # its class attribute
+    __slots__ = ("href", "line", "_tree", "_element", "_where", "_words")
+
+    def __init__(self, href: str, line: int, tree: _Tree, element: Any) -> None:
+        self.href = href  # the attribute's value (character references decoded)
+        self.line = line  # the line of its start tag
+        self._tree: _Tree | None = tree
+        self._element = element
+        self._where: str | None = None
+        self._words: tuple[str, str] | None = None
+
+    @property
+    def where(self) -> str:
+        """ "content", "template" (outside the content) or "generated"."""
+        if self._where is None:
+            self._where = self._tree.where(self._element)  # type: ignore[union-attr]
+        return self._where
+
+    @property
+    def text(self) -> str:
+        """Its text (an image's ``alt``), whitespace collapsed."""
+        return self._read()[0]
+
+    @property
+    def block(self) -> str:
+        """The text of the nearest block around it, whitespace collapsed."""
+        return self._read()[1]
+
+    def _read(self) -> tuple[str, str]:
+        if self._words is None:
+            # a link the builder generated is never matched by its words (match.py)
+            generated = self.where == "generated"
+            self._words = ("", "") if generated else self._tree.words(self._element)  # type: ignore[union-attr]
+        return self._words
+
+    def release(self) -> None:
+        """Everything read from the tree now, and the tree let go."""
+        self._read()
+        self._tree = self._element = None
 
 
 class BuiltPage(NamedTuple):
     links: list[BuiltLink]
     base: str | None  # the first <base href>
     unread: int  # links the tree reader did not see alike (left without words)
+    size: int = 0  # characters of the page (its tree: about 14 bytes each)
+
+    def release(self) -> None:
+        """Its links' words read, its tree let go (``places.py`` keeps a few trees)."""
+        for link in self.links:
+            link.release()
 
 
 def norm(text: str | None) -> str:
@@ -88,9 +126,9 @@ def read_built(text: str) -> BuiltPage:
             tagged.append((attrs["src"], line))
     if not tagged:
         return BuiltPage([], base, 0)
-    tree_links = _tree_links(text)
+    tree = _Tree(text)
     values = [href for href, _ in tagged]
-    tree_values = [href for href, *_ in tree_links]
+    tree_values = [href for href, _ in tree.links]
     if values == tree_values:  # the two readers agree (most pages): one block
         blocks = [(0, 0, len(values))]
     else:
@@ -101,62 +139,87 @@ def read_built(text: str) -> BuiltPage:
     for i, j, size in blocks:
         for k in range(size):
             href, line = tagged[i + k]
-            _, words, block, where, classes = tree_links[j + k]
-            links.append(BuiltLink(href, line, words, block, where, classes))
-    return BuiltPage(links, base, len(tagged) - len(links))
+            links.append(BuiltLink(href, line, tree, tree.links[j + k][1]))
+    return BuiltPage(links, base, len(tagged) - len(links), len(text))
 
 
-def _tree_links(text: str) -> list[tuple[str, str, str, str, str]]:
-    """(href, text, block text, where, classes) of each ``<a href>``,
-    ``<area href>`` and ``<img src>`` (its text: its ``alt``) in the tree's
-    order."""
-    if not text.strip():
-        return []
-    try:
-        root = lxml.html.document_fromstring(text)
-    except (etree.ParserError, ValueError):  # no tree at all (only a comment)
-        return []
-    content = None
-    for path in CONTENT_ROOTS:
-        found = root.xpath(path)
-        if found:
-            content = found[0]
-            break
-    inside = set(content.iter("a", "area", "img")) if content is not None else None
-    generated = _generated_around(root)
-    blocks: dict[object, str] = {}
-    out = []
-    for a in root.iter("a", "area", "img"):
-        href = a.get("src" if a.tag == "img" else "href")
-        if href is None:
-            continue
-        classes = a.get("class") or ""
-        if inside is not None and a not in inside:
-            where = "template"
-        elif a in generated or GENERATED_CLASSES.search(classes) or a.get("role") == "doc-backlink":
-            where = "generated"
-        else:
-            where = "content"
+class _Tree:
+    """A page's lxml tree: each ``<a href>``, ``<area href>`` and ``<img
+    src>`` (its text: its ``alt``) in the tree's order, and a link's place
+    and words when asked."""
+
+    def __init__(self, text: str) -> None:
+        self.links: list[tuple[str, Any]] = []  # (href, element)
+        self.root = None
+        if text.strip():
+            try:
+                self.root = lxml.html.document_fromstring(text)
+            except (etree.ParserError, ValueError):  # no tree at all (only a comment)
+                pass
+        if self.root is not None:
+            for a in self.root.iter("a", "area", "img"):
+                href = a.get("src" if a.tag == "img" else "href")
+                if href is not None:
+                    self.links.append((href, a))
+        self._content: Any = False  # not looked for yet
+        self._generated: dict[Any, bool] = {}  # an element -> it or an ancestor generated
+        self._blocks: dict[Any, str] = {}
+
+    @property
+    def content(self) -> Any:
+        """The page's own content (``CONTENT_ROOTS``), None: the whole body."""
+        if self._content is False:
+            self._content = None
+            for path in CONTENT_ROOTS:
+                found = self.root.xpath(path)  # type: ignore[union-attr]
+                if found:
+                    self._content = found[0]
+                    break
+        return self._content
+
+    def where(self, a: Any) -> str:
+        content = self.content
+        if content is not None and a is not content and content not in a.iterancestors():
+            return "template"
+        if (
+            self._inside_generated(a.getparent())
+            or GENERATED_CLASSES.search(a.get("class") or "")
+            or a.get("role") == "doc-backlink"
+        ):
+            return "generated"
+        return "content"
+
+    def _inside_generated(self, element: Any) -> bool:
+        """``element`` or an ancestor is what a builder generates: a table of
+        contents, a navigation (each element tested once for the page)."""
+        chain = []
+        while element is not None and element not in self._generated:
+            chain.append(element)
+            element = element.getparent()
+        found = self._generated[element] if element is not None else False
+        for element in reversed(chain):
+            found = found or _generates(element)
+            self._generated[element] = found
+        return found
+
+    def words(self, a: Any) -> tuple[str, str]:
+        """(its text, its block's text)."""
         block = a.getparent()
         while block is not None and block.tag not in BLOCKS:
             block = block.getparent()
-        if block not in blocks:
-            blocks[block] = norm(block.text_content())[:MAX_BLOCK] if block is not None else ""
+        if block not in self._blocks:
+            self._blocks[block] = (
+                norm(block.text_content())[:MAX_BLOCK] if block is not None else ""
+            )
         words = a.get("alt", "") if a.tag == "img" else a.text_content()
-        out.append((href, norm(words), blocks[block], where, classes))
-    return out
+        return norm(words), self._blocks[block]
 
 
-def _generated_around(root: lxml.html.HtmlElement) -> set[lxml.html.HtmlElement]:
-    """The links inside what a builder generates: a table of contents, a
-    navigation (found once for the page, not from each link's ancestors)."""
-    out: set[lxml.html.HtmlElement] = set()
-    for element in GENERATED_XPATH(root):
-        if (
-            element.tag == "nav"
-            or element.get("role") == "doc-toc"
-            or element.get("id") in ("TableOfContents", "toc")
-            or GENERATED_AROUND.search(element.get("class") or "")
-        ):
-            out.update(d for d in element.iter("a", "area", "img") if d is not element)
-    return out
+def _generates(element: Any) -> bool:
+    """An element whose links a builder generates (see GENERATED_AROUND)."""
+    return (
+        element.tag == "nav"
+        or element.get("role") == "doc-toc"
+        or element.get("id") in ("TableOfContents", "toc")
+        or GENERATED_AROUND.search(element.get("class") or "") is not None
+    )

@@ -15,7 +15,7 @@ from linkaudit.sources.links import SourceLink
 from linkaudit.sources.literal import Literal, find
 from linkaudit.sources.match import squeezed
 from linkaudit.sources.needles import Words
-from linkaudit.sources.restliteral import find_rest
+from linkaudit.sources.restliteral import find_rest, find_role
 
 MAX_SOURCES = 5000  # source files read for a page no one file made (an aggregate page)
 
@@ -39,6 +39,7 @@ class SourceFiles:
         self._held: dict[str, set[str]] = {}  # a needle -> the files holding it
         self._literals: dict[tuple[str, str], Literal | None] = {}
         self._rest_literals: dict[tuple[str, str], tuple[Literal, int | None] | None] = {}
+        self._rest_roles: dict[tuple[str, str, str], Literal | None] = {}
         self._parts: dict[tuple[str, str, bool], list[SourceLink] | None] = {}
 
     def links(self, path: str) -> list[SourceLink]:
@@ -78,6 +79,13 @@ class SourceFiles:
         if (path, name) not in self._rest_literals:
             self._rest_literals[(path, name)] = find_rest(self._read(path), name)
         return self._rest_literals[(path, name)]
+
+    def rest_role(self, path: str, name: str, role: str) -> Literal | None:
+        """The one ``:ref:`` or ``:doc:`` with a title of a reST file whose
+        target holds ``name``, found without docutils (``restliteral``)."""
+        if (path, name, role) not in self._rest_roles:
+            self._rest_roles[(path, name, role)] = find_role(self._read(path), name, role)
+        return self._rest_roles[(path, name, role)]
 
     def _read(self, path: str) -> str:
         try:

@@ -218,6 +218,7 @@ class Index:
     of posts against every source of a site is thousands of links)."""
 
     def __init__(self, forms: list[set[object]]) -> None:
+        self.forms = forms  # each source link's (``holds``: one link's claims alone)
         self.exact: dict[object, list[int]] = {}  # a URL key, ("raw", href)
         self.fragments: dict[str, list[tuple[int, object]]] = {}  # by its last dotted name
         # patterns by the end their text must have (its last literal part's
@@ -259,6 +260,21 @@ class Index:
                 patterns += by_start.get(text[:k], ())
         found.update(i for i, form in patterns if _same(form, href, resolved))
         return sorted(found)
+
+    def holds(self, i: int, href: str, resolved: str, resolved_key: str) -> bool:
+        """Whether ``candidates(href, resolved)`` holds the i-th source link
+        (``resolved_key``: ``key(resolved)``), from its own forms: the
+        buckets above are only necessary conditions of ``_same`` (a pattern
+        that matches ends with its tail, or starts with its head; a fragment
+        that is the form's or ends with ``.`` and it has its last dotted
+        part), so only this link's patterns are compiled."""
+        for form in self.forms[i]:
+            if isinstance(form, str):
+                if form == resolved_key:
+                    return True
+            elif _same(form, href, resolved):
+                return True
+        return False
 
 
 def _same(form: object, href: str, resolved: str) -> bool:
@@ -318,7 +334,8 @@ class PageMatcher:
         self.base_url = page_base(page, base)
         self.built, self.sources, self.index, self.every = built, sources, index, every
         self._candidates: dict[int, tuple[int, ...] | None] = {}
-        self._claims: dict[int, list[int]] | None = None  # a source link -> its built links
+        self._claims: dict[int, list[int]] = {}  # a source link -> the built links it may be
+        self._keys: list[tuple[str, str] | None] = [None] * len(built)  # (resolved, its key)
         self._chosen: dict[int, tuple[int, ...] | None] = {}
 
     def candidates(self, j: int) -> tuple[int, ...] | None:
@@ -333,18 +350,32 @@ class PageMatcher:
         return self._candidates[j]
 
     def rivals(self, j: int) -> set[int]:
-        """The built links that may claim one of the j-th's source links
-        (every link's candidates are looked for the first time one has a
-        source link: until then, none are)."""
+        """The built links that may claim one of the j-th's source links:
+        those whose candidates hold it (``Index.holds``, asked of each
+        built link for the chosen source links only, once each)."""
         chosen = self.chosen(j)
         if not chosen:
             return set()
-        if self._claims is None:
-            self._claims = {}
-            for r in range(len(self.built)):
-                for i in self.candidates(r) or ():
-                    self._claims.setdefault(i, []).append(r)
-        return {r for i in chosen for r in self._claims[i]}
+        out: set[int] = set()
+        for i in chosen:
+            if i not in self._claims:
+                self._claims[i] = [r for r in range(len(self.built)) if self._may_claim(r, i)]
+            out.update(self._claims[i])
+        return out
+
+    def _may_claim(self, r: int, i: int) -> bool:
+        """``i in candidates(r)``, without looking up r's other source links."""
+        if r in self._candidates:
+            found = self._candidates[r]
+            return found is not None and i in found
+        link = self.built[r]
+        if self._keys[r] is None:
+            resolved = self.resolved(r)
+            self._keys[r] = (resolved, key(resolved))
+        resolved, resolved_key = self._keys[r]  # type: ignore[misc]
+        if not self.index.holds(i, link.href, resolved, resolved_key):
+            return False
+        return link.where == "content" or (self.every and link.where == "template")
 
     def resolved(self, j: int) -> str:
         return urljoin(self.base_url, self.built[j].href.strip())

@@ -8,16 +8,16 @@ once, each source file parsed once (``SourceFiles``)."""
 
 from __future__ import annotations
 
+import gc
 import os
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Protocol
 from urllib.parse import urldefrag, urljoin
 
 from w3lib.encoding import html_to_unicode
 
-from linkaudit.rules.fragments import fragment_of
-from linkaudit.rules.urls import InvalidURL, canonicalize
 from linkaudit.sources.built import BuiltPage, read_built
 from linkaudit.sources.changes import Change
 from linkaudit.sources.files import MAX_SOURCES, SourceFiles
@@ -36,11 +36,16 @@ from linkaudit.sources.match import (
     page_index,
 )
 from linkaudit.sources.needles import target_word
+from linkaudit.sources.page import Page
 from linkaudit.sources.pages import PageSources
 from linkaudit.sources.shortcuts import elsewhere, literal, part
 from linkaudit.sources.templates import Templates
 
 PAGES_KEPT = 256  # built pages whose mapping is kept at once (pages come back: LRU)
+# characters of built pages whose lxml trees are kept (their links' words
+# read when asked; a tree takes about 14 bytes a character: 110 MB at
+# most); an older one's links are read whole and its tree let go (LRU)
+TREE_CHARS = 8_000_000
 # tools whose layouts list other pages' words (Jekyll's and Hugo's lists of
 # posts): a template's link there is looked for in every source (Markdown:
 # quick to read; a Sphinx project's thousand reST files are not read for
@@ -60,45 +65,6 @@ class BuildFiles(Protocol):
     def __call__(self, url: str) -> str | None: ...
 
 
-class Page:
-    """A built page read again: its links, its source file (or why none),
-    and its matcher, which maps the links asked for."""
-
-    def __init__(
-        self, url: str, rel: str, built: BuiltPage | None, source: str | None, why: str
-    ) -> None:
-        self.rel, self.built, self.source, self.why = rel, built, source, why
-        self.base = url
-        if built is not None and built.base is not None:
-            try:
-                self.base = canonicalize(built.base, url)
-            except InvalidURL:
-                pass
-        self.matcher: PageMatcher | None = None
-        # against the part of its source that holds a word (blocks.py), by the word
-        self.parts: dict[tuple[str, bool], PageMatcher | None] = {}
-        self.results: dict[int, Mapped] = {}  # a link's mapping, once
-        # against the sources that may hold its links (a page of others' words)
-        self.listed: dict[tuple[str, ...], PageMatcher] = {}
-        self.lines: dict[int, list[int]] = {}  # a line -> its links
-        for j, link in enumerate(built.links if built is not None else ()):
-            self.lines.setdefault(link.line, []).append(j)
-
-    def at(self, line: int, target: str, fragment: str | None) -> list[int]:
-        """The links on ``line`` to ``target`` (with ``fragment``)."""
-        out = []
-        for j in self.lines.get(line, ()):
-            link = self.built.links[j]  # type: ignore[union-attr]
-            try:
-                if canonicalize(link.href, self.base) != target:
-                    continue
-            except InvalidURL:
-                continue
-            if fragment is None or fragment_of(link.href) == fragment:
-                out.append(j)
-        return out
-
-
 class SourcePlaces:
     """Maps the places of a build's findings (see the module's doc)."""
 
@@ -109,6 +75,8 @@ class SourcePlaces:
         self.templates = Templates(layout)
         self.rules = Rules(layout.tool, layout.extlinks, self.pages.label, self.pages.hugo_pages)
         self.kept: OrderedDict[str, Page | None] = OrderedDict()
+        self.trees: OrderedDict[str, BuiltPage] = OrderedDict()
+        self.tree_chars = 0
         # the links of the sources a page of others' words may hold, indexed once
         self._indexes: dict[tuple[str, ...], tuple[list[SourceLink], Index]] = {}
         self.mapped = self.unmapped = 0
@@ -118,6 +86,10 @@ class SourcePlaces:
 
     def entry(self, item: dict[str, Any]) -> None:
         """A finding's places, and whether the change holds it."""
+        with _collector_paused():
+            self._entry(item)
+
+    def _entry(self, item: dict[str, Any]) -> None:
         places = [(r, item["url"]) for r in item.get("referrers", ())]
         for gap in item.get("missing_fragments", ()):
             self.places(gap["referrers"], item["url"], gap["fragment"])
@@ -135,7 +107,8 @@ class SourcePlaces:
     def fix(self, fix: dict[str, Any]) -> None:
         """A redirect fix's place (page, line, the redirecting URL)."""
         place = {"url": fix["page"], "line": fix["line"]}
-        self.place(place, fix["from"], None)
+        with _collector_paused():
+            self.place(place, fix["from"], None)
         for name in ("source", "unmapped"):
             if name in place:
                 fix[name] = place[name]
@@ -221,6 +194,8 @@ class SourcePlaces:
     def _page(self, url: str) -> Page | None:
         if url in self.kept:
             self.kept.move_to_end(url)
+            if url in self.trees:
+                self.trees.move_to_end(url)
             return self.kept[url]
         shown = self.files(url)
         page = None
@@ -237,10 +212,23 @@ class SourcePlaces:
                 if built is None:
                     source, why = None, "the built page could not be read again"
             page = Page(url, rel, built, source, why)
+            if built is not None:
+                self.trees[url] = built
+                self.tree_chars += built.size
+                while self.tree_chars > TREE_CHARS and len(self.trees) > 1:
+                    self._release(next(iter(self.trees)), True)
         self.kept[url] = page
         if len(self.kept) > PAGES_KEPT:
-            self.kept.popitem(last=False)
+            self._release(self.kept.popitem(last=False)[0], False)
         return page
+
+    def _release(self, url: str, read: bool) -> None:
+        """Let go of a page's tree, its links read whole first if ``read``."""
+        built = self.trees.pop(url, None)
+        if built is not None:
+            self.tree_chars -= built.size
+            if read:
+                built.release()
 
     def _read(self, path: str) -> BuiltPage | None:
         try:
@@ -365,3 +353,20 @@ def _finding(item: dict[str, Any]) -> bool:
 
 
 SourcePlacesFactory = Callable[[BuildFiles], SourcePlaces | None]
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The garbage collector off while one finding's places are mapped: the
+    mapping allocates many objects that live on (parsed trees, indexes), so
+    the collector's passes over them cost about a quarter of the mapping on a
+    large build while freeing nothing. Re-enabled after each finding (only if
+    it was on), so the cycles a parse leaves (docutils' doctrees) are
+    collected then, not held for the whole report."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()

@@ -17,7 +17,14 @@ another line or twice, a target defined twice or by another target, a
 name referenced twice or across lines, and a paragraph that is not a
 plain one: indented (a block quote, a list item's, a directive's body),
 a list, a field list, a table, a section title, a comment or directive,
-a quoted literal block, an escape, a substitution, a footnote, a role."""
+a quoted literal block, an escape, a substitution, a footnote, a role.
+
+A Sphinx ``:ref:`title <label>``` or ``:doc:`title <path>``` is found
+so too (``find_role``): the one role on the one line holding the name
+(its title may hold it too), the page showing its title; so the Python
+docs' ``whatsnew`` files' link to their changelog is mapped without
+docutils (a fragment too: the role's label makes the id on another
+page, ``shortcuts.literal``)."""
 
 from __future__ import annotations
 
@@ -38,6 +45,8 @@ NOT_PARAGRAPH = re.compile(
     r"^(?:[-*+\u2022\u2023\u2043]\s|\(?(?:\d+|#|[a-zA-Z]|[ivxlcdmIVXLCDM]+)[.)]\s|:|\.\.(?:\s|$)|"
     r">>>|\||\+[-=])"
 )
+# a Sphinx cross-reference with an explicit title (the page shows the title)
+ROLE_REF = re.compile(r"(?<![\w\\`:]):(ref|doc):`([^`<>]+?)\s*<([^<>`]+)>`(?!_)")
 INLINE_LITERAL = re.compile(r"``([^`]+)``")
 EMPHASIS = re.compile(r"\*\*([^*]+)\*\*|\*([^*]+)\*")
 
@@ -88,6 +97,38 @@ def find_rest(text: str, name: str) -> tuple[Literal, int | None] | None:
     if block is None:
         return None
     return Literal(ref_line + 1, href, words, block), defined
+
+
+def find_role(text: str, name: str, role: str) -> Literal | None:
+    """The one ``:ref:`title <label>``` (or ``:doc:`title <path>```, as
+    ``role`` says) whose target holds ``name``, in a plain paragraph, the
+    line docutils' parse gives it (Sphinx's roles: ``rest.py``), or None.
+    The built link's URL is the one ``match.candidates`` makes of the
+    label (its document, ``#`` its id) or the path; refused besides
+    ``find_rest``'s refusals: an implicit title (the page shows the
+    section's), a ``~`` or ``!`` target, a title holding markup, another
+    role in the paragraph."""
+    if not name or UNSAFE.search(text) or INCLUDE.search(text):
+        return None
+    lines = text.split("\n")
+    holding = [i for i, line in enumerate(lines) if name in _squeezed(line)]
+    if len(holding) != 1:
+        return None
+    at = holding[0]
+    found = [m for m in ROLE_REF.finditer(lines[at]) if name in _squeezed(m.group(3))]
+    if len(found) != 1 or found[0].group(1) != role:
+        return None
+    if _squeezed(found[0].group(0)).count(name) != _squeezed(text).count(name):
+        return None  # the name elsewhere than in the role (its title may hold it too)
+    title, target = found[0].group(2).strip(), found[0].group(3).strip()
+    if not title or target.startswith(("~", "!")) or any(c in title for c in "`*_|\\<>"):
+        return None
+    start, end = found[0].span()
+    shown = [*lines[:at], lines[at][:start] + title + lines[at][end:], *lines[at + 1 :]]
+    block = _paragraph(shown, at)  # (the role as the page shows it: any other refuses)
+    if block is None:
+        return None
+    return Literal(at + 1, target, " ".join(title.split()), block)
 
 
 def _named(text: str, label: str) -> tuple[int, str] | None:

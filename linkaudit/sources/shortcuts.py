@@ -7,7 +7,7 @@ it maps; anything else is left to the whole file's parse."""
 from __future__ import annotations
 
 from typing import Protocol
-from urllib.parse import urldefrag, urljoin
+from urllib.parse import unquote, urldefrag, urljoin
 
 from linkaudit.sources.built import BuiltPage
 from linkaudit.sources.files import SourceFiles
@@ -22,6 +22,7 @@ from linkaudit.sources.match import (
     key,
     page_base,
     page_index,
+    squeezed,
 )
 
 
@@ -50,10 +51,14 @@ def literal(sources: SourceFiles, rules: Rules, page: Page, j: int, resolved: st
     if page.source.endswith(MARKDOWN):
         found = sources.literal(page.source, *name)
         kind = "inline"
-    elif page.source.endswith(REST) and name[1] is None:  # (a fragment: the document's ids)
-        rest = sources.rest_literal(page.source, name[0])
-        found, defined = rest if rest is not None else (None, None)
-        kind = "rst"
+    elif page.source.endswith(REST):
+        found, kind = None, "rst"
+        if name[1] is None:  # (a fragment: the document's ids, but a :ref:'s elsewhere)
+            rest = sources.rest_literal(page.source, name[0])
+            found, defined = rest if rest is not None else (None, None)
+        if found is None and (name[1] is None or urldefrag(target)[0] != urldefrag(key(base))[0]):
+            role = "doc" if name[1] is None else "ref"
+            found, kind = sources.rest_role(page.source, name[0], role), "role:" + role
     else:
         return None
     built = page.built.links[j]
@@ -68,7 +73,16 @@ def literal(sources: SourceFiles, rules: Rules, page: Page, j: int, resolved: st
     if target not in candidates(link, page.rel, sources.directory_of(page.source),
                                 rules):  # fmt: skip
         return None
-    same = sum(1 for other in page.built.links if key(urljoin(base, other.href.strip())) == target)
+    # a fragment's name is held by any href (not empty) that is the target
+    # (the one "#": none decoded from its path), a quick test before urljoin
+    # on each of a page's thousand links
+    sifted = name[1] is not None and target.count("#") == 1
+    same = 0
+    for other in page.built.links:
+        href = other.href.strip()
+        if sifted and href and name[0] not in squeezed(unquote(href)).lower():
+            continue
+        same += key(urljoin(base, href)) == target
     return Mapped(link, "") if same == 1 else None
 
 
