@@ -281,6 +281,32 @@ def test_landmark_words_found_as_a_case_blind_regex_finds_them():
         assert landmarks(page) == slow_landmarks(page), path
 
 
+_AROUND_MAIN = [
+    '<div role="main">', "<DIV ROLE=main>", "<main>", "</main>", "</MAIN >", "<div>", "</div>",
+    "</div", '<div class="nav">', "<nav>", "</nav>", "<ul class='menu'>", "</ul>", "<header>",
+    "</header>", "<footer id=footer>", "</footer>", "<aside>", "</aside>", "<divx>", "mainly",
+    '<div id="sidebar" role="main">', "<section role=navigation>", "</section>", "<nav/>",
+    "text main menu nav ", "\n", "\r\n", ">", "<", "</", "<a href=x>", "</a>", "_main_",
+    "\u00e9", "\u4e2d", "\u0130", "\u212a", "\u017f", "\u0131", "<head>", "</head>", "<body>",
+    '<div title="</div " class=nav>', '<span class="main">', "<p>header</p>", ' role="main"',
+    '<div\u00a0role="main">', '<div class="x"', "<my-nav role=navigation>", "</my-nav>",
+    '<div role="complementary">', '<div class="breadcrumb">', "</div/>", "</nav ",
+    "<\u017fection role=main>", "</SECTION>", "</\u017fection>", '<div class="\u017fidebar">',
+]
+
+
+def test_landmarks_around_main_contents_as_before():
+    """The word search skips the inside of each main content and the words
+    in text, and finds end tags in the lower-cased page (with the letters a
+    case-blind regex takes for ASCII ones, İ ı ſ K, in or out of names):
+    the blocks of the plain way, on pages of mains, nested, unclosed,
+    malformed, and words on both sides of their edges."""
+    rng = random.Random(4343)
+    for _ in range(3000):
+        page = "".join(rng.choice(_AROUND_MAIN) for _ in range(rng.randrange(60)))
+        assert landmarks(page) == slow_landmarks(page), page
+
+
 def test_blocks_of_links_in_document_order_as_before():
     """Links in document order (each with a line, lines sorted: the fast
     path) and the same links shuffled or some without a line (the general

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 
+from linkaudit.rules.html import endtags
+from linkaudit.rules.html.lowered import ascii_lowered
 from linkaudit.rules.html.lowered import lowered as lower
 
 LANDMARK_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary"})
@@ -61,7 +62,7 @@ _ANCHORS = "vbfmd"
 _ASCII_WORD = "[a-z0-9_]"
 
 
-def _anchored(words: frozenset[str]) -> tuple[re.Pattern[str], ...]:
+def _anchored(words: frozenset[str]) -> dict[str, re.Pattern[str]]:
     """One pattern per anchor letter, matching (from that letter) each word
     whose first anchor letter it is, standing whole.  Each starts with the
     letters its words share from the anchor on (``de`` for header and
@@ -71,7 +72,7 @@ def _anchored(words: frozenset[str]) -> tuple[re.Pattern[str], ...]:
     for word in sorted(words, key=lambda w: (-len(w), w)):
         anchor = next(c for c in _ANCHORS if c in word)  # StopIteration: add an anchor
         by_anchor.setdefault(anchor, []).append(word)
-    patterns = []
+    patterns = {}
     for anchor, group in by_anchor.items():
         rests = [w[w.index(anchor) :] for w in group]
         common = os.path.commonprefix(rests)
@@ -79,14 +80,21 @@ def _anchored(words: frozenset[str]) -> tuple[re.Pattern[str], ...]:
             f"{re.escape(rest[len(common) :])}(?<=(?<!{_ASCII_WORD}){re.escape(word)})"
             for word, rest in zip(group, rests, strict=True)
         )
-        patterns.append(re.compile(f"{re.escape(common)}(?:{alternatives})(?!{_ASCII_WORD})"))
-    return tuple(patterns)
+        patterns[anchor] = re.compile(f"{re.escape(common)}(?:{alternatives})(?!{_ASCII_WORD})")
+    return patterns
 
 
 _WORD_PATTERNS = _anchored(LANDMARK_ROLES | BLOCK_WORDS | {"aside", MAIN})
+# the pattern of the word that may open a main content (and of others):
+# it is read ahead of the rest, to the next "main" in a tag
+_M_WORDS = _WORD_PATTERNS.pop(MAIN[0])
+# past a region's end, what a word's match reads: its longest rest and the
+# character after it
+_REACH = max(map(len, LANDMARK_ROLES | BLOCK_WORDS)) + 1
 # the letters a case-blind regex takes for ASCII ones (İ ı ſ K): with one of
 # them the lower-cased page would not find every candidate (İ even changes
-# the length), so the page is read whole
+# the length), so the words are looked for in the page with these made ASCII
+# (and the end tags in the page with only ASCII letters lower-cased)
 _UNFOLDED = "\u0130\u0131\u017f\u212a"
 _SPLIT = re.compile(r"[^a-z0-9]+")
 
@@ -98,26 +106,28 @@ def landmarks(text: str) -> list[Block]:
     it has one), then the landmarks and the main content, none inside the
     main content.
 
-    Linear in the page: the candidates' start tags in one pass, then one
-    pass over the start and end tags of their names that closes each at its
-    matching end tag (``_ends``), and line numbers counted once, in
-    position order (``_lines``)."""
+    Linear in the page: the candidates' start tags in one pass that skips
+    the inside of each main content (``_read``), the end tags of their
+    names (``endtags.py``), and line numbers counted once, in position
+    order (``_lines``)."""
     if "\r" in text:  # lines as the tokenizer counts them
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     head = _head(text)
-    found: list[tuple[str, str, int, int]] = []  # signature, name, tag start, match end
-    for m in _candidates(text):
-        named = candidate(m)
-        if named is not None:
-            found.append((named[1], named[0], m.start(), m.end()))
-    ends = _ends(text, found) if found else []
-    kept = _outside_main(found, ends)
-    spans = list(head) + [p for i in kept for p in (found[i][2], ends[i])]
+    if any(c in text for c in _UNFOLDED):  # four str searches: faster than a regex
+        names = ascii_lowered(text)
+        low = names
+        for letter, ascii_letter in zip(_UNFOLDED, "iisk", strict=True):
+            low = low.replace(letter, ascii_letter)
+        kept = _read(text, low, names)
+    else:
+        low = lower(text)  # as long as text: no U+0130
+        kept = _read(text, low, low)
+    spans = list(head) + [p for _signature, start, end in kept for p in (start, end)]
     lines = _lines(text, spans)
     blocks = [("head", lines[0], lines[1])] if head else []
     at = len(head)
-    for k, i in enumerate(kept):
-        blocks.append((found[i][0], lines[at + 2 * k], lines[at + 2 * k + 1]))
+    for k, (signature, _start, _end) in enumerate(kept):
+        blocks.append((signature, lines[at + 2 * k], lines[at + 2 * k + 1]))
     return blocks
 
 
@@ -146,42 +156,96 @@ def _head(text: str) -> tuple[int, int] | tuple[()]:
     return (first.start(), end.start()) if end is not None else ()
 
 
-def _outside_main(found: list[tuple[str, str, int, int]], ends: list[int]) -> list[int]:
-    """The candidates not inside the main content (a main inside a main is
-    dropped too): the page's own blocks are not the template's."""
-    kept: list[int] = []
+def _read(text: str, low: str, names: str) -> list[tuple[str, int, int]]:
+    """The candidates outside every main content, in page order:
+    (signature, start, end).  ``low``: the page with every letter a
+    case-blind ``_CANDIDATE`` takes for an ASCII one made that letter, in
+    lower case (where the words are looked for); ``names``: with only the
+    ASCII letters lower-cased (where the end tags are: ``endtags.py``).
+
+    Only the stretches between two ">" that hold one of the words a
+    candidate needs are read by ``_CANDIDATE`` (its matches never span a
+    ">"), and the words are looked for (``_WORD_PATTERNS``) a region at a
+    time: up to the next "main", then, once a main content is read, from
+    its end on.  Its inside is the page's own, no candidate there is kept,
+    and on a Sphinx page it is nine tenths of the page: only its element's
+    tags are read there (``endtags.py``), to find its end.  A word is
+    skipped when its stretch would end inside a main content read (all it
+    could give is dropped), or when it is not in a tag (the last "<" or ">"
+    before it is a ">"): a candidate's match holds a word of its own, with
+    no ">" before it in the match, whose stretch is the same.  The
+    stretches read are those of the whole
+    page's words, so the candidates are those of ``_CANDIDATE`` over the
+    whole page that no main holds (``tests/helpers/landmarks.py``)."""
+    size = len(text)
+    kept: list[tuple[str, str, int, int]] = []
+    main_ends: dict[int, int] = {}  # index in kept: where that main content ends
     until = -1  # where the main content read last ends
-    for i, (signature, _name, start, _pos) in enumerate(found):
-        if start < until:
-            continue
-        kept.append(i)
-        if signature == MAIN:
-            until = ends[i]
-    return kept
-
-
-def _candidates(text: str) -> Iterator[re.Match[str]]:
-    """``_CANDIDATE.finditer(text)``, reading only the stretches between two
-    ">" that hold one of the words a candidate needs."""
-    if any(c in text for c in _UNFOLDED):  # four str searches: faster than a regex
-        yield from _CANDIDATE.finditer(text)
-        return
+    skip = 0  # a word before this would give nothing but what is in a main content
     end = 0  # where the stretch read last ends, after its ">"
-    for at in _words_at(text):
-        if at < end:
-            continue
-        start = max(text.rfind(">", end, at) + 1, end)
-        stop = text.find(">", at) + 1 or len(text)
-        yield from _CANDIDATE.finditer(text, start, stop)
-        end = stop
+    pos = 0  # where the search for words goes on
+    while pos < size:
+        hit, before = _next_main(text, low, pos)
+        region = size if hit is None else (text.find(">", hit.start()) + 1 or size)
+        for at in _words_in(low, pos, region, hit, before):
+            if at < end or at < skip:
+                continue
+            gt = text.rfind(">", end, at)
+            if gt >= text.rfind("<", end, at):
+                continue  # in text: a candidate of its stretch has a word of its own
+            start = max(gt + 1, end)
+            stop = text.find(">", at) + 1 or size
+            for m in _CANDIDATE.finditer(text, start, stop):
+                named = candidate(m) if m.start() >= until else None
+                if named is None:
+                    continue
+                kept.append((named[1], named[0], m.start(), m.end()))
+                if named[1] == MAIN:
+                    until = endtags.close_one(names, named[0], m.end())
+                    main_ends[len(kept) - 1] = until
+                    skip = text.rfind(">", 0, until) + 1
+            end = stop
+        pos = max(region, skip)
+    others = [i for i in range(len(kept)) if i not in main_ends]
+    ends = endtags.ends(names, [kept[i] for i in others]) if others else []
+    main_ends.update(zip(others, ends, strict=True))
+    return [(signature, start, main_ends[i]) for i, (signature, _n, start, _p) in enumerate(kept)]
 
 
-def _words_at(text: str) -> list[int]:
-    """A place inside each of the words of ``_WORD_PATTERNS`` standing whole
-    (as ``\\b`` sees words: not after or before a letter, digit or "_"),
-    in order; perhaps more places, never fewer (see ``_ANCHORS``)."""
-    lowered = lower(text)  # as long as text: no U+0130 (see _UNFOLDED)
-    found = [m.start() for pattern in _WORD_PATTERNS for m in pattern.finditer(lowered)]
+def _next_main(text: str, low: str, pos: int) -> tuple[re.Match[str] | None, list[int]]:
+    """The first "main" from ``pos`` on (where the page is not in a tag)
+    that is in a tag: one in text opens no main content, and it ends no
+    region (on GIO's docs, "main loop" is on many pages); and the places of
+    the words of ``_M_WORDS`` before it."""
+    lo = pos
+    before = []
+    for m in _M_WORDS.finditer(low, pos):
+        at = m.start()
+        if low.startswith(MAIN, at):
+            if text.rfind("<", lo, at) > text.rfind(">", lo, at):
+                return m, before
+            lo = at  # in text: the last "<" or ">" before it is a ">", or none
+        before.append(at)
+    return None, before
+
+
+def _words_in(
+    low: str, pos: int, region: int, hit: re.Match[str] | None, before: list[int]
+) -> list[int]:
+    """A place inside each word of ``_WORD_PATTERNS`` standing whole (as
+    ``\\b`` sees words: not after or before a letter, digit or "_") that
+    starts in ``low[pos:region]``, in order (``hit``: the "main" that ends
+    the region, ``before``: the words of ``_M_WORDS`` before it); perhaps
+    more places, never fewer (see ``_ANCHORS``).  Each pattern reads a
+    little past the region (``_REACH``): a match that starts in it ends
+    there, and one that starts further is not kept."""
+    reach = min(region + _REACH, len(low))
+    found = before
+    if hit is not None:  # and the other words of its stretch
+        rest = _M_WORDS.finditer(low, hit.start(), reach)
+        found.extend(at for m in rest if (at := m.start()) < region)
+    for pattern in _WORD_PATTERNS.values():
+        found.extend(at for m in pattern.finditer(low, pos, reach) if (at := m.start()) < region)
     found.sort()
     return found
 
@@ -198,58 +262,6 @@ def _signature(name: str, attribute: str | None, value: str | None) -> str | Non
         return None
     word = next(w for w in words if w in BLOCK_WORDS)
     return f"{name}{'#' if attribute == 'id' else '.'}{word}"
-
-
-def _ends(text: str, found: list[tuple[str, str, int, int]]) -> list[int]:
-    """Where each candidate's element ends: its matching end tag (elements
-    of its name nest), else the end of the page.
-
-    A candidate of name N opened at ``pos`` (its match's end) has depth 1
-    there, +1 for each later ``<N``, -1 for each later ``</N``: with
-    ``level[N]`` the count of N's start tags minus its end tags so far, it
-    ends at the first end tag after ``pos`` that brings ``level[N]`` to its
-    value at ``pos`` minus one.  So one pass over the tags of the
-    candidates' names, in order, each candidate waiting in ``waiting[N]``
-    under that level, closes them all."""
-    names = sorted({f[1] for f in found})
-    # one group per name: the group that matched names the tag, as the
-    # pattern of each name alone would (names ASCII case-insensitive, as
-    # HTML compares them: ``<ſection>`` does not close a ``section``)
-    tags = re.compile("<(/?)(?ai:" + "|".join(f"({re.escape(n)})" for n in names) + r")(?=[\s/>])")
-    level = dict.fromkeys(names, 0)
-    waiting: dict[str, dict[int, list[int]]] = {n: {} for n in names}
-    ends = [len(text)] * len(found)
-    following = 0  # the next candidate to open
-    unclosed = 0  # candidates waiting for their end tag
-    # Levels only count from where a candidate opens: while none waits,
-    # the tags up to the next candidate's start tag are skipped (a page's
-    # content between its header and its footer is not read)
-    pos = found[0][2]
-    while following < len(found):
-        for m in tags.finditer(text, pos):
-            at = m.start()
-            if not unclosed and at < found[following][2]:
-                pos = found[following][2]
-                break
-            while following < len(found) and found[following][3] <= at:
-                _s, name, _start, _pos = found[following]
-                waiting[name].setdefault(level[name] - 1, []).append(following)
-                following += 1
-                unclosed += 1
-            name = names[m.lastindex - 2]  # type: ignore[operator]
-            if m.group(1):
-                level[name] -= 1
-                closed = waiting[name].pop(level[name], ())
-                for i in closed:
-                    ends[i] = at
-                unclosed -= len(closed)
-                if not unclosed and following == len(found):
-                    return ends
-            else:
-                level[name] += 1
-        else:
-            break
-    return ends
 
 
 def _lines(text: str, positions: list[int]) -> list[int]:

@@ -6,6 +6,7 @@ in turn: the copy is made once, and only the last page's is kept."""
 
 from __future__ import annotations
 
+import string
 from functools import lru_cache
 
 # The only characters that str.lower makes ASCII (or longer: U+0130 becomes
@@ -26,6 +27,14 @@ def lowered(text: str) -> str:
     unit into another: a surrogate stays a surrogate)."""
     if text.isascii() or any(c in text for c in _TO_ASCII):
         return text.lower()
+    return ascii_lowered(text)
+
+
+def ascii_lowered(text: str) -> str:
+    """``text`` with its ASCII letters lower-cased and nothing else changed
+    that matters here: a code unit outside ASCII stays outside it, and
+    whitespace, ``<``, ``/`` and ``>`` stay what they are (U+0130 and U+212A
+    too, which ``str.lower`` makes ASCII).  Not cached."""
     try:
         return text.encode("latin-1").lower().decode("latin-1")
     except UnicodeEncodeError:
@@ -33,4 +42,7 @@ def lowered(text: str) -> str:
     try:
         return text.encode("utf-16-le").lower().decode("utf-16-le")
     except UnicodeError:  # a lone surrogate
-        return text.lower()
+        return text.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
