@@ -33,7 +33,7 @@ from __future__ import annotations
 import logging
 import os
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from itertools import zip_longest
 from typing import TYPE_CHECKING, Any
@@ -94,7 +94,7 @@ class BuildReport:
         self.written: dict[tuple[str, int, str], list[str]] = {}
 
     # -- before the entries ----------------------------------------------------
-    def prepare(self, entries: list[Entry], missing: dict[str, list[dict[str, Any]]]) -> None:
+    def prepare(self, entries: Iterable[Entry], missing: dict[str, list[dict[str, Any]]]) -> None:
         """The sitemaps' listings, and the hrefs of the findings' places."""
         # page -> line -> the findings it links to there
         wanted: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
