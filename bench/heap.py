@@ -7,7 +7,8 @@ tenth), and that snapshot's allocations grouped by the line that made them.
     .venv/bin/python bench/heap.py --compare heap-10k.pickle heap-50k.pickle
 
 The first form writes the top lines (``--top``, 40) and keeps the snapshot
-(``OUT`` with ``.pickle``); the second prints, line by line, what two
+(``OUT`` with ``.pickle``), and the same of the heap as the report began
+(the crawl's end: ``OUT-crawl``); the second prints, line by line, what two
 snapshots' sizes differ by and the bytes a URL that is (give ``--urls A,B``,
 the two audits' URL counts): the allocations that grow with the site.
 tracemalloc keeps one frame (``PYTHONTRACEMALLOC`` is not needed); it slows
@@ -40,6 +41,23 @@ class PeakSnapshots(threading.Thread):
             current, _peak = tracemalloc.get_traced_memory()
             if current > self.size * self.growth:
                 self.snapshot, self.size = tracemalloc.take_snapshot(), current
+
+
+def _at_report() -> list[tracemalloc.Snapshot]:
+    """A snapshot taken as the report's one pass begins (the crawl's end),
+    into the list returned (Sections.read wrapped)."""
+    from linkaudit.output.report.sections import Sections
+
+    taken: list[tracemalloc.Snapshot] = []
+    read = Sections.read
+
+    def snapshot_then_read(self, state):  # type: ignore[no-untyped-def]
+        if not taken:
+            taken.append(tracemalloc.take_snapshot())
+        return read(self, state)
+
+    Sections.read = snapshot_then_read  # type: ignore[method-assign]
+    return taken
 
 
 def top(snapshot: tracemalloc.Snapshot, n: int) -> list[str]:
@@ -90,6 +108,7 @@ def main() -> None:
     from linkaudit.cli import main as linkaudit
 
     args = ns.args[1:] if ns.args[:1] == ["--"] else ns.args
+    crawled = _at_report()
     tracemalloc.start(1)
     watch = PeakSnapshots()
     watch.start()
@@ -103,6 +122,10 @@ def main() -> None:
     if snapshot is not None and ns.out is not None:
         snapshot.dump(str(ns.out.with_suffix(".pickle")))
         ns.out.write_text("\n".join(top(snapshot, ns.top)) + "\n")
+    if crawled and ns.out is not None:  # the heap when the report began
+        crawl = ns.out.with_name(ns.out.stem + "-crawl")
+        crawled[0].dump(str(crawl.with_suffix(".pickle")))
+        crawl.with_suffix(".txt").write_text("\n".join(top(crawled[0], ns.top)) + "\n")
     sys.exit(code)
 
 

@@ -325,8 +325,9 @@ def heap(ns: argparse.Namespace) -> None:
             server.stop()
         counts.append(json.loads((cwd / "single.json").read_text())["summary"]["urls"])
         print(out.read_text(), flush=True)
-    if len(sizes) > 1:
-        pickles = [str(ns.heap / f"heap-{n}.pickle") for n in sizes[:2]]
+    for when in ("", "-crawl") if len(sizes) > 1 else ():  # at the peak, at the crawl's end
+        pickles = [str(ns.heap / f"heap-{n}{when}.pickle") for n in sizes[:2]]
+        print(f"heap{when}: what grew from {counts[0]:,} to {counts[1]:,} URLs", flush=True)
         subprocess.run(
             [sys.executable, str(HERE / "heap.py"), "--compare", *pickles]
             + ["--urls", f"{counts[0]},{counts[1]}"],
