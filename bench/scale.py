@@ -206,6 +206,7 @@ def workers(starts: list[str], cwd: Path, kill: bool = False) -> dict:
         wall = time.monotonic() - t0
         memory = client.info("memory")["used_memory"] - before
         keys = client.dbsize()
+        families = _families(client)
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -221,8 +222,21 @@ def workers(starts: list[str], cwd: Path, kill: bool = False) -> dict:
         "sha": sha,
         "redis_bytes_per_url": memory / urls,
         "redis_keys": keys,
+        "redis_families": {k: round(v / urls) for k, v in families.items()},
         "killed_at": killed_at,
     }
+
+
+def _families(client: redis.Redis) -> dict[str, int]:
+    """Bytes of each key family of the audit (state/redis/scripts.py names
+    them: ``u``, ``c``, ``r``, ``n``, ``v``...), by ``MEMORY USAGE`` of
+    every key, largest first."""
+    sizes: dict[str, int] = {}
+    prefix = len("la:{scale}:")
+    for key in client.scan_iter("la:{scale}:*", count=1000):
+        family = key[prefix:].split(":")[0]
+        sizes[family] = sizes.get(family, 0) + (client.memory_usage(key, samples=0) or 0)
+    return dict(sorted(sizes.items(), key=lambda kv: -kv[1]))
 
 
 def _kill_half_way(client: redis.Redis, worker: subprocess.Popen) -> float:
