@@ -64,7 +64,7 @@ def far(k: int) -> str:
 def generate(urls: int, hosts: int) -> Path:
     """The site of about ``urls`` URLs on ``hosts`` hosts (kept for the
     next run)."""
-    site = WORK / f"scale-{urls}-{hosts}"
+    site = WORK / f"scale-{urls}-{hosts}-{PORT}"  # (the port is in the pages' absolute links)
     pages = max(20, round(urls / URLS_PER_PAGE / hosts))
     for k in range(hosts):
         out = site / f"h{k}"
