@@ -2,7 +2,7 @@
 mapped to their source lines, against the same audit without.
 
     bash tests/proof/sources.sh --published   # once: the builds as published
-    .venv/bin/python bench/sources.py [ROUNDS]
+    .venv/bin/python bench/sources.py [ROUNDS] [BUILD ...]   # python, flask, ...
 
 The builds are the proof projects of tests/proof/sources.sh (real
 documentation built from its own sources by its own tool): as published,
@@ -108,17 +108,20 @@ def python_docs(tmp: str) -> tuple[str, str] | None:
     return PYTHON_DOCS, sources
 
 
-def main(rounds: int) -> None:
+def main(rounds: int, only: set[str]) -> None:
+    """``only``: the builds to measure (BUILDS' names, ``python``); empty: all."""
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "r.json")
         for published in (True, False):
             for name in BUILDS:
+                if only and name not in only:
+                    continue
                 row = measure(name, rounds, report, published)
                 if row is not None:
                     rows.append(row)
                     print(f"{row[0]}: done", file=sys.stderr)
-        found = python_docs(tmp)
+        found = python_docs(tmp) if not only or "python" in only else None
         if found is not None:
             BUILDS["python"] = ("Debian's Python 3.11 docs (as published)", *found)
             row = measure("python", rounds, report, None)
@@ -138,4 +141,4 @@ def main(rounds: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5, set(sys.argv[2:]))

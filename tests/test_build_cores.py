@@ -22,6 +22,7 @@ import pytest
 from linkaudit.rendering.memory import descendants
 from tests.conftest import check_no_fault, validate, wait_for
 from tests.helpers.command import LINKAUDIT, refused, run
+from tests.helpers.processes import alive
 
 # Debian's documentation packages, as tests/test_groups_real.py reads them
 PYTHON = Path("/usr/share/doc/python3.11/html")  # 530 pages, Sphinx
@@ -43,14 +44,6 @@ def docs(path: Path) -> Path:
 def same_bytes(report: Path) -> str:
     """The report's text, its times taken out (they are the run's)."""
     return TIMES.sub(r'"\1": "<time>"', report.read_text())
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return False
-    return stat[stat.rfind(b")") + 2 :].split()[0] != b"Z"
 
 
 class Walk:
@@ -87,7 +80,7 @@ class Walk:
 
     def workers(self) -> list[int]:
         """Its processes now."""
-        return [pid for pid in descendants(self.proc.pid) if _alive(pid)]
+        return [pid for pid in descendants(self.proc.pid) if alive(pid)]
 
     def wait(self, timeout: float = 120) -> tuple[int, str]:
         try:
@@ -108,9 +101,9 @@ class Walk:
         deadline = time.monotonic() + GONE_BOUND
         while True:
             with self.lock:
-                alive = [pid for pid in self.seen if _alive(pid)]
-            if not alive or time.monotonic() > deadline:
-                return alive
+                left = [pid for pid in self.seen if alive(pid)]
+            if not left or time.monotonic() > deadline:
+                return left
             time.sleep(0.1)
 
 

@@ -21,6 +21,7 @@ from linkaudit.rendering.memory import descendants, tree_bytes
 from tests.conftest import check_no_fault, validate, wait_for
 from tests.helpers.command import LINKAUDIT
 from tests.helpers.jsapp import LOOPS, NEVER_SETTLES, TICK, jsapp_server
+from tests.helpers.processes import alive
 from tests.server import Route, TestServer
 
 MiB = 1024 * 1024
@@ -46,15 +47,6 @@ def _high_water(pid: int) -> int:
     except (OSError, ValueError, IndexError):
         pass
     return 0
-
-
-def _alive(pid: int) -> bool:
-    """Still a process (a zombie left to a container's init is not one)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return False
-    return stat[stat.rfind(b")") + 2 :].split()[0] != b"Z"
 
 
 class Audit:
@@ -122,9 +114,9 @@ class Audit:
         deadline = time.monotonic() + GONE_BOUND
         while True:
             with self.lock:
-                alive = [f"{pid} {name}" for pid, name in self.seen.items() if _alive(pid)]
-            if not alive or time.monotonic() > deadline:
-                return alive
+                left = [f"{pid} {name}" for pid, name in self.seen.items() if alive(pid)]
+            if not left or time.monotonic() > deadline:
+                return left
             time.sleep(0.1)
 
 

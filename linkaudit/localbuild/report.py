@@ -94,8 +94,17 @@ class BuildReport:
         self.written: dict[tuple[str, int, str], list[str]] = {}
 
     # -- before the entries ----------------------------------------------------
-    def prepare(self, entries: Iterable[Entry], missing: dict[str, list[dict[str, Any]]]) -> None:
-        """The sitemaps' listings, and the hrefs of the findings' places."""
+    def prepare(
+        self,
+        entries: Iterable[Entry],
+        missing: dict[str, list[dict[str, Any]]],
+        stopped: bool = False,
+    ) -> None:
+        """The sitemaps' listings, and the hrefs of the findings' places.
+        An audit ``stopped`` (a limit, a signal) reads no page again for the
+        links it never checked: they can be most of the build (a wide level
+        cut by ``--max-time``), and the stop must stay prompt; their places
+        keep the target alone."""
         # page -> line -> the findings it links to there
         wanted: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
         for entry in entries:
@@ -103,7 +112,7 @@ class BuildReport:
             if result is not None and result.sitemap is not None:
                 if result.sitemap["kind"] == "urlset":
                     self.listed.update(result.sitemap["urls"])
-            if _finding(entry, self.own):
+            if _finding(entry, self.own) and not (stopped and entry.result is None):
                 for page, line in entry.referrers:
                     wanted[page][line].add(entry.url)
         for target, gaps in missing.items():

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 import lxml.html
@@ -95,8 +96,40 @@ class BuiltLink:
         self._tree = self._element = None
 
 
+class BuiltLinks(Sequence[BuiltLink]):
+    """A page's links, each made when first asked (``links[j]``): a kept
+    page's thousands of links are three lists (hrefs, lines, their elements'
+    places in the tree), not thousands of objects for the collector to walk
+    each pass; a finding asks for a few."""
+
+    __slots__ = ("hrefs", "lines", "_tree", "_at", "_made")
+
+    def __init__(self, hrefs: list[str], lines: list[int], tree: _Tree | None, at: Any) -> None:
+        self.hrefs, self.lines = hrefs, lines  # as the page wrote them, and their lines
+        self._tree, self._at = tree, at  # the j-th link's element: tree.elements[at[j]]
+        self._made: dict[int, BuiltLink] = {}
+
+    def __len__(self) -> int:
+        return len(self.hrefs)
+
+    def __getitem__(self, j: int) -> BuiltLink:  # type: ignore[override]
+        link = self._made.get(j)
+        if link is None:
+            j = range(len(self.hrefs))[j]  # a negative index counted; IndexError past the end
+            tree = self._tree
+            assert tree is not None
+            link = self._made.get(j) or BuiltLink(
+                self.hrefs[j], self.lines[j], tree, tree.elements[self._at[j]]
+            )
+            self._made[j] = link
+        return link
+
+    def __iter__(self) -> Iterator[BuiltLink]:
+        return (self[j] for j in range(len(self.hrefs)))
+
+
 class BuiltPage(NamedTuple):
-    links: list[BuiltLink]
+    links: BuiltLinks
     base: str | None  # the first <base href>
     unread: int  # links the tree reader did not see alike (left without words)
     size: int = 0  # characters of the page (its tree: about 14 bytes each)
@@ -113,7 +146,8 @@ def norm(text: str | None) -> str:
 
 def read_built(text: str) -> BuiltPage:
     """The links of a page's text (see the module's doc)."""
-    tagged: list[tuple[str, int]] = []
+    values: list[str] = []
+    lines: list[int] = []
     base: str | None = None
     for name, attrs, line, namespace in start_tags(text):
         if namespace != "html":
@@ -121,26 +155,27 @@ def read_built(text: str) -> BuiltPage:
         if name == "base" and base is None and "href" in attrs:
             base = attrs["href"]
         elif name in ("a", "area") and "href" in attrs:
-            tagged.append((attrs["href"], line))
+            values.append(attrs["href"])
+            lines.append(line)
         elif name == "img" and "src" in attrs:
-            tagged.append((attrs["src"], line))
-    if not tagged:
-        return BuiltPage([], base, 0)
+            values.append(attrs["src"])
+            lines.append(line)
+    if not values:
+        return BuiltPage(BuiltLinks([], [], None, ()), base, 0)
     tree = _Tree(text)
-    values = [href for href, _ in tagged]
-    tree_values = [href for href, _ in tree.links]
+    tree_values = tree.hrefs
     if values == tree_values:  # the two readers agree (most pages): one block
-        blocks = [(0, 0, len(values))]
-    else:
-        blocks = difflib.SequenceMatcher(
-            None, values, tree_values, autojunk=False
-        ).get_matching_blocks()
-    links: list[BuiltLink] = []
-    for i, j, size in blocks:
-        for k in range(size):
-            href, line = tagged[i + k]
-            links.append(BuiltLink(href, line, tree, tree.links[j + k][1]))
-    return BuiltPage(links, base, len(tagged) - len(links), len(text))
+        return BuiltPage(BuiltLinks(values, lines, tree, range(len(values))), base, 0, len(text))
+    blocks = difflib.SequenceMatcher(None, values, tree_values, autojunk=False)
+    hrefs: list[str] = []
+    kept: list[int] = []
+    at: list[int] = []
+    for i, j, size in blocks.get_matching_blocks():
+        hrefs += values[i : i + size]
+        kept += lines[i : i + size]
+        at += range(j, j + size)
+    links = BuiltLinks(hrefs, kept, tree, at)
+    return BuiltPage(links, base, len(values) - len(hrefs), len(text))
 
 
 class _Tree:
@@ -149,7 +184,10 @@ class _Tree:
     and words when asked."""
 
     def __init__(self, text: str) -> None:
-        self.links: list[tuple[str, Any]] = []  # (href, element)
+        # each link's href and element, in two lists: no tuple a link for the
+        # collector to walk while the page is kept (places.py)
+        self.hrefs: list[str] = []
+        self.elements: list[Any] = []
         self.root = None
         if text.strip():
             try:
@@ -160,7 +198,8 @@ class _Tree:
             for a in self.root.iter("a", "area", "img"):
                 href = a.get("src" if a.tag == "img" else "href")
                 if href is not None:
-                    self.links.append((href, a))
+                    self.hrefs.append(href)
+                    self.elements.append(a)
         self._content: Any = False  # not looked for yet
         self._generated: dict[Any, bool] = {}  # an element -> it or an ancestor generated
         self._blocks: dict[Any, str] = {}

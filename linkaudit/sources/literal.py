@@ -119,10 +119,9 @@ def find(text: str, name: str, tail: str | None = None, liquid: bool = False) ->
         if any(_alnum(tail) in _alnum(span) for span in spans):
             return None
     lines = text.split("\n")
-    holding = [i for i, line in enumerate(lines) if name in _squeezed(line)]
-    if len(holding) != 1:
+    at = line_holding(lines, name)
+    if at is None:
         return None
-    at = holding[0]
     if len(lines[at]) - len(lines[at].lstrip()) >= 4 or not _quiet(lines, at):
         return None
     start = at  # the block: no blank line, a list item or a heading starts one
@@ -168,3 +167,11 @@ def target_name(resolved_key: str) -> tuple[str, str | None] | None:
         last = last.rpartition(".")[0]
     name = SQUEEZE.sub("", last).lower()
     return (name, None) if name else None
+
+
+def line_holding(lines: list[str], name: str) -> int | None:
+    """The index of the one line whose squeezed text holds ``name``; None
+    when no line or several do (the name split across lines, or written
+    twice: a literal path refuses both)."""
+    holding = [i for i, line in enumerate(lines) if name in _squeezed(line)]
+    return holding[0] if len(holding) == 1 else None

@@ -18,7 +18,7 @@ import difflib
 import functools
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 from urllib.parse import unquote, urldefrag, urljoin
 
@@ -326,7 +326,7 @@ class PageMatcher:
         self,
         page: str,
         base: str | None,
-        built: list[BuiltLink],
+        built: Sequence[BuiltLink],
         sources: list[SourceLink],
         index: Index,
         every: bool = False,
@@ -418,7 +418,7 @@ class PageMatcher:
 def match_page(
     page: str,
     base: str | None,
-    built: list[BuiltLink],
+    built: Sequence[BuiltLink],
     sources: list[SourceLink],
     src_dir: str,
     rules: Rules,

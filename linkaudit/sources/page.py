@@ -29,9 +29,12 @@ class Page:
         self.results: dict[int, Mapped] = {}  # a link's mapping, once
         # against the sources that may hold its links (a page of others' words)
         self.listed: dict[tuple[str, ...], PageMatcher] = {}
-        self.lines: dict[int, list[int]] = {}  # a line -> its links
-        for j, link in enumerate(built.links if built is not None else ()):
-            self.lines.setdefault(link.line, []).append(j)
+        lines: dict[int, list[int]] = {}
+        for j, line in enumerate(built.links.lines if built is not None else ()):
+            lines.setdefault(line, []).append(j)
+        # a line -> its links, as tuples of ints, which the collector stops
+        # tracking: a kept page's thousands of lines are not walked by its passes
+        self.lines: dict[int, tuple[int, ...]] = {k: tuple(v) for k, v in lines.items()}
 
     def at(self, line: int, target: str, fragment: str | None) -> list[int]:
         """The links on ``line`` to ``target`` (with ``fragment``)."""

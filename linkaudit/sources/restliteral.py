@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 
 from linkaudit.sources.blocks import UNSAFE, _literal_before, _squeezed
-from linkaudit.sources.literal import Literal
+from linkaudit.sources.literal import Literal, line_holding
 
 # `text`_ / `text <href>`_ (not __: anonymous)
 REFERENCE = re.compile(r"`([^`<>]+?)(?:\s*<([^<>`]+)>)?`_(?!_)")
@@ -66,10 +66,9 @@ def find_rest(text: str, name: str) -> tuple[Literal, int | None] | None:
     if UNSAFE.search(text) or INCLUDE.search(text):
         return None
     lines = text.split("\n")
-    holding = [i for i, line in enumerate(lines) if name in _squeezed(line)]
-    if len(holding) != 1:
+    at = line_holding(lines, name)
+    if at is None:
         return None
-    at = holding[0]
     defined: int | None = None
     target = TARGET.match(lines[at])
     if target is not None:  # .. _name: href
@@ -111,10 +110,9 @@ def find_role(text: str, name: str, role: str) -> Literal | None:
     if not name or UNSAFE.search(text) or INCLUDE.search(text):
         return None
     lines = text.split("\n")
-    holding = [i for i, line in enumerate(lines) if name in _squeezed(line)]
-    if len(holding) != 1:
+    at = line_holding(lines, name)
+    if at is None:
         return None
-    at = holding[0]
     found = [m for m in ROLE_REF.finditer(lines[at]) if name in _squeezed(m.group(3))]
     if len(found) != 1 or found[0].group(1) != role:
         return None

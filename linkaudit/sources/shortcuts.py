@@ -78,8 +78,8 @@ def literal(sources: SourceFiles, rules: Rules, page: Page, j: int, resolved: st
     # on each of a page's thousand links
     sifted = name[1] is not None and target.count("#") == 1
     same = 0
-    for other in page.built.links:
-        href = other.href.strip()
+    for href in page.built.links.hrefs:
+        href = href.strip()
         if sifted and href and name[0] not in squeezed(unquote(href)).lower():
             continue
         same += key(urljoin(base, href)) == target

@@ -111,7 +111,7 @@ def entries_of(
     missing = sections.missing_fragments()
     build = facts.build  # a local build's part: orphans, hrefs... (localbuild/report.py)
     if build is not None:
-        build.prepare(entries, missing)
+        build.prepare(entries, missing, stopped=finish_reason != "finished")
     history = facts.history
     suggested = sections.suggestions()
     soft, groups = sections.soft, sections.groups
