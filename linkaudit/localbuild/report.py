@@ -33,7 +33,7 @@ from __future__ import annotations
 import logging
 import os
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from itertools import zip_longest
 from typing import TYPE_CHECKING, Any
@@ -95,7 +95,10 @@ class BuildReport:
 
     # -- before the entries ----------------------------------------------------
     def prepare(
-        self, entries: list[Entry], missing: dict[str, list[dict[str, Any]]], stopped: bool = False
+        self,
+        entries: Iterable[Entry],
+        missing: dict[str, list[dict[str, Any]]],
+        stopped: bool = False,
     ) -> None:
         """The sitemaps' listings, and the hrefs of the findings' places.
         An audit ``stopped`` (a limit, a signal) reads no page again for the

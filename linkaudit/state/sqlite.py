@@ -150,14 +150,14 @@ class SQLiteState(MemoryState):
         where = f"{os.path.abspath(self.path)} (the audit that finished at {finished})"
         source = where if baseline is not None else None
         pages = sum(1 for r in self.results() if scanned_page(r))
-        return Run(resumed, len(self._results), pages, baseline, source)
+        return Run(resumed, self._recorded, pages, baseline, source)
 
     def _load_run(self) -> None:
         """Rebuild the interrupted run's working set from the file."""
         run = self.run_id
         q = self.conn.execute
         for url, depth in q("SELECT url, depth FROM urls WHERE run = ?", (run,)):
-            self._depth[url] = depth
+            self._note_depth(url, depth)
         for (dropped,) in q("SELECT value FROM meta WHERE key = ?", (f"urls_dropped:{run}",)):
             self._dropped = int(dropped)
         unread: list[tuple[str, int, str | None]] = []  # rows not as linkaudit writes them
@@ -259,7 +259,7 @@ class SQLiteState(MemoryState):
 
     def owe(self, url: str, phase: str) -> None:
         buffered = self._urls.get(url)  # None referer: the stored one is kept
-        self._urls[url] = (self._depth[url], _QUEUED[phase], buffered[2] if buffered else None)
+        self._urls[url] = (self._found_at(url), _QUEUED[phase], buffered[2] if buffered else None)
 
     def _settle(
         self, result: UrlResult, now: float

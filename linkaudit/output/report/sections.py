@@ -5,7 +5,7 @@ audit database or Redis, fetching it).  So ``state.entries()`` is read
 once, as the report is written: each entry is seen, in the state's order, by
 every section builder that needs the whole audit before an entry can be
 shown (missing fragments, soft-404 probes, redirect chains, the sitemap),
-and kept, sorted by URL, for the report's entries.  What a builder needs of
+and kept, sorted by URL, for the report's entries (packed: ``kept.py``).  What a builder needs of
 another URL afterwards (a chain's end, a page's anchors or template blocks,
 a listed URL's outcome) it looks up in that sorted list (:meth:`find`).
 
@@ -18,13 +18,13 @@ links of a machine that seems offline: unchecked).
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from typing import Any
 
 from linkaudit.items import UrlResult
 from linkaudit.output.report.facts import ReportFacts
 from linkaudit.output.report.fragments import MissingFragments
 from linkaudit.output.report.groups import Groups
+from linkaudit.output.report.kept import KeptEntries
 from linkaudit.output.report.offline import OfflineCheck, offline_entry
 from linkaudit.output.report.redirects import RedirectFixes, looped
 from linkaudit.output.report.sitemap import SitemapSection
@@ -46,13 +46,13 @@ class Sections:
         self.sitemap = SitemapSection(near) if facts.sitemaps else None
         self.suggest = Suggestions(near, facts.suggest) if facts.suggest is not None else None
         self.read_sitemap = False  # a sitemap was read (one that is a link of the report)
-        self.entries: list[Entry] = []
+        self.entries = KeptEntries()
         self.looped: set[str] = set()  # the redirects found in a loop (broken)
         # far links that failed for want of a network, on a machine that seems offline
         self.offline = OfflineCheck(facts.offline) if facts.offline else None
         self.unreached: set[str] = set()  # (their URLs: unchecked, "no network")
 
-    def read(self, state: AuditState) -> list[Entry]:
+    def read(self, state: AuditState) -> KeptEntries:
         """The one pass over the state's entries: each is seen by every
         builder; returned sorted by URL."""
         fragments, soft, sitemap, suggest = self.fragments, self.soft, self.sitemap, self.suggest
@@ -75,7 +75,7 @@ class Sections:
             result = entry.result
             if result is not None and result.sitemap is not None:
                 self.read_sitemap = True
-        entries.sort(key=_by_url)
+        entries.sort()
         self._loops(entries)
         if offline is not None:
             self._offline(entries, offline)
@@ -85,29 +85,32 @@ class Sections:
                 history.see(entry, shown(entry, policy, now))
         return entries
 
-    def _loops(self, entries: list[Entry]) -> None:
+    def _loops(self, entries: KeptEntries) -> None:
         """The redirects in a loop become broken, "Redirect loop", before
         any entry is shown (every door reports the same: a crawl, a build's
         walk, ``linkaudit report``)."""
         self.looped = self.redirects.loops()
         for url in self.looped:
-            at = bisect_left(entries, url, key=_by_url)
+            at = entries.position(url)
             entries[at] = looped(entries[at])
 
-    def _offline(self, entries: list[Entry], offline: OfflineCheck) -> None:
+    def _offline(self, entries: KeptEntries, offline: OfflineCheck) -> None:
         """On a machine that seems offline, the far links that failed for
         want of a network become ``unchecked``, "no network", before any
         entry is shown (``offline.py``)."""
         self.unreached = offline.decide()
         for url in self.unreached:
-            at = bisect_left(entries, url, key=_by_url)
+            at = entries.position(url)
             entries[at] = offline_entry(entries[at])
 
     def find(self, url: str) -> Entry | None:
         """The entry of ``url`` (after :meth:`read`)."""
         entries = self.entries
-        at = bisect_left(entries, url, key=_by_url)
-        return entries[at] if at < len(entries) and entries[at].url == url else None
+        at = entries.position(url)
+        if at == len(entries):
+            return None
+        entry = entries[at]
+        return entry if entry.url == url else None
 
     def missing_fragments(self) -> dict[str, list[dict[str, Any]]]:
         """Target URL -> its missing fragments (none unless asked for); what
@@ -142,10 +145,6 @@ class Sections:
             **({"redirect_fixes": fixes} if fixes else {}),
             **({"groups": grouped} if grouped else {}),
         }
-
-
-def _by_url(entry: Entry) -> str:
-    return entry.url
 
 
 def shown(entry: Entry, policy: RecheckPolicy | None, now: float) -> UrlResult | None:
