@@ -66,7 +66,10 @@ def test_the_settings_reference_is_every_setting(site):
     assert missing == []
     # each setting's command-line option as --help shows it
     flags = [o.flag.usage for o in OPTIONS if o.flag]
-    assert flags and [f for f in flags if f"<code>{html.escape(f, quote=False)}</code>" not in page] == []
+    assert (
+        flags
+        and [f for f in flags if f"<code>{html.escape(f, quote=False)}</code>" not in page] == []
+    )
 
 
 def _hooks():
@@ -122,3 +125,21 @@ def test_the_guide_for_users_of_other_checkers_names_what_exists():
         assert flag in usage
     # a build needs no --root-url: the usage line says it is optional
     assert "linkaudit [OPTIONS] DIRECTORY [--root-url URL]\n" in usage
+
+
+def test_the_code_cites_its_contract_and_pages_inside_the_repository():
+    """The report's contract is a page of the docs (``docs/report.md``), and
+    every page the code cites exists: no citation of a file outside the
+    repository (a reader of a clone has no ``../shared``)."""
+    import re
+
+    cited: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "linkaudit").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        name = str(path.relative_to(ROOT))
+        assert "shared/contract" not in text, f"{name} cites a file outside the repository"
+        for page in re.findall(r"\bdocs/[\w/.-]+\.(?:md|json|toml)", text):
+            cited.setdefault(page, []).append(name)
+    assert "docs/report.md" in cited
+    gone = {page: names for page, names in cited.items() if not (ROOT / page).is_file()}
+    assert not gone, f"pages cited by the code that do not exist: {gone}"

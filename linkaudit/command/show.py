@@ -20,7 +20,7 @@ from linkaudit.output.reading import conform
 from linkaudit.output.report.build import read_report
 from linkaudit.output.show import every_entry, in_change, reader_left
 
-# what every report has (shared/contract/report.md); a file without them is
+# what every report has (docs/report.md); a file without them is
 # some other JSON
 _KEYS = ("version", "start_urls", "started_at", "finish_reason", "complete", "summary", "urls")
 

@@ -6,8 +6,8 @@ option (:class:`Flag`) that set it, and what an error calls it.
 checks every one before the crawl, the ``linkaudit`` command builds its
 options from the ``flag`` column (``command/parser.py``) and hands what they
 were given on as the spider argument, or as the setting when there is none
-(``command/choices.py``).  docs/reference/settings.md is generated from it
-(docs/hooks.py).
+(``command/choices.py``).  The docs' settings reference
+(``reference/settings.md``) is generated from it (docs/hooks.py).
 """
 
 from __future__ import annotations

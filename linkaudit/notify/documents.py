@@ -1,5 +1,5 @@
 """The two messages that are documents rather than chat: the webhook's
-JSON (its schema: docs/notify.schema.json) and the e-mail (plain text).
+JSON (its fields: docs/guide/notifications.md) and the e-mail (plain text).
 Both are generous, and both still bounded: a site with 100,000 new broken
 links sends the first of them and counts the rest (``omitted``)."""
 

@@ -10,7 +10,7 @@ normalised, dot segments resolved, an empty path written ``/``, the default
 port and an empty user information dropped.  What the Standard rejects is
 :class:`InvalidURL` and is never requested.
 
-The report contract (``shared/contract/report.md``) then asks for a few
+The report contract (``docs/report.md``, "Canonical URLs") then asks for a few
 normalisations on top: no fragment, no empty query (``x.eot?#iefix`` is
 ``x.eot``), escapes of unreserved characters decoded (``%7E`` is ``~``),
 other escapes in upper-case hex, a ``%`` that starts no escape left as it

@@ -112,7 +112,7 @@ def where(referrer: dict[str, Any]) -> str:
     local build's page as its file: ``public/about.html:12``, with the
     page's deployed or other URL beside it when it has one
     (``public/about.html:12 (https://example.com/about.html)``), after its
-    source when it has one (``docs/about.md:3 (built public/about.html:12)``),
+    source when it has one (``content/about.md:3 (built public/about.html:12)``),
     with the href as written when it differs (``, written as ../x.html``);
     a link through redirects says which: ``page line 7, through /old``."""
     line = referrer["line"]

@@ -123,9 +123,9 @@ def source_place(
     referrer: dict[str, Any], built: str, quote: Callable[[Any], str] = str
 ) -> str | None:
     """A place mapped to its source, the source first and the built file
-    second: ``docs/guide.md:37 (built public/guide.html:412)``; a link whose
+    second: ``content/guide.md:37 (built public/guide.html:412)``; a link whose
     URL a definition holds (a reference-style link, a reST target) at the
-    definition's line, the one to edit: ``docs/guide.md:80 (the definition
+    definition's line, the one to edit: ``content/guide.md:80 (the definition
     of the link at line 37; built public/guide.html:412)``.  ``built``: the
     built place in the format's words.  None for a place without a source."""
     source = referrer.get("source")

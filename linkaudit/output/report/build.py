@@ -1,4 +1,4 @@
-"""The JSON report (``shared/contract/report.md``): built from the audit's
+"""The JSON report (its contract: ``docs/report.md``): built from the audit's
 state, written atomically, and summarised for a person."""
 
 from __future__ import annotations
