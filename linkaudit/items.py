@@ -1,8 +1,10 @@
-"""The one item linkaudit produces: the outcome of one URL."""
+"""The one item linkaudit produces: the outcome of one URL, and the words
+it is made of as types (its outcome, the method that decided it)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 # The report contract's per-URL fields, in the contract's order.  With
@@ -24,6 +26,35 @@ CONTRACT_FIELDS = (
 )
 
 
+# The words of a result as string-valued enumerations: a member *is* its
+# word (``Outcome.BROKEN == "broken"``, formatted and written by ``json``
+# as it), so the JSON report, the feeds and every state keep the plain
+# words (docs/report.md, "Outcomes") byte for byte, and the code names
+# them through a type: a misspelt outcome fails at import, not silently.
+
+
+class Outcome(StrEnum):
+    """What the report says of a URL (docs/report.md, "Outcomes")."""
+
+    OK = "ok"
+    REDIRECT = "redirect"
+    BROKEN = "broken"
+    BLOCKED = "blocked"
+    EXCLUDED = "excluded"
+    UNCHECKED = "unchecked"
+
+
+# the report's order: its summary counts, the formats' lists of counts
+OUTCOMES: tuple[Outcome, ...] = tuple(Outcome)
+
+
+class Method(StrEnum):
+    """The HTTP method of the request that decided a result."""
+
+    HEAD = "HEAD"
+    GET = "GET"
+
+
 @dataclass(slots=True)
 class UrlResult:
     """A URL, checked (or deliberately not).
@@ -37,11 +68,11 @@ class UrlResult:
 
     url: str
     near: bool
-    outcome: str
+    outcome: Outcome  # its word in every output: rules/outcomes.py
     depth: int
     status: int | None = None
     error: str | None = None
-    method: str | None = None
+    method: Method | None = None
     content_type: str | None = None
     location: str | None = None
     referrer_count: int = 0

@@ -53,9 +53,9 @@ MAY_IMPORT: dict[str, set[str]] = {
     # beside: reads and checks settings (sources: git asked about --changed-since)
     "config": {"linkaudit", "rules", "internals", "sources", "notify"},
     # --notify: what changed, read from the final report, and sent (targets.py: pure)
-    "notify": {"linkaudit", "rules", "output"},
+    "notify": {"linkaudit", "items", "rules", "output"},
     # a build's places of findings -> their source lines (pure of the crawl)
-    "sources": {"rules"},
+    "sources": {"items", "rules"},
     "state": {"items", "signals", "rules", "config"},  # the audit's memory
     # the crawl's audit: configuration, link rules, state, run (audit.py)
     "audit": {"items", "meta", "rules", "config", "state"},

@@ -18,11 +18,11 @@ from typing import Any, NamedTuple
 
 from linkaudit.components.scanning import PageScan, Prepared, not_a_page
 from linkaudit.config import Config
-from linkaudit.items import UrlResult
+from linkaudit.items import Outcome, UrlResult
 from linkaudit.meta import ANCHORS
 from linkaudit.rules.judge import LinkRules, Verdict
 from linkaudit.rules.pagelinks import Links, PageLinks, unrecorded_out
-from linkaudit.rules.statuses import UNCHECKED, internal_error
+from linkaudit.rules.statuses import internal_error
 from linkaudit.rules.templates import page_blocks
 from linkaudit.rules.urls import clean
 from linkaudit.state.base import AuditState
@@ -226,7 +226,7 @@ class Discovery:
         except Exception as exc:
             key = clean(value)
             self.link_fault(key, f"reading the link {value[:SHOWN]!r} on {page} line {line}")
-            return Verdict(key, UNCHECKED, internal_error(exc))
+            return Verdict(key, Outcome.UNCHECKED, internal_error(exc))
 
     def place_link(self, key: str, depth: int, page: str, verdict: Verdict) -> list[UrlResult]:
         """:meth:`_place` for a new link of a page, an exception of ours an
@@ -239,7 +239,11 @@ class Discovery:
             error = internal_error(exc)
             return [
                 UrlResult(
-                    url=key, near=self.is_near(key), outcome=UNCHECKED, depth=depth, error=error
+                    url=key,
+                    near=self.is_near(key),
+                    outcome=Outcome.UNCHECKED,
+                    depth=depth,
+                    error=error,
                 )
             ]
 

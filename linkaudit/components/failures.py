@@ -41,10 +41,10 @@ from linkaudit.exceptions import (
     RobotsBlocked,
     RobotsUnanswered,
 )
-from linkaudit.items import UrlResult
+from linkaudit.items import Outcome, UrlResult
 from linkaudit.meta import CHECK_URL, DEPTH, HISTORY, PHASE
 from linkaudit.network.failures import describe_failure, is_network_failure, is_timeout
-from linkaudit.rules.statuses import BROKEN
+from linkaudit.rules.decisions import Phase
 
 logger = logging.getLogger(__name__)
 
@@ -83,11 +83,13 @@ class FailureJudge:
         # robots.txt unanswered
         if isinstance(exc, HostFailing | RobotsUnanswered):
             logger.info("%s %s not checked: %s", request.method, url, exc)
-            yield UrlResult(url, self.audit.is_near(url), "unchecked", meta[DEPTH], error=str(exc))
+            yield UrlResult(
+                url, self.audit.is_near(url), Outcome.UNCHECKED, meta[DEPTH], error=str(exc)
+            )
         elif isinstance(exc, IgnoreRequest):
             error = str(exc) if isinstance(exc, RobotsBlocked) else "Disallowed by robots.txt"
             logger.info("%s %s not requested: %s", request.method, url, error)
-            yield UrlResult(url, self.audit.is_near(url), "blocked", meta[DEPTH], error=error)
+            yield UrlResult(url, self.audit.is_near(url), Outcome.BLOCKED, meta[DEPTH], error=error)
         elif not is_network_failure(exc):
             yield self.audit.internal_error(request, failure_to_exc_info(failure))
         elif is_timeout(exc) and not meta.get(TIMED_OUT):
@@ -97,7 +99,9 @@ class FailureJudge:
             error = describe_failure(exc, host=host, timeout=self.timeout)
             logger.info("%s %s failed: %s", request.method, url, error)
             near = self.audit.is_near(url)
-            result = UrlResult(url, near, BROKEN, meta[DEPTH], method=request.method, error=error)
+            result = UrlResult(
+                url, near, Outcome.BROKEN, meta[DEPTH], method=request.method, error=error
+            )
             yield from self.replay.maybe_ghost(result, meta.get(HISTORY))
 
     def _timeout_retry(self, request: Request) -> Request:
@@ -105,7 +109,7 @@ class FailureJudge:
         HEAD), marked so that a second timeout is the verdict."""
         meta = request.meta
         url, phase = meta[CHECK_URL], meta[PHASE]
-        if phase == "head":
+        if phase == Phase.HEAD:
             logger.info("HEAD %s timed out: asking again with GET", url)
             retry = self.requests.next(request, "fallback")
         else:

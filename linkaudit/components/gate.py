@@ -37,6 +37,7 @@ from scrapy.http import Request
 
 from linkaudit.audit import audit_of
 from linkaudit.meta import ANCHORS, CHECK_URL, MAXSIZE, PHASE, READ, SITEMAP, TRUNCATED
+from linkaudit.rules.decisions import Phase
 from linkaudit.rules.statuses import media_type
 from linkaudit.rules.walls import BODY_PREFIX
 
@@ -66,7 +67,7 @@ class DownloadGate:
         an HTML answer that may be a bot wall's page: its first bytes."""
         meta = request.meta
         phase = meta.get(PHASE)
-        if phase in ("get", "fallback", ANCHORS):  # a SITEMAP GET is read whatever its type
+        if phase in (Phase.GET, Phase.FALLBACK, ANCHORS):  # a SITEMAP GET is read whatever its type
             kind = media_type(headers.get(b"Content-Type"))
             if phase == ANCHORS:
                 if kind not in self.html_types:

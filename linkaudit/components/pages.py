@@ -13,14 +13,11 @@ from linkaudit.components.answers import Reply
 from linkaudit.components.discovery import Discovery
 from linkaudit.components.probes import Probes
 from linkaudit.components.rendered import scan_rendered
-from linkaudit.items import UrlResult, page_stats
+from linkaudit.items import Outcome, UrlResult, page_stats
 from linkaudit.rules.appshell import looks_like_app_shell
 from linkaudit.rules.html import extract_links
 from linkaudit.rules.rendered import NEVER, RenderFacts, should_render
 from linkaudit.rules.statuses import (
-    BROKEN,
-    OK,
-    REDIRECT,
     http_date_iso,
     status_text,
 )
@@ -77,7 +74,7 @@ class Pages:
             vet = self._not_a_page(url) if audit.build is not None else None
             scanned = self.discovery.scan(reply.text, url, depth, stylesheet, truncated, vet)
             if scanned.not_page is not None:  # a build's template: named once, never scanned
-                yield audit.result(reply, OK)
+                yield audit.result(reply, Outcome.OK)
                 return
         links, images, found, anchors, fragments, blocks, dropped, _ = scanned
         stats = None
@@ -115,7 +112,7 @@ class Pages:
             soft["warning"] = _joined(soft.get("warning"), warning)
         yield audit.result(
             reply,
-            OK,
+            Outcome.OK,
             links=links,
             truncated=truncated or bool(dropped),
             links_dropped=dropped,
@@ -139,7 +136,7 @@ class Pages:
         if reply.text is not None:
             text = reply.text[: self.maxsize] if reply.truncated else reply.text
             anchors = sorted(extract_links(text, anchors=True).anchors or ())
-        return self.audit.result(reply, OK, anchors=anchors)
+        return self.audit.result(reply, Outcome.OK, anchors=anchors)
 
     def redirect(self, reply: Reply) -> Iterator[Any]:
         """A 3xx: its target (``Location``, read by our redirect middleware,
@@ -148,17 +145,17 @@ class Pages:
         result = self.audit.result
         if reply.location is None:
             error = reply.location_error or f"{status_text(reply.status)} without a Location"
-            yield result(reply, BROKEN, error=error)
+            yield result(reply, Outcome.BROKEN, error=error)
             return
         error, location, found = self.discovery.redirect_target(
             reply.url, reply.location, reply.depth, reply.referrer
         )
         if error is not None:
-            yield result(reply, BROKEN, error=error, location=location)
+            yield result(reply, Outcome.BROKEN, error=error, location=location)
             return
         yield result(
             reply,
-            REDIRECT,
+            Outcome.REDIRECT,
             error=status_text(reply.status),
             location=location,
             links=[(location, None)],

@@ -28,6 +28,7 @@ from linkaudit.components.pages import Pages
 from linkaudit.components.probes import Probes
 from linkaudit.components.replay import Replay
 from linkaudit.components.sitemaps import Sitemaps
+from linkaudit.items import Outcome
 from linkaudit.rules.decisions import (
     PROBED,
     READ_ANCHORS,
@@ -37,14 +38,12 @@ from linkaudit.rules.decisions import (
     RESULT,
     SCAN,
     Answer,
+    Phase,
     contradicts,
     decide,
     host_of,
 )
 from linkaudit.rules.statuses import (
-    BROKEN,
-    FALLBACK,
-    OK,
     judge_status,
     status_text,
     unchecked_reason,
@@ -87,7 +86,7 @@ class CheckPath:
         verdict = judge_status(
             reply.status,
             reply.headers,
-            head=reply.phase == "head",
+            head=reply.phase == Phase.HEAD,
             accept=self.accept,
             body=reply.body,
         )
@@ -139,24 +138,24 @@ class CheckPath:
         answer, verdict = self.judge(reply)
         decision = decide(answer, lambda mark: audit.state.marked(mark, url))
         action = decision.action
-        if reply.phase == FALLBACK:
+        if reply.phase == Phase.FALLBACK:
             self.compare(reply)
         if action == REQUEST:
-            if decision.phase == FALLBACK:
+            if decision.phase == Phase.FALLBACK:
                 logger.debug("HEAD %s answered %s: asking again with GET", url, status)
                 self.heads[url] = status
             assert decision.phase is not None
             yield self.ask(reply, decision.phase)
         elif action == SCAN:
             yield from self.pages.page(reply)
-        elif action == RESULT and decision.outcome == BROKEN:
-            result = audit.result(reply, BROKEN, error=status_text(status))
+        elif action == RESULT and decision.outcome == Outcome.BROKEN:
+            result = audit.result(reply, Outcome.BROKEN, error=status_text(status))
             yield from self.replay.maybe_ghost(result, reply.history)
-        elif action == RESULT and decision.outcome == OK:
-            yield audit.result(reply, OK)
+        elif action == RESULT and decision.outcome == Outcome.OK:
+            yield audit.result(reply, Outcome.OK)
         elif action == RESULT:
             error = unchecked_reason(status, reply.headers, reply.body)
-            yield audit.result(reply, "unchecked", error=error)
+            yield audit.result(reply, Outcome.UNCHECKED, error=error)
         elif action == READ_ANCHORS:
             yield self.pages.anchors(reply)
         elif action == REDIRECTED:

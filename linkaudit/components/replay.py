@@ -14,10 +14,9 @@ from typing import Any
 from linkaudit.audit import Audit
 from linkaudit.components.answers import STORED, Reply
 from linkaudit.components.discovery import Discovery
-from linkaudit.items import UrlResult
+from linkaudit.items import Outcome, UrlResult
 from linkaudit.meta import ANCHORS
 from linkaudit.rules.recheck import History, iso
-from linkaudit.rules.statuses import BROKEN, REDIRECT
 from linkaudit.rules.urls import InvalidURL, canonicalize
 
 logger = logging.getLogger(__name__)
@@ -74,7 +73,7 @@ class Replay:
             self.state.mark(ANCHORS, list(dict.fromkeys(f[0] for f in result.fragments)))
         yield result
         # a redirect's target is requested from the redirect's own referrer
-        referrer = reply.referrer if result.outcome == REDIRECT else url
+        referrer = reply.referrer if result.outcome == Outcome.REDIRECT else url
         yield from self.follow_stored(result.links, referrer, depth)
 
     def maybe_ghost(self, result: UrlResult, history: History | None) -> Iterator[Any]:
@@ -117,6 +116,6 @@ class Replay:
                 outcome, error, judge = None, None, True
             else:
                 before = self.state.history(key)
-                outcome, judge = BROKEN, False
+                outcome, judge = Outcome.BROKEN, False
                 error = before.result.error if before else "Invalid URL"
             yield from self.discovery.discover(key, depth + 1, referrer, outcome, error, judge)

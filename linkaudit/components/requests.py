@@ -8,8 +8,9 @@ from typing import Any
 
 from scrapy.http import Request
 
+from linkaudit.items import Method
 from linkaudit.meta import CHECK_URL, DEPTH, FIRST, HISTORY, PHASE, REFERRER
-from linkaudit.rules.decisions import first_phase, host_of
+from linkaudit.rules.decisions import Phase, first_phase, host_of
 from linkaudit.rules.judge import LinkRules
 from linkaudit.rules.recheck import History
 from linkaudit.rules.referrer import referrer_header
@@ -46,7 +47,7 @@ def check_request(
     sent = referrer_header(referer, url)
     return Request(
         url,
-        method="HEAD" if phase == "head" else "GET",
+        method=Method.HEAD if phase == Phase.HEAD else Method.GET,
         headers={"Referer": sent} if sent else None,
         meta=meta,
         callback=callback,
@@ -93,7 +94,7 @@ class CheckRequests:
         url: str,
         depth: int,
         referer: str | None,
-        phase: str = "head",
+        phase: str = Phase.HEAD,
         history: History | None = None,
     ) -> Request:
         return check_request(url, depth, referer, phase, history, self.callback, self.errback)

@@ -76,12 +76,13 @@ from linkaudit.components.requests import CheckRequests
 from linkaudit.hosts.holds import HostHolds
 from linkaudit.items import UrlResult
 from linkaudit.meta import ANCHORS, SITEMAP
+from linkaudit.rules.decisions import Phase
 from linkaudit.state.base import Pending
 
 logger = logging.getLogger(__name__)
 # the requests a check may owe after its HEAD (see Pending): anything else a
 # state holds starts the check from the beginning
-_OWED = frozenset({None, "get", "fallback", ANCHORS, SITEMAP})
+_OWED = frozenset({None, Phase.GET, Phase.FALLBACK, ANCHORS, SITEMAP})
 
 
 class AuditScheduler(Scheduler):

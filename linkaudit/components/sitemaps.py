@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 from linkaudit.audit import Audit
 from linkaudit.components.answers import Reply
 from linkaudit.components.discovery import Discovery
+from linkaudit.items import Outcome
 from linkaudit.meta import SITEMAP
 from linkaudit.rules.judge import Verdict
 from linkaudit.rules.pagelinks import unrecorded_out
@@ -126,7 +127,7 @@ class Sitemaps:
                     reason,
                 )
                 for key in set(wanted).difference(admitted):
-                    verdicts[key] = Verdict(key, "unchecked", reason)
+                    verdicts[key] = Verdict(key, Outcome.UNCHECKED, reason)
         found = []
         news = self.state.discover_many(list(verdicts), depth + 1)
         unrecorded: set[str] = set()  # past --max-urls
@@ -140,5 +141,5 @@ class Sitemaps:
         # every listing, repeats included: the report counts them against referrers
         urls = [key for key, _line in links if verdicts[key].outcome is None]
         listed = {"kind": parsed.kind, "urls": urls}
-        yield self.audit.result(reply, "ok", links=links, sitemap=listed)
+        yield self.audit.result(reply, Outcome.OK, links=links, sitemap=listed)
         yield from found

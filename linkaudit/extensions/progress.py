@@ -24,7 +24,7 @@ from twisted.internet import task
 from linkaudit import internals
 from linkaudit.audit import audit_of
 from linkaudit.config import config_of
-from linkaudit.items import UrlResult
+from linkaudit.items import Outcome, UrlResult
 from linkaudit.output.status import TerminalLine, status_line
 from linkaudit.state.base import ProgressCounts
 
@@ -56,7 +56,7 @@ class Progress:
     def item_scraped(self, item: Any, spider: Any) -> None:
         if isinstance(item, UrlResult):
             self.checked += 1
-            self.broken += item.outcome == "broken"
+            self.broken += item.outcome == Outcome.BROKEN
 
     def queued(self) -> int:
         """Frontier, scheduler and downloads in flight."""

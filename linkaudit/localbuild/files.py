@@ -34,7 +34,7 @@ from linkaudit.components.probes import Probes
 from linkaudit.components.replay import Replay
 from linkaudit.components.sitemaps import Sitemaps
 from linkaudit.demo.server import content_type
-from linkaudit.items import UrlResult
+from linkaudit.items import Method, UrlResult
 from linkaudit.localbuild.decoding import decoded
 from linkaudit.localbuild.inventory import BuildPages
 from linkaudit.localbuild.pool import (
@@ -232,7 +232,7 @@ class BuildWalk:
             # (the crawl's localbuild/middleware.py says the same of the handler's answer)
             kind = media_type(content_type(os.path.basename(found.outside)))
             warning = outside_warning(found.outside)
-            method = "HEAD" if phase == HEAD else "GET"
+            method = Method.HEAD if phase == HEAD else Method.GET
             fields = {"status": 200, "method": method, "content_type": kind, "warning": warning}
             yield self._result(url, pending.depth, OK, **fields)
             return
@@ -261,9 +261,9 @@ class BuildWalk:
                 location = canonicalize(found.location, url)
             except InvalidURL as exc:  # never for our own Location, but as the crawl says it
                 location_error = f"Invalid redirect Location {found.location!r}: {exc}"
-        method = "HEAD" if phase == HEAD else "GET"
+        method = Method.HEAD if phase == HEAD else Method.GET
         body, truncated, read = b"", False, False
-        if method == "GET" and self._downloads(url, phase, ctype):
+        if method == Method.GET and self._downloads(url, phase, ctype):
             try:
                 body, truncated = read_file(path, self.maxsize)
                 read = True

@@ -26,6 +26,7 @@ from scrapy.http import Response
 from linkaudit.audit import audit_of
 from linkaudit.components.checks import reply_of
 from linkaudit.config import config_of
+from linkaudit.items import Outcome
 from linkaudit.localbuild.static import OUTSIDE_HEADER, outside_warning
 from linkaudit.meta import CHECK_URL
 
@@ -60,7 +61,7 @@ class LinkOutMiddleware:
         return unquote(value.decode("latin-1"))
 
     def _result(self, response: Response, target: str) -> Any:
-        return self.audit.result(reply_of(response), "ok", warning=outside_warning(target))
+        return self.audit.result(reply_of(response), Outcome.OK, warning=outside_warning(target))
 
     def process_spider_output(
         self, response: Response, result: Iterable[Any], spider: Any = None

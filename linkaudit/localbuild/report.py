@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from linkaudit.audit import link_rules
+from linkaudit.items import Outcome
 from linkaudit.localbuild.places import BuiltPages
 from linkaudit.localbuild.pool import MIN_PAGES, can_fork, in_order, processes, start
 from linkaudit.localbuild.sitemap import BuildSitemap
@@ -168,7 +169,7 @@ class BuildReport:
         if url.startswith(self.build_url):
             self._page(item)
             target = outside_target(item.get("warning"))
-            if target is not None and item["outcome"] == "ok":
+            if target is not None and item["outcome"] == Outcome.OK:
                 item["symlink_out"] = target
                 self.counts["symlinks_out"] += 1
         if self.written:
@@ -323,9 +324,9 @@ def _finding(entry: Entry, own: tuple[str, ...]) -> bool:
         return bool(entry.referrers)  # never checked (a limit): unchecked
     if result.outcome in FINDINGS or result.soft_404:
         return True
-    if result.outcome == "excluded":
+    if result.outcome == Outcome.EXCLUDED:
         return entry.url.startswith(own)
-    return result.outcome == "ok" and outside_target(result.warning) is not None
+    return result.outcome == Outcome.OK and outside_target(result.warning) is not None
 
 
 def _one_url_a_file(referrers: list[dict[str, Any]]) -> int:

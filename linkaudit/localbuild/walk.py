@@ -29,6 +29,7 @@ from typing import Any
 from linkaudit.audit import Walked
 from linkaudit.config import BY_SETTING, Config
 from linkaudit.config.plain import PlainSettings
+from linkaudit.items import Outcome
 from linkaudit.localbuild.directory import local_files
 from linkaudit.localbuild.files import BuildWalk
 from linkaudit.localbuild.static import answer, served_path
@@ -189,7 +190,9 @@ class StatusLine:
             return
         self.drawn = now
         items = walk.items
-        self.broken += sum(items[i].outcome == "broken" for i in range(self.counted, len(items)))
+        self.broken += sum(
+            items[i].outcome == Outcome.BROKEN for i in range(self.counted, len(items))
+        )
         self.counted = len(items)
         queued = walk.state.waiting()
         self.line.draw(

@@ -42,7 +42,7 @@ from twisted.python.failure import Failure
 from linkaudit import internals
 from linkaudit.audit import audit_of
 from linkaudit.exceptions import HostHeld, RobotsBlocked, RobotsUnanswered
-from linkaudit.items import UrlResult
+from linkaudit.items import Outcome, UrlResult
 from linkaudit.memento.walk import Ask, Found, Walk
 from linkaudit.meta import MAXSIZE
 from linkaudit.network.failures import describe_failure
@@ -106,7 +106,7 @@ class ArchiveLookups:
     def item_scraped(self, item: Any, **_kwargs: Any) -> None:
         if not isinstance(item, UrlResult):
             return
-        if item.outcome == "broken":
+        if item.outcome == Outcome.BROKEN:
             self.broken[item.url] = item.referrer_count
         page = item.page
         if isinstance(page, dict) and page.get("last_modified"):

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from linkaudit.items import Outcome
 from linkaudit.output.report.groups import group_text
 from linkaudit.output.report.history import age
 
@@ -116,9 +117,9 @@ def changes(report: dict[str, Any], path: str | None, report_url: str = "") -> C
     new, still = [], []
     unchecked = set()
     for entry in entries:
-        if entry.get("outcome") == "unchecked":
+        if entry.get("outcome") == Outcome.UNCHECKED:
             unchecked.add(entry.get("url"))
-        if entry.get("outcome") != "broken":
+        if entry.get("outcome") != Outcome.BROKEN:
             continue
         link = _link(entry, groups.get(entry.get("url", ""), []))
         (new if entry.get("new") or not compared else still).append(link)

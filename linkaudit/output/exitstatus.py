@@ -15,6 +15,8 @@ import os
 import sys
 from typing import Any
 
+from linkaudit.items import Outcome
+
 # The linkaudit command's exit codes (linkaudit/cli.py documents them);
 # scrapy crawl uses the two it cannot see otherwise.
 EXIT_OK, EXIT_BROKEN, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERNAL = 0, 1, 2, 3, 4
@@ -53,7 +55,7 @@ def exit_code(report: dict[str, Any], fail_on: str = "broken") -> int:
     there was no baseline to compare with)."""
     if report["summary"].get("internal_errors"):
         return EXIT_INTERNAL
-    broken = [u for u in report["urls"] if u["outcome"] == "broken"]
+    broken = [u for u in report["urls"] if u["outcome"] == Outcome.BROKEN]
     # a missing fragment fails like a broken link (--check-fragments)
     gaps = [g for u in report["urls"] for g in u.get("missing_fragments", ())]
     if "changed_since" in report:  # --changed-since: only what the change holds

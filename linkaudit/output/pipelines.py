@@ -13,7 +13,7 @@ from twisted.python.failure import Failure
 
 from linkaudit.audit import Audit, audit_of
 from linkaudit.config import config_of
-from linkaudit.items import UrlResult
+from linkaudit.items import Outcome, UrlResult
 from linkaudit.output.recording import record, write_final_report
 from linkaudit.output.report.build import now_iso
 from linkaudit.output.report.facts import report_facts
@@ -115,7 +115,7 @@ class ReportPipeline:
         failed = UrlResult(
             url=item.url,
             near=item.near,
-            outcome="unchecked",
+            outcome=Outcome.UNCHECKED,
             depth=item.depth,
             error=internal_error(failure.value),
         )

@@ -9,12 +9,14 @@ import json
 import re
 from typing import Any
 
+from linkaudit.items import Method, Outcome
+
 
 def needed_in_summary(entry: dict[str, Any]) -> bool:
     """An entry the summary, the formats other than JSON and JUnit, and the
     exit code look at (a build's orphan page is a finding of its own)."""
     return (
-        entry["outcome"] != "ok"
+        entry["outcome"] != Outcome.OK
         or bool(entry.get("warning"))
         or bool(entry.get("orphan"))
         or bool(entry.get("new"))
@@ -136,8 +138,8 @@ _NEUTRAL: dict[str, Any] = {
 }
 # values a fresh audit writes from a closed set
 _CLOSED = {
-    "outcome": frozenset({"ok", "redirect", "broken", "blocked", "excluded", "unchecked"}),
-    "method": frozenset({"HEAD", "GET", None}),
+    "outcome": frozenset(Outcome),
+    "method": frozenset({*Method, None}),
 }
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[+-]\d{2}:\d{2}|Z)")
 _MAX = 2**53  # every number linkaudit writes: what a float holds exactly

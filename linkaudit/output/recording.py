@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from linkaudit.items import UrlResult
+from linkaudit.items import Outcome, UrlResult
 from linkaudit.output.exitstatus import EXIT_INTERNAL, fail_at_exit
 from linkaudit.output.formats.text import summary_text
 from linkaudit.output.report.build import build_report, write_report
@@ -43,11 +43,11 @@ def record(
     state.add_referrers(item.url, item.links)
     failing_since = state.record(item, now)
     shown = config.policy.present(item, failing_since, now)
-    if shown.soft_404 and shown.outcome == "ok" and config["LINKAUDIT_SOFT_404"] == "error":
-        shown = replace(shown, outcome="broken", error=shown.warning)  # as report/soft404.py
+    if shown.soft_404 and shown.outcome == Outcome.OK and config["LINKAUDIT_SOFT_404"] == "error":
+        shown = replace(shown, outcome=Outcome.BROKEN, error=shown.warning)  # as report/soft404.py
     names = config.names  # a build's URLs compare with the baseline as its report names them
     key = item.url if names is None else names.shown(item.url)
-    if baseline is not None and shown.outcome == "broken" and key not in baseline:
+    if baseline is not None and shown.outcome == Outcome.BROKEN and key not in baseline:
         shown = replace(shown, new=True)
     return shown
 

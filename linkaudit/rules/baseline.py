@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from linkaudit.items import Outcome
+
 
 def fragment_key(url: str, fragment: str) -> str:
     """How a missing fragment is named in a baseline: ``URL#fragment``."""
@@ -16,7 +18,7 @@ def fragment_key(url: str, fragment: str) -> str:
 def broken_keys(report: dict[str, Any]) -> list[str]:
     """What ``report`` calls broken: each broken URL, then each missing
     fragment's key."""
-    keys = [u["url"] for u in report["urls"] if u["outcome"] == "broken"]
+    keys = [u["url"] for u in report["urls"] if u["outcome"] == Outcome.BROKEN]
     keys += [
         fragment_key(u["url"], g["fragment"])
         for u in report["urls"]

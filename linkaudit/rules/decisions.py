@@ -21,26 +21,49 @@ the answer (a shared audit asks Redis).
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import StrEnum
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
-from linkaudit.rules.statuses import BROKEN, FALLBACK, OK, REDIRECT
+from linkaudit.items import Outcome
+from linkaudit.rules.statuses import BROKEN, FALLBACK, OK, REDIRECT, StatusVerdict
 
-# the phases of a check's requests
-HEAD, GET = "head", "get"
-ANCHORS = "anchors"  # a far HTML page's GET for its anchors (also the state's mark)
-PROBE = "probe"  # a soft-404 probe's GET
-SITEMAP = "sitemap"  # a sitemap's GET (also the state's mark for sitemaps)
 
-# what happens next
-REPLAY = "replay"  # the audit database answered (fresh, or a 304): its stored result
-PROBED = "probed"  # a soft-404 probe's answer: its status and fingerprint
-REDIRECTED = "redirected"  # a redirect: its target is a link of the URL
-REQUEST = "request"  # one more request, in ``Decision.phase``
-SCAN = "scan"  # a near page (or stylesheet): scan it, its links are the audit's
-READ_SITEMAP = "read_sitemap"  # a sitemap downloaded: its <loc> are its links
-READ_ANCHORS = "read_anchors"  # a far HTML page downloaded for its anchors: ok, with them
-RESULT = "result"  # the result, ``Decision.outcome`` (ok, broken, unchecked)
+class Phase(StrEnum):
+    """The phase a check's request is asked in (the state and
+    ``request.meta`` keep the words)."""
+
+    HEAD = "head"
+    GET = "get"
+    FALLBACK = "fallback"  # the GET after a HEAD whose answer a GET must confirm
+    ANCHORS = "anchors"  # a far HTML page's GET for its anchors (also the state's mark)
+    PROBE = "probe"  # a soft-404 probe's GET
+    SITEMAP = "sitemap"  # a sitemap's GET (also the state's mark for sitemaps)
+
+
+class Act(StrEnum):
+    """What follows an answer (``Decision.action``)."""
+
+    REQUEST = "request"  # one more request, in ``Decision.phase``
+    SCAN = "scan"  # a near page (or stylesheet): scan it, its links are the audit's
+    READ_SITEMAP = "read_sitemap"  # a sitemap downloaded: its <loc> are its links
+    READ_ANCHORS = "read_anchors"  # a far HTML page downloaded for its anchors: ok, with them
+    RESULT = "result"  # the result, ``Decision.outcome`` (ok, broken, unchecked)
+    REPLAY = "replay"  # the audit database answered (fresh, or a 304): its stored result
+    PROBED = "probed"  # a soft-404 probe's answer: its status and fingerprint
+    REDIRECTED = "redirected"  # a redirect: its target is a link of the URL
+
+
+HEAD, GET, ANCHORS, PROBE, SITEMAP = (
+    Phase.HEAD,
+    Phase.GET,
+    Phase.ANCHORS,
+    Phase.PROBE,
+    Phase.SITEMAP,
+)
+REPLAY, PROBED, REDIRECTED = Act.REPLAY, Act.PROBED, Act.REDIRECTED
+REQUEST, SCAN, RESULT = Act.REQUEST, Act.SCAN, Act.RESULT
+READ_SITEMAP, READ_ANCHORS = Act.READ_SITEMAP, Act.READ_ANCHORS
 
 # what a sitemap is served as (only URLs of these types are asked whether
 # they are sitemaps: a shared audit asks Redis)
@@ -101,8 +124,10 @@ def host_of(url: str) -> str:
 class Answer(NamedTuple):
     """What is known of an answer when the table is read."""
 
-    phase: str
-    verdict: str  # the status's, rules/statuses.py:judge_status (ok, redirect, fallback...)
+    phase: Phase
+    verdict: (
+        StatusVerdict  # the status's, rules/statuses.py:judge_status (ok, redirect, fallback...)
+    )
     near: bool
     kind: str | None  # its media type (Content-Type without parameters)
     scan: bool  # the kind is one a near URL is scanned as (HTML, CSS)
@@ -112,9 +137,9 @@ class Answer(NamedTuple):
 
 
 class Decision(NamedTuple):
-    action: str
-    phase: str | None = None  # REQUEST: the next request's phase
-    outcome: str | None = None  # RESULT: ok, broken or unchecked
+    action: Act
+    phase: Phase | None = None  # REQUEST: the next request's phase
+    outcome: Outcome | None = None  # RESULT: ok, broken or unchecked
 
 
 def decide(answer: Answer, marked: Callable[[str], bool]) -> Decision:
@@ -128,11 +153,11 @@ def decide(answer: Answer, marked: Callable[[str], bool]) -> Decision:
     if verdict == REDIRECT:
         return Decision(REDIRECTED)
     if verdict == FALLBACK:
-        return Decision(REQUEST, FALLBACK)
+        return Decision(REQUEST, Phase.FALLBACK)
     if verdict == BROKEN:
-        return Decision(RESULT, outcome=BROKEN)
+        return Decision(RESULT, outcome=Outcome.BROKEN)
     if verdict != OK:
-        return Decision(RESULT, outcome="unchecked")
+        return Decision(RESULT, outcome=Outcome.UNCHECKED)
     scanned = answer.near and answer.scan
     if phase in (HEAD, GET) and answer.kind in SITEMAP_TYPES and marked(SITEMAP):
         return Decision(REQUEST, SITEMAP)
@@ -145,4 +170,4 @@ def decide(answer: Answer, marked: Callable[[str], bool]) -> Decision:
             return Decision(REQUEST, ANCHORS)
     if phase == ANCHORS and answer.html:
         return Decision(READ_ANCHORS)
-    return Decision(RESULT, outcome=OK)
+    return Decision(RESULT, outcome=Outcome.OK)

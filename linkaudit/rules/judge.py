@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
+from linkaudit.items import Outcome
 from linkaudit.rules.guards import TrapGuards
-from linkaudit.rules.statuses import BROKEN
 from linkaudit.rules.urls import HTTP_SCHEMES, InvalidURL, canonicalize, clean, is_near, scheme_of
 from linkaudit.rules.userinfo import masked, masked_link
 
@@ -58,7 +58,7 @@ class LinkRules:
         try:
             url = canonicalize(value, base)
         except InvalidURL as exc:  # reported as written, as the parser read it
-            return Verdict(clean(value), BROKEN, f"Invalid URL: {exc}")
+            return Verdict(clean(value), Outcome.BROKEN, f"Invalid URL: {exc}")
         if url.startswith(_HTTP_PREFIXES):
             root = self.root
             if root is not None and url.startswith(root[0]):
@@ -83,14 +83,14 @@ class LinkRules:
             url = masked_link(url)  # never requested: ftp://user:password@ shown masked
             if scheme == "data" and len(url) > DATA_URL_KEEP:
                 url = url[:DATA_URL_KEEP] + "..."
-            return Verdict(url, "excluded", f"Excluded: {scheme}: link")
+            return Verdict(url, Outcome.EXCLUDED, f"Excluded: {scheme}: link")
         if len(url) > self.url_length_limit:
             # a sanity bound of ours, far above what browsers follow: not a
             # verdict (under it, the server's answer decides: 414 or not)
-            return Verdict(url, "excluded", self.too_long)
+            return Verdict(url, Outcome.EXCLUDED, self.too_long)
         reason = self.guards.reason(url, self.is_near(url))
         if reason:
-            return Verdict(self._unsent(url), "excluded", reason)
+            return Verdict(self._unsent(url), Outcome.EXCLUDED, reason)
         return Verdict(url, None, None)
 
     def judge_stored(self, url: str) -> Verdict:
@@ -105,7 +105,7 @@ class LinkRules:
         try:
             canonical = canonicalize(url)
         except InvalidURL as exc:
-            return Verdict(url, BROKEN, f"Invalid URL: {exc}")
+            return Verdict(url, Outcome.BROKEN, f"Invalid URL: {exc}")
         if canonical != url:
-            return Verdict(url, "excluded", NOT_CANONICAL)
+            return Verdict(url, Outcome.EXCLUDED, NOT_CANONICAL)
         return self.judge(url)

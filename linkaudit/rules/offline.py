@@ -33,7 +33,7 @@ from ipaddress import ip_address
 from typing import Any
 from urllib.parse import urlsplit
 
-from linkaudit.items import UrlResult
+from linkaudit.items import Outcome, UrlResult
 
 # Special-use domain names that never resolve (RFC 6761, RFC 7686)
 NEVER_RESOLVED = ("invalid", "onion")
@@ -72,7 +72,7 @@ def unreached(result: UrlResult) -> bool:
     lookup failed (a name that needed a query), the connection was refused,
     or no route led to the host."""
     error = result.error or ""
-    if result.outcome != "broken" or result.status is not None or result.from_cache:
+    if result.outcome != Outcome.BROKEN or result.status is not None or result.from_cache:
         return False
     if error.startswith(DNS_FAILED):
         return not never_resolves(error[len(DNS_FAILED) :])
@@ -84,7 +84,7 @@ def answered(result: UrlResult) -> bool:
     robots.txt that blocked it)."""
     if result.from_cache:
         return False
-    return result.status is not None or result.outcome == "blocked"
+    return result.status is not None or result.outcome == Outcome.BLOCKED
 
 
 def no_network(error: str | None) -> str:
@@ -96,7 +96,7 @@ def no_network(error: str | None) -> str:
 def is_no_network(entry: dict[str, Any]) -> bool:
     """A report entry left unchecked because the machine seemed offline."""
     error = entry.get("error")
-    return entry.get("outcome") == "unchecked" and str(error or "").startswith(NO_NETWORK)
+    return entry.get("outcome") == Outcome.UNCHECKED and str(error or "").startswith(NO_NETWORK)
 
 
 def domain_of(host: str) -> str:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import NamedTuple
 
-from linkaudit.items import UrlResult
+from linkaudit.items import Outcome, UrlResult
 
 CACHEABLE = frozenset({"ok", "redirect", "broken"})  # outcomes decided by a request
 
@@ -58,7 +58,7 @@ class RecheckPolicy:
         if history is None or history.result.outcome not in CACHEABLE:
             return False
         interval = self.recheck_after
-        if history.result.outcome == "ok":
+        if history.result.outcome == Outcome.OK:
             interval = max(interval, self.recheck_good_after)
         return interval > 0 and now - history.checked_at < interval
 
@@ -74,7 +74,7 @@ class RecheckPolicy:
         """The result as the report shows it: a failure younger than
         LINKAUDIT_REPORT_AFTER is ``ok`` with a warning."""
         # Only failures of a request: an unparsable URL is not flaky.
-        if result.outcome != "broken" or result.method is None or failing_since is None:
+        if result.outcome != Outcome.BROKEN or result.method is None or failing_since is None:
             return result
         if self.report_after <= 0:
             return result
@@ -82,7 +82,7 @@ class RecheckPolicy:
             return result
         return replace(
             result,
-            outcome="ok",
+            outcome=Outcome.OK,
             error=None,
             warning=(
                 f"{result.error} (failing since {iso(failing_since)}; reported as broken "

@@ -9,12 +9,30 @@ from __future__ import annotations
 import email.utils
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
+from enum import StrEnum
 from http import HTTPStatus
 
 from linkaudit.rules.walls import wall_of, wall_words
 
-# What the spider does with an HTTP answer.
-OK, REDIRECT, BROKEN, UNCHECKED, FALLBACK = "ok", "redirect", "broken", "unchecked", "fallback"
+
+class StatusVerdict(StrEnum):
+    """What a status means for the link (``judge_status``): an outcome, or
+    ``FALLBACK``, a HEAD's answer that a GET of the same URL must confirm."""
+
+    OK = "ok"
+    REDIRECT = "redirect"
+    BROKEN = "broken"
+    UNCHECKED = "unchecked"
+    FALLBACK = "fallback"
+
+
+OK, REDIRECT, BROKEN, UNCHECKED, FALLBACK = (
+    StatusVerdict.OK,
+    StatusVerdict.REDIRECT,
+    StatusVerdict.BROKEN,
+    StatusVerdict.UNCHECKED,
+    StatusVerdict.FALLBACK,
+)
 
 
 def media_type(value: bytes | str | None) -> str | None:

@@ -18,6 +18,7 @@ from urllib.parse import urldefrag, urljoin
 
 from w3lib.encoding import html_to_unicode
 
+from linkaudit.items import Outcome
 from linkaudit.sources.built import BuiltPage, read_built
 from linkaudit.sources.changes import Change
 from linkaudit.sources.files import MAX_SOURCES, SourceFiles
@@ -347,7 +348,7 @@ class SourcePlaces:
 def _finding(item: dict[str, Any]) -> bool:
     """An entry the report calls a finding: broken, unchecked, or reported
     with a warning (a soft 404, a symbolic link out of the build)."""
-    if item["outcome"] in ("broken", "unchecked"):
+    if item["outcome"] in (Outcome.BROKEN, Outcome.UNCHECKED):
         return True
     return bool(item.get("soft_404") or item.get("warning"))
 

@@ -20,7 +20,7 @@ from datetime import datetime
 from string import ascii_letters
 from typing import Any
 
-from linkaudit.items import UrlResult
+from linkaudit.items import Method, Outcome, UrlResult
 from linkaudit.rules.recheck import iso
 from linkaudit.state.database import STORED_FIELDS
 
@@ -66,6 +66,10 @@ def decode_result(url: str, depth: int, text: str) -> tuple[UrlResult, float | N
     rest = values.pop() if values and isinstance(values[-1], dict) else {}
     fields: dict[str, Any] = dict(zip(_POSITIONAL, values, strict=False))
     fields["near"] = bool(fields["near"])
+    # the stored words read back as their types (equal to them either way)
+    fields["outcome"] = Outcome(fields["outcome"])
+    if fields.get("method") is not None:
+        fields["method"] = Method(fields["method"])
     if isinstance(fields.get("checked_at"), int):
         fields["checked_at"] = iso(fields["checked_at"])
     if isinstance(fields.get("page"), list):

@@ -7,9 +7,10 @@ import json
 import sqlite3
 import types
 from dataclasses import MISSING, fields
+from enum import EnumType
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
-from linkaudit.items import PAGE_STATS, UrlResult
+from linkaudit.items import PAGE_STATS, Method, Outcome, UrlResult
 from linkaudit.state.audits import SCHEMA as AUDITS_SCHEMA
 
 SCHEMA_VERSION = 1
@@ -143,13 +144,16 @@ def load_result(text: str, url: str) -> UrlResult | None:
     page = data.get("page")
     if isinstance(page, dict) and not _page_fits(page):
         return None
+    data["outcome"] = Outcome(data["outcome"])
+    if data.get("method") is not None:
+        data["method"] = Method(data["method"])
     try:
         return UrlResult(**data)
     except TypeError:  # a field without its default missing
         return None
 
 
-OUTCOMES = frozenset({"ok", "redirect", "broken", "blocked", "excluded", "unchecked"})
+OUTCOMES = frozenset(Outcome)
 _HINTS = {name: hint for name, hint in get_type_hints(UrlResult).items() if name in STORED_FIELDS}
 # a scanned page's statistics (items.page_stats): its bytes, links and images are counts
 _PAGE_HINTS: dict[str, Any] = {name: int for name in PAGE_STATS} | {"last_modified": str | None}
@@ -177,6 +181,8 @@ def _fits(value: Any, hint: Any) -> bool:
         return type(value) is int and -MAX_INT <= value <= MAX_INT
     if hint is str:
         return isinstance(value, str)
+    if isinstance(hint, EnumType):  # an outcome, a method: one of its words
+        return isinstance(value, str) and value in hint._value2member_map_
     if origin is list or origin is tuple:  # JSON's arrays: a tuple comes back a list
         if not isinstance(value, list):
             return False

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from linkaudit.items import UrlResult
+from linkaudit.items import Outcome, UrlResult
 from linkaudit.state.base import AuditState, Entry, Pending
 from linkaudit.state.compact import decode_result, encode_result
 
@@ -80,7 +80,11 @@ class MemoryState(AuditState):
         self, result: UrlResult, now: float
     ) -> tuple[float | None, int, list[tuple[str, int | None]]]:
         count, refs = self.referrers(result.url)  # before an ok result drops them
-        return self._remember(result, now if result.outcome == "broken" else None), count, refs
+        return (
+            self._remember(result, now if result.outcome == Outcome.BROKEN else None),
+            count,
+            refs,
+        )
 
     def _remember(self, result: UrlResult, failing_since: float | None) -> float | None:
         url = result.url
@@ -95,7 +99,7 @@ class MemoryState(AuditState):
             found = known if isinstance(known, int) else _decode_depth(known)
             depth = str(found) if found == result.depth else f"{found}:{result.depth}"
         self._known[url] = f"{depth} {encode_result(result, failing_since)}"
-        if result.outcome == "ok":
+        if result.outcome == Outcome.OK:
             self._refs.pop(url, None)
         return failing_since
 

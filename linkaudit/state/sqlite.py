@@ -42,7 +42,7 @@ from scrapy.crawler import Crawler
 from twisted.internet import task
 
 from linkaudit.config import config_of
-from linkaudit.items import UrlResult
+from linkaudit.items import Outcome, UrlResult
 from linkaudit.rules.history import Runs
 from linkaudit.rules.recheck import History
 from linkaudit.state import audits
@@ -172,7 +172,7 @@ class SQLiteState(MemoryState):
                 continue
             if cached:
                 result = replace(result, from_cache=True)
-            super()._remember(result, failed_at if result.outcome == "broken" else None)
+            super()._remember(result, failed_at if result.outcome == Outcome.BROKEN else None)
         for url, depth, referer in unread:  # checked anew
             self._unreadable(url)
             super().enqueue(url, depth, referer if isinstance(referer, str) else None)
@@ -269,7 +269,7 @@ class SQLiteState(MemoryState):
             row = self.conn.execute(
                 "SELECT first_failed_at FROM urls WHERE url = ?", (url,)
             ).fetchone()
-            failing = row[0] if row and result.outcome == "broken" else None
+            failing = row[0] if row and result.outcome == Outcome.BROKEN else None
             self._checked[url] = ("cached", bool(result.links))
         else:
             prev = self.conn.execute(
@@ -280,10 +280,10 @@ class SQLiteState(MemoryState):
             if not _history_row((None, None, *prev)):  # an altered row: as if none
                 prev = (None, None, 0, None, None)
             last_ok, failing, count = prev[0], prev[1], prev[2]
-            if result.outcome == "broken":
+            if result.outcome == Outcome.BROKEN:
                 failing = failing if count else now
                 count += 1
-            elif result.outcome in ("ok", "redirect"):
+            elif result.outcome in (Outcome.OK, Outcome.REDIRECT):
                 failing, count, last_ok = None, 0, now
             # blocked, excluded, unchecked: no news about the URL itself
             etag, modified = result.etag, _http_date((result.page or {}).get("last_modified"))

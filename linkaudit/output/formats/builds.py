@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from linkaudit.items import Outcome
 from linkaudit.output.formats.common import plural
 from linkaudit.output.formats.naming import BuildFiles, is_named
 
@@ -122,7 +123,7 @@ def sources_words(sources: Any, quote: Quote = _same) -> str:
 def symlink_target(entry: dict[str, Any]) -> str | None:
     """Where a symbolic link out of the build leads (the link's own text),
     None for any other entry."""
-    if entry.get("outcome") != "ok":
+    if entry.get("outcome") != Outcome.OK:
         return None
     if isinstance(entry.get("symlink_out"), str):
         return entry["symlink_out"]

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from linkaudit.items import Outcome
 from linkaudit.output.formats.places import (
     first_places,
     is_hop,
@@ -61,7 +62,7 @@ def archive_lines(u: dict[str, Any]) -> list[str]:
 
 
 def broken_urls(report: Report) -> list[dict[str, Any]]:
-    return [u for u in report["urls"] if u["outcome"] == "broken"]
+    return [u for u in report["urls"] if u["outcome"] == Outcome.BROKEN]
 
 
 def walled(report: Report) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -70,7 +71,7 @@ def walled(report: Report) -> list[tuple[str, list[dict[str, Any]]]]:
     apart from the broken links in every format."""
     by_wall: dict[str, list[dict[str, Any]]] = {}
     for u in report["urls"]:
-        if u["outcome"] == "unchecked":
+        if u["outcome"] == Outcome.UNCHECKED:
             wall = wall_named(u.get("error"))
             if wall is not None:
                 by_wall.setdefault(wall, []).append(u)
@@ -83,7 +84,7 @@ def outside_root(report: Report) -> int:
     return sum(
         1
         for u in report["urls"]
-        if u["outcome"] == "excluded" and (u.get("error") or "").startswith(OUTSIDE_ROOT)
+        if u["outcome"] == Outcome.EXCLUDED and (u.get("error") or "").startswith(OUTSIDE_ROOT)
     )
 
 

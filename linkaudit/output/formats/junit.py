@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 from xml.etree import ElementTree as ET
 
+from linkaudit.items import Outcome
 from linkaudit.output.formats.builds import (
     BUILD_COUNTS,
     LISTED,
@@ -81,11 +82,11 @@ def as_junit(report: Report, options: Options = DEFAULT) -> str:
             continue
         if u["outcome"] not in shown_outcomes:
             continue
-        if u["outcome"] == "broken":
+        if u["outcome"] == Outcome.BROKEN:
             lines = [f"{target(u)}: {u['error']}", *archive_lines(u)]
             lines += places_of(u["referrers"], u, by_target, limit=limit)
             cases["broken"].append(_case(u, target(u), "failure", u["error"] or "broken", lines))
-        elif u["outcome"] == "unchecked" and (wall := wall_named(u["error"])) is not None:
+        elif u["outcome"] == Outcome.UNCHECKED and (wall := wall_named(u["error"])) is not None:
             lines = [f"{target(u)}: {u['error']}"]
             lines += places_of(u["referrers"], u, {}, limit=limit)
             message = f"could not verify: behind {wall}"

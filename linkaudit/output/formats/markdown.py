@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from linkaudit.items import OUTCOMES, Outcome
 from linkaudit.output.formats.builds import (
     NOT_PAGES,
     SYMLINKS_OUT,
@@ -53,7 +54,6 @@ from linkaudit.output.formats.places import (
     unmapped,
     written,
 )
-from linkaudit.output.report.build import OUTCOMES
 from linkaudit.output.report.groups import and_more, block_name
 from linkaudit.output.report.history import broken_for, history_line
 from linkaudit.output.report.redirects import fix_words
@@ -201,7 +201,7 @@ def _head(report: Report) -> list[str]:
     state = ending(report, code)  # a reason read back may be any text
     title = f"### linkaudit: {plural(s['broken'], 'broken link')}"
     if "fixed" in report:
-        new = sum(1 for u in report["urls"] if u["outcome"] == "broken" and u.get("new"))
+        new = sum(1 for u in report["urls"] if u["outcome"] == Outcome.BROKEN and u.get("new"))
         title += f" ({new:,} new, {len(report['fixed']):,} fixed)"
     if s.get("missing_fragments"):
         title += f", {plural(s['missing_fragments'], 'missing fragment')}"

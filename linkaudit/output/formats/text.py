@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from linkaudit.items import OUTCOMES, Outcome
 from linkaudit.output.formats.builds import (
     LISTED,
     NOT_PAGES,
@@ -36,7 +37,7 @@ from linkaudit.output.formats.common import (
 from linkaudit.output.formats.naming import for_reading
 from linkaudit.output.formats.offline import offline_line
 from linkaudit.output.formats.places import DEFAULT, Options, fix_place
-from linkaudit.output.report.build import OUTCOMES, is_internal_error
+from linkaudit.output.report.build import is_internal_error
 from linkaudit.output.report.history import broken_for, history_line
 from linkaudit.output.report.redirects import fix_text, fix_words
 from linkaudit.rules.suggest import suggestion_text
@@ -73,7 +74,7 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
     trend = history_line(report)  # --db: the audits kept
     if trend:
         lines.append("  " + trend)
-    broken = [u for u in report["urls"] if u["outcome"] == "broken"]
+    broken = [u for u in report["urls"] if u["outcome"] == Outcome.BROKEN]
     if "fixed" in report:  # compared with a baseline: what changed first
         groups = [
             ("New broken links", [u for u in broken if u.get("new")]),
@@ -113,7 +114,7 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
             "of a bug of its own; the log has the details: please report it"
         )
         lines.extend(f"  {target(u)}  [{u['error']}]" for u in faulty)
-    soft = [u for u in report["urls"] if u.get("soft_404") and u["outcome"] != "broken"]
+    soft = [u for u in report["urls"] if u.get("soft_404") and u["outcome"] != Outcome.BROKEN]
     if soft:
         lines.append(f"Soft 404s, pages that answer 200 but are error pages ({len(soft)}):")
         for u in soft:
@@ -147,7 +148,7 @@ def headline(report: dict[str, Any]) -> str:
     n = s["broken"]
     verdict = plural(n, "broken link")
     if "fixed" in report:
-        new = sum(1 for u in report["urls"] if u["outcome"] == "broken" and u.get("new"))
+        new = sum(1 for u in report["urls"] if u["outcome"] == Outcome.BROKEN and u.get("new"))
         verdict += (
             f" ({new} new, {n - new} still broken, {len(report['fixed'])} fixed since the baseline)"
         )

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
+from linkaudit.items import OUTCOMES, Outcome
 from linkaudit.output.jsontext import json_text
 from linkaudit.output.reading import needed_in_summary, read_report
 from linkaudit.output.report.archived import archived
@@ -36,7 +37,6 @@ __all__ = [
     "write_report",
 ]
 REPORT_VERSION = 1
-OUTCOMES = ("ok", "redirect", "broken", "blocked", "excluded", "unchecked")
 
 # Why a discovered URL was never checked, by Scrapy close reason.
 _NOT_CHECKED = {
@@ -141,7 +141,7 @@ def entries_of(
             summary["soft_404"] += 1
         if late is not None and (expired or decided or (item.get("soft_404") and not said)):
             late.add(named(entry.url))
-        if item["outcome"] not in ("ok", "redirect") or item.get("soft_404"):
+        if item["outcome"] not in (Outcome.OK, Outcome.REDIRECT) or item.get("soft_404"):
             # a finding names the pages that link to it through redirects too
             through = sections.redirects.through(entry.url)
             item["referrers"] += through
@@ -176,12 +176,12 @@ def entries_of(
             summary["not_modified"] = summary.get("not_modified", 0) + 1
         summary["urls"] += 1
         summary[item["outcome"]] += 1
-        if item["outcome"] == "unchecked":
+        if item["outcome"] == Outcome.UNCHECKED:
             internal += is_internal_error(item)
             wall = wall_named(item["error"])
             if wall is not None:
                 walls[wall] = walls.get(wall, 0) + 1
-        if item["outcome"] == "broken":
+        if item["outcome"] == Outcome.BROKEN:
             if entry.url in suggested:
                 item["suggestion"] = suggested[entry.url]
             if copies is not None:
@@ -253,7 +253,7 @@ def _through(entry: Entry, sections: Sections) -> bool:
     """A finding the pages reach through redirects (places its check did
     not know: they are known once every redirect is)."""
     result = entry.result
-    if result is None or result.outcome in ("ok", "redirect"):
+    if result is None or result.outcome in (Outcome.OK, Outcome.REDIRECT):
         return False
     return bool(sections.redirects.through(entry.url))
 
@@ -268,7 +268,7 @@ def _expired(entry: Entry, policy: RecheckPolicy | None, since: float, now: floa
     """A failure whose grace period (LINKAUDIT_REPORT_AFTER) ended while
     the audit ran: its check may have shown it ok, the report shows it broken."""
     result = entry.result
-    if policy is None or result is None or result.outcome != "broken":
+    if policy is None or result is None or result.outcome != Outcome.BROKEN:
         return False
     before = policy.present(result, entry.failing_since, since)
     return before.outcome != policy.present(result, entry.failing_since, now).outcome
@@ -301,7 +301,7 @@ def _entry_item(
         item: dict[str, Any] = {
             "url": entry.url,
             "near": is_near(entry.url, near),
-            "outcome": "unchecked",
+            "outcome": Outcome.UNCHECKED,
             "status": None,
             "error": unchecked_error(finish_reason, entry.depth, max_depth),
             "method": None,

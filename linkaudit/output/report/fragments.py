@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from linkaudit.items import Outcome
 from linkaudit.rules.fragments import has_anchor
 from linkaudit.rules.rendered import referrer_fields
 from linkaudit.state.base import Entry
@@ -66,7 +67,7 @@ def _anchors(target: str, find: Callable[[str], Entry | None]) -> set[str] | Non
     entry, hops = find(target), 0
     while entry is not None and entry.result is not None and entry.result.anchors is None:
         result = entry.result
-        if result.outcome != "redirect" or not result.location or hops >= MAX_HOPS:
+        if result.outcome != Outcome.REDIRECT or not result.location or hops >= MAX_HOPS:
             return None
         entry, hops = find(result.location), hops + 1
     if entry is None or entry.result is None:

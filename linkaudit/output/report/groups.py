@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from linkaudit.items import Outcome
 from linkaudit.rules.html.landmarks import BLOCK_WORDS
 from linkaudit.rules.templates import RUN, BlockIndex
 from linkaudit.state.base import Entry
@@ -73,7 +74,7 @@ class Groups:
         self.targets: list[dict[str, Any]] = []
 
     def see(self, item: dict[str, Any]) -> None:
-        if (item["outcome"] == "broken" or item.get("soft_404")) and item["referrers"]:
+        if (item["outcome"] == Outcome.BROKEN or item.get("soft_404")) and item["referrers"]:
             self.targets.append(item)
 
     def groups(

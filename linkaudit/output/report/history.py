@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from linkaudit.items import UrlResult
+from linkaudit.items import Outcome, UrlResult
 from linkaudit.rules.history import Runs, extend, open_after
 from linkaudit.state.base import Entry, Past
 
@@ -39,7 +39,7 @@ class AuditHistory:
         ``result`` as the report shows it, before any entry is written:
         which pages carry broken links (a page's entry may come before its
         broken link's, in URL order)."""
-        if result is not None and result.outcome == "broken":
+        if result is not None and result.outcome == Outcome.BROKEN:
             self.carriers.update(page for page, _ in entry.referrers)
 
     def mark(self, item: dict[str, Any]) -> None:

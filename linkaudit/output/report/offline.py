@@ -17,6 +17,7 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
+from linkaudit.items import Outcome
 from linkaudit.rules.offline import (
     answered,
     distinct_domains,
@@ -77,7 +78,7 @@ def offline_entry(entry: Entry) -> Entry:
     (DNS lookup failed for x.example)``)."""
     assert entry.result is not None
     result = entry.result
-    shown = dataclasses.replace(result, outcome="unchecked", error=no_network(result.error))
+    shown = dataclasses.replace(result, outcome=Outcome.UNCHECKED, error=no_network(result.error))
     return entry._replace(result=shown)
 
 

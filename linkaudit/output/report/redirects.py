@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
+from linkaudit.items import Outcome
 from linkaudit.rules.rendered import referrer_fields, source_line
 from linkaudit.state.base import Entry
 
@@ -52,7 +53,7 @@ class RedirectFixes:
 
     def see(self, entry: Entry) -> None:
         result = entry.result
-        if result is not None and result.outcome == "redirect" and result.location:
+        if result is not None and result.outcome == Outcome.REDIRECT and result.location:
             self.hops[entry.url] = (result.status or 0, result.location)
             links = [(page, n) for page, n in entry.referrers if n is not None]
             if links:
@@ -133,7 +134,9 @@ def looped(entry: Entry) -> Entry:
     """A redirect in a loop, as the report shows it: broken, "Redirect loop"
     (its status and ``Location`` kept)."""
     assert entry.result is not None
-    return entry._replace(result=dataclasses.replace(entry.result, outcome="broken", error=LOOP))
+    return entry._replace(
+        result=dataclasses.replace(entry.result, outcome=Outcome.BROKEN, error=LOOP)
+    )
 
 
 def replaceable(url: str) -> bool:

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from linkaudit.items import Outcome
 from linkaudit.rules.urls import is_near
 from linkaudit.state.base import Entry
 
@@ -36,7 +37,7 @@ class SitemapSection:
         result = entry.result
         if result is None:
             return
-        if result.outcome == "unchecked" and SKIPPED_MARK in (result.error or ""):
+        if result.outcome == Outcome.UNCHECKED and SKIPPED_MARK in (result.error or ""):
             self.skipped.append(entry.url)
         if result.sitemap is not None:
             self.sitemaps.append(entry.url)
@@ -57,8 +58,10 @@ class SitemapSection:
         return {
             "sitemaps": sorted(self.sitemaps),
             "urls": len(listed),
-            "broken": sorted(u for u, e in checked.items() if e.result.outcome == "broken"),
-            "redirects": sorted(u for u, e in checked.items() if e.result.outcome == "redirect"),
+            "broken": sorted(u for u, e in checked.items() if e.result.outcome == Outcome.BROKEN),
+            "redirects": sorted(
+                u for u, e in checked.items() if e.result.outcome == Outcome.REDIRECT
+            ),
             # linked from sitemaps only (a URL listed twice counts its two listings)
             "orphans": sorted(
                 u

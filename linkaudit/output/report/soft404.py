@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from linkaudit.items import Outcome
 from linkaudit.rules.soft404 import is_probe, pattern_of, resemblance
 from linkaudit.state.base import Entry
 
@@ -40,7 +41,7 @@ class Soft404s:
     def judge(self, entry: Entry, item: dict[str, Any]) -> bool:
         """Mark the entry when it is a soft 404; whether it is one."""
         result = entry.result
-        if result is None or item["outcome"] != "ok":
+        if result is None or item["outcome"] != Outcome.OK:
             return False
         if not item.get("soft_404"):
             if result.fingerprint is None:

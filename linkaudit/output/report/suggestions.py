@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from linkaudit.items import Outcome
 from linkaudit.rules.suggest import Suggester
 from linkaudit.rules.urls import is_near
 from linkaudit.state.base import Entry
@@ -35,9 +36,9 @@ class Suggestions:
         result = entry.result
         if result is None or not result.near:
             return
-        if result.outcome == "broken":
+        if result.outcome == Outcome.BROKEN:
             self.broken.append(entry.url)
-        elif result.outcome == "ok" and not result.soft_404:
+        elif result.outcome == Outcome.OK and not result.soft_404:
             self.candidates.append((entry.url, result.page is not None))
         if result.sitemap is not None and result.sitemap.get("kind") == "urlset":
             self.listed.extend(u for u in result.sitemap.get("urls") or () if is_near(u, self.near))

@@ -17,6 +17,7 @@ import time
 from abc import abstractmethod
 from typing import Any
 
+from linkaudit.items import Outcome
 from linkaudit.state.redis.calls import Calls
 from linkaudit.state.redis.connection import expire_audit
 
@@ -115,9 +116,9 @@ class Election(Calls):
             "complete": report["complete"],
             "summary": report["summary"],
             "urls": [
-                {"outcome": "broken", "new": bool(u.get("new"))}
+                {"outcome": Outcome.BROKEN, "new": bool(u.get("new"))}
                 for u in report["urls"]
-                if u["outcome"] == "broken"
+                if u["outcome"] == Outcome.BROKEN
             ],
         }
         if "fixed" in report:

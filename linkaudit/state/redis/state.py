@@ -25,7 +25,7 @@ from scrapy.crawler import Crawler
 from twisted.internet import task
 
 from linkaudit.config import ConfigError, config_of
-from linkaudit.items import UrlResult
+from linkaudit.items import Outcome, UrlResult
 from linkaudit.signals import request_sent
 from linkaudit.state.base import NEW_RUN, AuditState, Pending, Run, scanned_page
 from linkaudit.state.compact import encode_result
@@ -240,13 +240,13 @@ class RedisState(Election, Reading, Marks, AuditState):
         (once, however often the page is checked), the URLs it enqueued
         sent before it (a level never closes while a page's links are still
         on their way), and the referrers known so far read back."""
-        failing = now if result.outcome == "broken" else None
+        failing = now if result.outcome == Outcome.BROKEN else None
         # "@p": a scanned page, counted in summary.pages by the script
         page = "@p" if scanned_page(result) else ""
         state = f"{'o' if result.outcome == 'ok' else 'x'}{result.depth}{page}"
         links = self._links.pop(result.url, ())
         args = [a for target, line in links for a in (target, "" if line is None else line)]
-        broken = int(result.outcome == "broken")
+        broken = int(result.outcome == Outcome.BROKEN)
         reply = self._run(
             "SETTLE",
             [self.worker, result.url, state, encode_result(result, failing), broken, *args],

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from linkaudit.items import Outcome
 from linkaudit.output.formats.builds import symlink_target
 from linkaudit.output.formats.common import Report, app_shells, missing_fragments, rendered
 from linkaudit.output.formats.html.parts import (
@@ -71,7 +72,7 @@ def _soft_card(u: dict[str, Any]) -> str:
 def broken_section(report: Report) -> str:
     """Each broken URL with its error and every page and line linking to
     it (new ones first, with a baseline)."""
-    broken = [u for u in report["urls"] if u["outcome"] == "broken"]
+    broken = [u for u in report["urls"] if u["outcome"] == Outcome.BROKEN]
     broken.sort(key=lambda u: not u.get("new"))  # stable: URL order within
     templates: dict[str, list[dict[str, Any]]] = {}
     for g in report.get("groups") or ():

@@ -15,6 +15,7 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
+from linkaudit.items import OUTCOMES, Outcome
 from linkaudit.output.formats.builds import build_line, build_of
 from linkaudit.output.formats.common import Report, ending
 from linkaudit.output.formats.html.buildlinks import BUILD, BuildLinks
@@ -35,7 +36,6 @@ from linkaudit.output.formats.html.table import urls_section
 from linkaudit.output.formats.html.trend import trend_section
 from linkaudit.output.formats.naming import is_named
 from linkaudit.output.formats.offline import offline_line
-from linkaudit.output.report.build import OUTCOMES
 
 # The sections in the page's table of contents.
 NAV = (
@@ -196,7 +196,7 @@ def _summary(report: Report) -> str:
         f'<ul class="counts">{counts}</ul><ul class="totals">{totals}</ul>'
     )
     if "baseline" in report:
-        broken = [u for u in report["urls"] if u["outcome"] == "broken"]
+        broken = [u for u in report["urls"] if u["outcome"] == Outcome.BROKEN]
         new = sum(bool(u.get("new")) for u in broken)
         body += (
             f'<p id="baseline">Since the baseline <code>{esc(report["baseline"])}</code>:'

@@ -14,6 +14,7 @@ import heapq
 from datetime import datetime
 from typing import Any
 
+from linkaudit.items import Outcome
 from linkaudit.output.formats.common import Report
 from linkaudit.output.formats.html.chart import chart, figures, when
 from linkaudit.output.formats.html.parts import count, esc, link, section
@@ -79,7 +80,9 @@ def _longest_urls(report: Report) -> str:
     chosen = [
         u
         for u in report["urls"]
-        if u["outcome"] == "broken" and u.get("broken_since") and (u.get("audits_broken") or 0) > 1
+        if u["outcome"] == Outcome.BROKEN
+        and u.get("broken_since")
+        and (u.get("audits_broken") or 0) > 1
     ]
     now = report["started_at"]
     items = "".join(
@@ -100,7 +103,7 @@ def _longest_pages(report: Report) -> str:
     oldest = _oldest(chosen, "broken_links_since")
     carried = dict.fromkeys((u["url"] for u in oldest), 0)  # their broken links
     for u in report["urls"]:
-        if u["outcome"] == "broken":
+        if u["outcome"] == Outcome.BROKEN:
             for page in {r["url"] for r in u["referrers"]}.intersection(carried):
                 carried[page] += 1
     now = report["started_at"]
