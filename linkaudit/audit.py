@@ -24,7 +24,7 @@ from typing import Any
 from weakref import WeakKeyDictionary, ref
 
 from linkaudit.config import Config, ConfigError, bind_config
-from linkaudit.items import UrlResult
+from linkaudit.items import Outcome, UrlResult
 from linkaudit.meta import CHECK_URL, DEPTH
 from linkaudit.rules.judge import LinkRules
 from linkaudit.rules.statuses import UNCHECKED, internal_error
@@ -142,7 +142,7 @@ class Audit:
             error=internal_error(exc_info[1]),
         )
 
-    def result(self, reply: Any, outcome: str, **fields: Any) -> UrlResult:
+    def result(self, reply: Any, outcome: Outcome, **fields: Any) -> UrlResult:
         """The result of the check a reply answered (``components/answers.py``)."""
         return UrlResult(
             url=reply.url,

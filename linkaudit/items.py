@@ -130,6 +130,10 @@ class UrlResult:
     # report made when the audit ended (output/report/revisions.py); never
     # true on an item of a check, never in the report
     revised: bool = False
+    # Reported: the bot wall that answered in the page's place, by name
+    # (rules/walls.py), on an unchecked URL: data the outputs group by,
+    # never read back out of ``error``.  Last, as the compact form asks.
+    wall: str | None = None
 
     def optional_dict(self) -> dict[str, Any]:
         """The optional fields that are set."""
@@ -153,6 +157,7 @@ OPTIONAL_FIELDS = (
     "soft_404",
     "app_shell",
     "render",
+    "wall",
 )
 
 

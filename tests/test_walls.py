@@ -10,8 +10,9 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from linkaudit.output.formats import FORMATS
+from linkaudit.output.formats.common import walled
 from linkaudit.rules.statuses import judge_status, unchecked_reason
-from linkaudit.rules.walls import BODY_PREFIX, HEAD_PREFIX, WALLS, wall_named, wall_of
+from linkaudit.rules.walls import BODY_PREFIX, HEAD_PREFIX, WALLS, wall_of
 from tests.conftest import run_crawl
 from tests.helpers.command import run
 from tests.helpers.walls import WALLS as ANSWERS
@@ -28,7 +29,7 @@ def test_each_walls_answer_is_recognised_and_named(path):
     wall = wall_of(status, _headers(headers), page.encode())
     assert wall is not None and wall.name == name
     reason = unchecked_reason(status, _headers(headers), page.encode())
-    assert reason.startswith(f"could not verify: behind {name}, ") and wall_named(reason) == name
+    assert reason.error.startswith(f"could not verify: behind {name}, ") and reason.wall == name
     assert judge_status(status, _headers(headers), head=False, body=page.encode()) == "unchecked"
     # a HEAD's headers may say it too, or hint at it: then the GET decides
     if wall_of(status, _headers(headers), hints=True) is not None:
@@ -137,6 +138,7 @@ def test_walls_are_unchecked_named_counted_and_apart(tmp_path, server, far_serve
     assert far_server.hits("/perimeterx", "GET")[0].body_bytes < 10 * 1024 * 1024
     near_wall = crawl.url(f"{server.url}/cloudflare")
     assert near_wall["outcome"] == "unchecked" and "behind Cloudflare" in near_wall["error"]
+    assert near_wall["wall"] == "Cloudflare"  # the name as data, for the formats to group by
     counts["Cloudflare"] += 1
     forbidden = crawl.url(f"{server.url}/forbidden")
     assert (forbidden["outcome"], forbidden["method"]) == ("broken", "GET")
@@ -211,3 +213,20 @@ def test_a_walls_words_out_of_place_leave_the_verdicts(tmp_path, server):
         entry = entries[server.url + path]
         assert (entry["outcome"], entry["error"]) == ("broken", "404 Not Found"), entry
     assert "walls" not in report["summary"] or not report["summary"]["walls"]
+
+
+def test_the_formats_group_by_the_wall_named_as_data_never_by_the_words():
+    """A wall's name travels as the entry's ``wall``: an error that merely
+    reads like a wall's words (a server's own text, an older report) is
+    not grouped as a wall, and a named wall is, whatever its words."""
+    words = "could not verify: behind DataDome, which refused automated checking (403 Forbidden)"
+    report = {
+        "urls": [
+            {"url": "https://a.test/", "outcome": "unchecked", "error": words},
+            {"url": "https://b.test/", "outcome": "unchecked", "error": "x", "wall": "Akamai"},
+            {"url": "https://c.test/", "outcome": "broken", "error": words, "wall": None},
+        ]
+    }
+    assert [(wall, [u["url"] for u in urls]) for wall, urls in walled(report)] == [
+        ("Akamai", ["https://b.test/"])
+    ]

@@ -154,8 +154,8 @@ class CheckPath:
         elif action == RESULT and decision.outcome == Outcome.OK:
             yield audit.result(reply, Outcome.OK)
         elif action == RESULT:
-            error = unchecked_reason(status, reply.headers, reply.body)
-            yield audit.result(reply, Outcome.UNCHECKED, error=error)
+            why = unchecked_reason(status, reply.headers, reply.body)
+            yield audit.result(reply, Outcome.UNCHECKED, error=why.error, wall=why.wall)
         elif action == READ_ANCHORS:
             yield self.pages.anchors(reply)
         elif action == REDIRECTED:

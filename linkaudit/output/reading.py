@@ -79,7 +79,7 @@ _KINDS.update(
     {
         key: ("str",)
         for key in "app_shell baseline block file final_outcome finish_reason "
-        "fragment from host kind reason target to url via warning why".split()
+        "fragment from host kind reason target to url via wall warning why".split()
     }
 )
 _KINDS.update({key: ("str", "none") for key in ("content_type", "error", "location")})

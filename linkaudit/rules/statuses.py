@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
 from http import HTTPStatus
+from typing import NamedTuple
 
 from linkaudit.rules.walls import wall_of, wall_words
 
@@ -139,14 +140,25 @@ def judge_status(
     return BROKEN
 
 
-def unchecked_reason(status: int, headers: Mapping[bytes, object], body: bytes = b"") -> str:
+class Unchecked(NamedTuple):
+    """Why an answer leaves its URL unchecked, in words, and the bot wall
+    that answered by name (None when it was no wall): the name is the
+    result's ``wall``, which the outputs read."""
+
+    error: str
+    wall: str | None
+
+
+def unchecked_reason(status: int, headers: Mapping[bytes, object], body: bytes = b"") -> Unchecked:
     """Why an answer leaves its URL unchecked: the bot wall that answered,
     named (``could not verify: behind DataDome, ...``), or a server that
     kept refusing."""
     wall = wall_of(status, headers, body)
     if wall is not None:
-        return wall_words(wall, status_text(status))
-    return f"{status_text(status)}: the server kept refusing after the allowed retries"
+        return Unchecked(wall_words(wall, status_text(status)), wall.name)
+    return Unchecked(
+        f"{status_text(status)}: the server kept refusing after the allowed retries", None
+    )
 
 
 INTERNAL_ERROR = "Internal error"

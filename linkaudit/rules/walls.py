@@ -4,8 +4,9 @@ maintained detector reads), with the source of every marker.
 
 A walled URL is neither broken nor ok: what the wall answered says nothing
 about the page behind it.  It is ``unchecked``, and its ``error`` names the
-wall (:func:`wall_words`), so the report counts it per wall
-(:func:`wall_named` reads the name back).
+wall (:func:`wall_words`); the wall's name travels apart, as data (the
+result's ``wall``), so the report counts it per wall and the formats group
+by it without reading the words back.
 
 A wall is recognised when the answer's status is one the wall uses and one
 of its markers is where the wall puts it: a header (name, and a word its
@@ -301,17 +302,6 @@ def wall_words(wall: Wall, status_words: str) -> str:
     """The ``error`` of a walled URL: ``could not verify: behind DataDome,
     which refused automated checking (403 Forbidden)``."""
     return f"{WORDS}{wall.name}, which refused automated checking ({status_words})"
-
-
-def wall_named(error: str | None) -> str | None:
-    """The wall an ``error`` names (:func:`wall_words`), or None."""
-    if not error or not error.startswith(WORDS):
-        return None
-    name = error[len(WORDS) :].split(",", 1)[0]
-    return name if name in NAMES else None
-
-
-NAMES = frozenset(w.name for w in WALLS)
 
 
 def _values(headers: Mapping[bytes, Any], name: bytes) -> list[bytes]:

@@ -19,7 +19,6 @@ from linkaudit.output.formats.places import (
 )
 from linkaudit.output.report.groups import group_text
 from linkaudit.rules.guards import OUTSIDE_ROOT
-from linkaudit.rules.walls import wall_named
 
 Report = dict[str, Any]
 
@@ -66,14 +65,14 @@ def broken_urls(report: Report) -> list[dict[str, Any]]:
 
 
 def walled(report: Report) -> list[tuple[str, list[dict[str, Any]]]]:
-    """The URLs a bot wall kept from being checked (``unchecked``, their
-    error naming the wall: ``rules/walls.py``), by wall, walls by name:
-    apart from the broken links in every format."""
+    """The URLs a bot wall kept from being checked (``unchecked``, the
+    wall named in their ``wall``: ``rules/walls.py``), by wall, walls by
+    name: apart from the broken links in every format."""
     by_wall: dict[str, list[dict[str, Any]]] = {}
     for u in report["urls"]:
         if u["outcome"] == Outcome.UNCHECKED:
-            wall = wall_named(u.get("error"))
-            if wall is not None:
+            wall = u.get("wall")
+            if wall:
                 by_wall.setdefault(wall, []).append(u)
     return sorted(by_wall.items())
 

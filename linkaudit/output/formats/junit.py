@@ -39,7 +39,6 @@ from linkaudit.output.formats.common import (
 from linkaudit.output.formats.naming import for_reading
 from linkaudit.output.formats.offline import offline_line
 from linkaudit.output.formats.places import DEFAULT, Options
-from linkaudit.rules.walls import wall_named
 
 SYMLINKS_SUITE = SYMLINKS_OUT.lower()
 # the suites, in the order a reader acts on them; the last three only with
@@ -86,7 +85,7 @@ def as_junit(report: Report, options: Options = DEFAULT) -> str:
             lines = [f"{target(u)}: {u['error']}", *archive_lines(u)]
             lines += places_of(u["referrers"], u, by_target, limit=limit)
             cases["broken"].append(_case(u, target(u), "failure", u["error"] or "broken", lines))
-        elif u["outcome"] == Outcome.UNCHECKED and (wall := wall_named(u["error"])) is not None:
+        elif u["outcome"] == Outcome.UNCHECKED and (wall := u.get("wall")):
             lines = [f"{target(u)}: {u['error']}"]
             lines += places_of(u["referrers"], u, {}, limit=limit)
             message = f"could not verify: behind {wall}"

@@ -24,7 +24,6 @@ from linkaudit.rules.recheck import RecheckPolicy
 from linkaudit.rules.rendered import referrer_fields
 from linkaudit.rules.statuses import INTERNAL_ERROR
 from linkaudit.rules.urls import is_near
-from linkaudit.rules.walls import wall_named
 from linkaudit.state.base import AuditState, Entry
 
 __all__ = [
@@ -178,8 +177,8 @@ def entries_of(
         summary[item["outcome"]] += 1
         if item["outcome"] == Outcome.UNCHECKED:
             internal += is_internal_error(item)
-            wall = wall_named(item["error"])
-            if wall is not None:
+            wall = item.get("wall")
+            if wall:
                 walls[wall] = walls.get(wall, 0) + 1
         if item["outcome"] == Outcome.BROKEN:
             if entry.url in suggested:
