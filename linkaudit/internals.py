@@ -55,14 +55,14 @@ nothing rather than failing an audit.
 - Scrapy's cookies middleware asks ``scrapy...cookies._split_domain`` (a
   ``tldextract`` instance) for public suffixes: replaced by one that uses
   the list bundled with tldextract (:func:`bundled_public_suffixes`).
-- Private hooks overridden where they are: the robots.txt middleware's
-  ``_parse_robots`` (``middlewares/robots.py`` bounds a robots.txt first:
-  tests/test_politeness.py), the CSV exporter's ``_join_if_needed``
-  (``output/exporters.py``: list cells as JSON, tests/test_feeds.py), the
-  redirect middleware's ``_engine_started`` (``middlewares/redirects.py``:
-  no warning that Scrapy's Referer middleware is off), the download agent's
-  ``_cb_timeout`` (``network/handler.py``: a timeout before any connection
-  is ``ConnectTimedOut``, tests/test_unreachable.py).
+- Private hooks of Scrapy's components, overridden here and nowhere else:
+  each component is subclassed by a function of this module (built on
+  first call, so that importing this module imports no Scrapy) that opens
+  the private hook as a public one the subclass outside overrides: the
+  robots.txt middleware's ``_parse_robots`` (:func:`robots_middleware_class`),
+  the CSV exporter's ``_join_if_needed`` (:func:`csv_exporter_class`), the
+  redirect middleware's ``_engine_started`` (:func:`redirect_middleware_class`),
+  the download agent's ``_cb_timeout`` (:func:`download_agent_class`).
 - Twisted's client errors are in its private ``twisted.web._newclient``.
 - argparse: ``config/file.py`` reads a parser's options and exclusive
   groups, converts a value as the command line does, and knows the classes
@@ -300,9 +300,88 @@ def download_helpers() -> ModuleType:
 
 
 # -- the download agent's timer --------------------------------------------------------
+@functools.cache
 def download_agent_class() -> type:
-    """Scrapy's download agent (``http11._ScrapyAgent``), to subclass."""
-    return scrapy_http11()._ScrapyAgent
+    """Scrapy's download agent (``http11._ScrapyAgent``), to subclass, its
+    private check of the download's timer (``_cb_timeout(result, request,
+    url, timeout)``, which raises Scrapy's ``DownloadTimeoutError`` when the
+    timer fired) opened as the public hook ``check_timeout`` with the same
+    arguments (``network/handler.py``: a timeout before any connection is
+    ``ConnectTimedOut``)."""
+    agent = scrapy_http11()._ScrapyAgent
+
+    class HookedAgent(agent):  # type: ignore[misc, valid-type]
+        def _cb_timeout(self, result: Any, request: Any, url: str, timeout: float) -> Any:
+            return self.check_timeout(result, request, url, timeout)
+
+        def check_timeout(self, result: Any, request: Any, url: str, timeout: float) -> Any:
+            return agent._cb_timeout(self, result, request, url, timeout)
+
+    return HookedAgent
+
+
+# -- private hooks of Scrapy's components, opened as public ones -------------------------
+@functools.cache
+def robots_middleware_class() -> type:
+    """Scrapy's robots.txt middleware, to subclass, its private
+    ``_parse_robots(response, netloc, request)`` (a coroutine since Scrapy
+    2.13) opened as two public hooks: ``robots_answer(response, netloc)``,
+    the answer as it is to be parsed (``middlewares/robots.py`` bounds a
+    robots.txt first: tests/test_politeness.py), and
+    ``robots_parsed(response)``, after the parse."""
+    from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+
+    class HookedRobotsTxt(RobotsTxtMiddleware):
+        async def _parse_robots(self, response: Any, netloc: str, request: Any) -> None:
+            response = self.robots_answer(response, netloc)
+            await super()._parse_robots(response, netloc, request)
+            self.robots_parsed(response)
+
+        async def parse_robots(self, response: Any, netloc: str, request: Any) -> None:
+            """Parse a robots.txt answer fetched by the subclass itself."""
+            await self._parse_robots(response, netloc, request)
+
+        def robots_answer(self, response: Any, netloc: str) -> Any:
+            return response
+
+        def robots_parsed(self, response: Any) -> None:
+            pass
+
+    return HookedRobotsTxt
+
+
+@functools.cache
+def redirect_middleware_class() -> type:
+    """Scrapy's redirect middleware, to subclass, without its private
+    ``_engine_started``: it looks for Scrapy's Referer middleware, to
+    adjust the Referer of the redirects it follows, and warns when it is
+    off; linkaudit sets the Referer itself and follows only robots.txt's
+    redirects (``middlewares/redirects.py``): no warning."""
+    from scrapy.downloadermiddlewares.redirect import RedirectMiddleware
+
+    class QuietRedirect(RedirectMiddleware):
+        def _engine_started(self) -> None:
+            pass
+
+    return QuietRedirect
+
+
+@functools.cache
+def csv_exporter_class() -> type:
+    """Scrapy's CSV exporter, to subclass, its private
+    ``_join_if_needed(value)`` (what a cell holds) opened as the public hook
+    ``cell(value)`` (``output/exporters.py``: list cells as JSON,
+    tests/test_feeds.py)."""
+    from scrapy.exporters import CsvItemExporter
+
+    class HookedCsv(CsvItemExporter):
+        def _join_if_needed(self, value: Any) -> Any:
+            return self.cell(value)
+
+        def cell(self, value: Any) -> Any:
+            return super()._join_if_needed(value)
+
+    return HookedCsv
 
 
 def agent_timer(agent: Any) -> Any | None:

@@ -20,9 +20,9 @@ from __future__ import annotations
 import logging
 from urllib.parse import urlsplit
 
-from scrapy.downloadermiddlewares.redirect import RedirectMiddleware
 from scrapy.http import Request, Response
 
+from linkaudit import internals
 from linkaudit.meta import CHECK_URL, LOCATION, LOCATION_ERROR
 from linkaudit.rules.urls import InvalidURL, canonicalize
 from linkaudit.rules.userinfo import masked
@@ -30,7 +30,7 @@ from linkaudit.rules.userinfo import masked
 logger = logging.getLogger(__name__)
 
 
-class RedirectRecorderMiddleware(RedirectMiddleware):
+class RedirectRecorderMiddleware(internals.redirect_middleware_class()):  # type: ignore[misc]
     def process_response(
         self, request: Request, response: Response, spider: object = None
     ) -> Request | Response:
@@ -54,13 +54,9 @@ class RedirectRecorderMiddleware(RedirectMiddleware):
         return response
 
     def handle_referer(self, request: Request, response: Response) -> None:
-        """robots.txt fetches carry no Referer, so there is none to adjust."""
-
-    def _engine_started(self) -> None:
-        # The parent looks for RefererMiddleware to adjust Referer headers on
-        # the redirects it follows, and warns when it is off.  The spider sets
-        # Referer itself and we only follow robots.txt redirects: no warning.
-        pass
+        """robots.txt fetches carry no Referer, so there is none to adjust
+        (nor a warning that Scrapy's Referer middleware is off: the base,
+        ``internals.redirect_middleware_class``)."""
 
 
 def _followable(location: str, base: str) -> bool:

@@ -44,7 +44,6 @@ from typing import Any
 
 from scrapy import signals
 from scrapy.crawler import Crawler
-from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import IgnoreRequest, StopDownload
 from scrapy.http import Request, Response
 from scrapy.http.request import NO_CALLBACK
@@ -73,7 +72,7 @@ DISALLOW_ALL = b"User-agent: *\nDisallow: /\n"
 _READ = "la_robots_read"  # bytes of a robots.txt body received so far
 
 
-class RobotsMiddleware(RobotsTxtMiddleware):
+class RobotsMiddleware(internals.robots_middleware_class()):  # type: ignore[misc]
     def __init__(self, crawler: Crawler):
         super().__init__(crawler)
         self.maxsize = config_of(crawler)["LINKAUDIT_ROBOTSTXT_MAXSIZE"]
@@ -168,7 +167,7 @@ class RobotsMiddleware(RobotsTxtMiddleware):
         )
         try:
             response = await self.crawler.engine.download_async(robots)
-            await self._parse_robots(response, netloc, request)
+            await self.parse_robots(response, netloc, request)
         except RobotsTxtWait as wait:  # its host is held (hosts/retryafter.py)
             self.waits[netloc] = (wait.tries, wait.until)
         except Exception as exc:
@@ -210,7 +209,10 @@ class RobotsMiddleware(RobotsTxtMiddleware):
             )
         internals.robots_failed(self, exc, netloc)
 
-    async def _parse_robots(self, response: Response, netloc: str, request: Request) -> None:
+    def robots_answer(self, response: Response, netloc: str) -> Response:
+        """A robots.txt answer as it is to be parsed (RFC 9309): a server
+        error disallows the host, a client error allows it, and it is read
+        up to ``LINKAUDIT_ROBOTSTXT_MAXSIZE``."""
         status = response.status
         if status >= 500:
             self.reasons[netloc] = (
@@ -229,8 +231,11 @@ class RobotsMiddleware(RobotsTxtMiddleware):
                 self.maxsize,
             )
             response = response.replace(body=response.body[: self.maxsize])
-        await super()._parse_robots(response, netloc, request)
-        sitemaps = robots_sitemaps(response.body) if status < 300 else []
+        return response
+
+    def robots_parsed(self, response: Response) -> None:
+        """The ``Sitemap:`` lines of a robots.txt read, for the spider."""
+        sitemaps = robots_sitemaps(response.body) if response.status < 300 else []
         if sitemaps:  # the spider reads those of the site's own hosts
             self.crawler.signals.send_catch_log(
                 signal=robots_sitemaps_found, url=response.url, sitemaps=sitemaps

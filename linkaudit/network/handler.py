@@ -101,13 +101,13 @@ class FairAgent(internals.download_agent_class()):  # type: ignore[misc]
             FairTimer(self, deferred, timeout, lag).arm(timeout)
         return deferred
 
-    def _cb_timeout(self, result: Any, request: Request, url: str, timeout: float) -> Any:
-        """Scrapy's check of the download's timer (a hook: see
-        ``linkaudit/internals.py``), and a timeout before any connection
-        said as such."""
+    def check_timeout(self, result: Any, request: Request, url: str, timeout: float) -> Any:
+        """Scrapy's check of the download's timer (a hook:
+        ``internals.download_agent_class``), and a timeout before any
+        connection said as such."""
         connecting = isinstance(result, Failure) and result.check(*CONNECTING) is not None
         try:
-            result = super()._cb_timeout(result, request, url, timeout)
+            result = super().check_timeout(result, request, url, timeout)
         except DownloadTimeoutError:  # our timer fired: what did it interrupt?
             if not connecting:
                 raise

@@ -13,14 +13,14 @@ import json
 import os
 from typing import IO, Any
 
-from scrapy.exporters import CsvItemExporter as ScrapyCsvItemExporter
 from scrapy.extensions.feedexport import FileFeedStorage
 
+from linkaudit import internals
 from linkaudit.output.files import open_feed
 
 
-class CsvItemExporter(ScrapyCsvItemExporter):
-    def _join_if_needed(self, value: Any) -> Any:
+class CsvItemExporter(internals.csv_exporter_class()):  # type: ignore[misc]
+    def cell(self, value: Any) -> Any:
         if isinstance(value, (list, tuple, dict)):
             return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
         if isinstance(value, bool):

@@ -182,7 +182,7 @@ def _fits(value: Any, hint: Any) -> bool:
     if hint is str:
         return isinstance(value, str)
     if isinstance(hint, EnumType):  # an outcome, a method: one of its words
-        return isinstance(value, str) and value in hint._value2member_map_
+        return isinstance(value, str) and value in tuple(hint)
     if origin is list or origin is tuple:  # JSON's arrays: a tuple comes back a list
         if not isinstance(value, list):
             return False
