@@ -142,6 +142,13 @@ class Audit:
             error=internal_error(exc_info[1]),
         )
 
+    def unchecked(self, url: str, depth: int, error: str) -> UrlResult:
+        """A URL whose check our own code stopped (an internal error, its
+        words ``error``): ``unchecked``, never ``broken``."""
+        return UrlResult(
+            url=url, near=self.is_near(url), outcome=Outcome.UNCHECKED, depth=depth, error=error
+        )
+
     def result(self, reply: Any, outcome: Outcome, **fields: Any) -> UrlResult:
         """The result of the check a reply answered (``components/answers.py``)."""
         return UrlResult(

@@ -678,3 +678,22 @@ def test_no_test_module_imports_another():
         if imported:
             found[str(where)] = imported
     assert not found, found
+
+
+# Where a result is made: the check path (the audit's ``result`` and
+# ``unchecked``, the crawl's components), and where a stored one is read
+# back (the states, the journal).  A local build's walk, the outputs and the
+# report make none of their own.
+MAKES_RESULTS = {"audit.py", "components", "state", "output/journal.py"}
+
+
+def test_a_result_is_made_only_by_the_check_path():
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        where = path.relative_to(PACKAGE)
+        if str(where) in MAKES_RESULTS or where.parts[0] in MAKES_RESULTS or where.name == "items.py":
+            continue
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("UrlResult"):
+                found.append(f"{where}:{node.lineno}")
+    assert not found, found

@@ -22,7 +22,7 @@ import logging
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from linkaudit.audit import Audit, link_rules
@@ -34,7 +34,7 @@ from linkaudit.components.probes import Probes
 from linkaudit.components.replay import Replay
 from linkaudit.components.sitemaps import Sitemaps
 from linkaudit.demo.server import content_type
-from linkaudit.items import Method, UrlResult
+from linkaudit.items import Method, Outcome, UrlResult
 from linkaudit.localbuild.decoding import decoded
 from linkaudit.localbuild.inventory import BuildPages
 from linkaudit.localbuild.pool import (
@@ -51,7 +51,7 @@ from linkaudit.localbuild.static import Answer as Served
 from linkaudit.localbuild.static import answer, outside_warning, served_path
 from linkaudit.rules.decisions import HEAD, first_phase
 from linkaudit.rules.soft404 import is_probe
-from linkaudit.rules.statuses import OK, UNCHECKED, internal_error, media_type
+from linkaudit.rules.statuses import internal_error, media_type
 from linkaudit.rules.urls import InvalidURL, canonicalize
 from linkaudit.state.base import AuditState, Pending
 
@@ -205,9 +205,6 @@ class BuildWalk:
             self.discovery.ready = self.pool.get
         self.pool.start_level(jobs)
 
-    def _result(self, url: str, depth: int, outcome: str, **fields: Any) -> UrlResult:
-        return UrlResult(url=url, near=self.is_near(url), outcome=outcome, depth=depth, **fields)
-
     def _checked(self, pending: Pending) -> list[UrlResult]:
         """:meth:`_check`, an exception of ours an internal error of that
         URL (``unchecked``), as the crawl makes one of a failed download."""
@@ -216,7 +213,7 @@ class BuildWalk:
         except Exception as exc:
             self.discovery.link_fault(pending.url, f"checking {pending.url}")
             error = internal_error(exc)
-            return [self._result(pending.url, pending.depth, UNCHECKED, error=error)]
+            return [self.audit.unchecked(pending.url, pending.depth, error)]
 
     def _check(self, pending: Pending) -> Iterator[UrlResult]:
         """One URL of the build's origin, answered from the files, as the
@@ -230,11 +227,11 @@ class BuildWalk:
         self._count("requests")
         if found.outside is not None:  # a symbolic link out of the build: never read
             # (the crawl's localbuild/middleware.py says the same of the handler's answer)
-            kind = media_type(content_type(os.path.basename(found.outside)))
-            warning = outside_warning(found.outside)
+            ctype = content_type(os.path.basename(found.outside))
             method = Method.HEAD if phase == HEAD else Method.GET
-            fields = {"status": 200, "method": method, "content_type": kind, "warning": warning}
-            yield self._result(url, pending.depth, OK, **fields)
+            headers = {b"Content-Type": ctype.encode("latin-1")}
+            reply = Reply(url, pending.depth, phase, method, 200, headers, via=FILE)
+            yield self.audit.result(reply, Outcome.OK, warning=outside_warning(found.outside))
             return
         for _turn in range(8):  # a check is at most a few requests (rules/decisions.py)
             out = list(self.path.on_reply(self._reply(pending, phase, found)))

@@ -13,7 +13,7 @@ from twisted.python.failure import Failure
 
 from linkaudit.audit import Audit, audit_of
 from linkaudit.config import config_of
-from linkaudit.items import Outcome, UrlResult
+from linkaudit.items import UrlResult
 from linkaudit.output.recording import record, write_final_report
 from linkaudit.output.report.build import now_iso
 from linkaudit.output.report.facts import report_facts
@@ -112,14 +112,7 @@ class ReportPipeline:
             item.url,
         )
         self.crawler.stats.inc_value("linkaudit/internal_errors")
-        failed = UrlResult(
-            url=item.url,
-            near=item.near,
-            outcome=Outcome.UNCHECKED,
-            depth=item.depth,
-            error=internal_error(failure.value),
-        )
-        self._record(failed)
+        self._record(self._audit().unchecked(item.url, item.depth, internal_error(failure.value)))
 
     def _record(self, item: UrlResult) -> UrlResult:
         audit = self._audit()
