@@ -81,9 +81,9 @@ MAY_IMPORT: dict[str, set[str]] = {
     "memento": _COMMON | {"config", "audit", "rules", "network"},
     # everything about a local build: its walk, static-host rules, handler, server
     "localbuild": _COMMON
-    | {"rules", "config", "state", "output", "demo", "audit", "components", "network"}
+    | {"rules", "config", "state", "output", "audit", "components", "network"}
     | {"notify"},
-    "demo": set(),
+    "demo": {"localbuild"},  # served as a build is (localbuild/serving.py)
     "linkaudit": set(),  # the package: its version
     "internals": set(),
     "exceptions": set(),

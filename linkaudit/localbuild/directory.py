@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 from linkaudit.config import Config
-from linkaudit.demo.server import FileHandler, LocalSite, content_type
+from linkaudit.localbuild.serving import FileHandler, LocalSite, content_type
 from linkaudit.localbuild.static import NOT_FOUND_BODY, OUTSIDE_HEADER, answer, locate
 from linkaudit.rules.names import shown_path
 

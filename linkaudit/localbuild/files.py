@@ -33,7 +33,6 @@ from linkaudit.components.path import CheckPath
 from linkaudit.components.probes import Probes
 from linkaudit.components.replay import Replay
 from linkaudit.components.sitemaps import Sitemaps
-from linkaudit.demo.server import content_type
 from linkaudit.items import Method, Outcome, UrlResult
 from linkaudit.localbuild.decoding import decoded
 from linkaudit.localbuild.inventory import BuildPages
@@ -47,6 +46,7 @@ from linkaudit.localbuild.pool import (
     start,
 )
 from linkaudit.localbuild.reading import read_file
+from linkaudit.localbuild.serving import content_type
 from linkaudit.localbuild.static import Answer as Served
 from linkaudit.localbuild.static import answer, outside_warning, served_path
 from linkaudit.rules.decisions import HEAD, first_phase

@@ -43,7 +43,7 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from linkaudit import internals
 from linkaudit.config import config_of
-from linkaudit.demo.server import content_type
+from linkaudit.localbuild.serving import content_type
 from linkaudit.localbuild.static import NOT_FOUND_BODY, OUTSIDE_HEADER, answer, served_path
 from linkaudit.network.handler import HttpDownloadHandler
 from linkaudit.signals import request_sent

@@ -39,9 +39,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import NamedTuple
 
-from linkaudit.demo.server import content_type
 from linkaudit.localbuild.decoding import decoded
 from linkaudit.localbuild.reading import read_file
+from linkaudit.localbuild.serving import content_type
 from linkaudit.rules.pagelinks import PageLinks, read_page
 from linkaudit.rules.urls import InvalidURL, canonicalize, clean
 

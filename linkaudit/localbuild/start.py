@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import quote
 
-from linkaudit.demo.server import content_type
+from linkaudit.localbuild.serving import content_type
 from linkaudit.localbuild.static import locate
 
 INDEX_NAMES = ("index.html", "index.htm")  # in order of preference
