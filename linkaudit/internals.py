@@ -370,7 +370,7 @@ def redirect_middleware_class() -> type:
 def csv_exporter_class() -> type:
     """Scrapy's CSV exporter, to subclass, its private
     ``_join_if_needed(value)`` (what a cell holds) opened as the public hook
-    ``cell(value)`` (``output/exporters.py``: list cells as JSON,
+    ``cell(value)`` (``exporters.py``: list cells as JSON,
     tests/test_feeds.py)."""
     from scrapy.exporters import CsvItemExporter
 

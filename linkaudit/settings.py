@@ -111,27 +111,27 @@ EXTENSIONS = {
     "linkaudit.hosts.crawldelay.CrawlDelay": 500,
     "linkaudit.hosts.pacing.DelayMargin": 500,
     "linkaudit.extensions.drain.DrainOnClose": 500,
-    "linkaudit.output.archive.PageArchive": 500,
+    "linkaudit.extensions.pagearchive.PageArchive": 500,
     "linkaudit.extensions.progress.Progress": 500,
     # --notify: told once the report is settled (linkaudit/notify/)
     "linkaudit.extensions.notify.Notify": 500,
     "linkaudit.hosts.pacehint.PaceHint": 500,
     # what of a response is downloaded (a GET stops at the headers...)
     "linkaudit.components.gate.DownloadGate": 0,
-    "linkaudit.output.exports.ReportViews": 500,
+    "linkaudit.extensions.views.ReportViews": 500,
     # a build directory's pages named by their files in the report
     "linkaudit.localbuild.extension.BuildFiles": 0,
     # --archive: broken links' archived copies, looked up once the crawl is idle
     "linkaudit.memento.lookups.ArchiveLookups": 500,
 }
 ITEM_PIPELINES = {
-    "linkaudit.output.pipelines.ReportPipeline": 300,
-    "linkaudit.output.pipelines.ProbeFilter": 350,
-    "linkaudit.output.journal.JournalPipeline": 400,
+    "linkaudit.pipelines.report.ReportPipeline": 300,
+    "linkaudit.pipelines.report.ProbeFilter": 350,
+    "linkaudit.pipelines.journal.JournalPipeline": 400,
     # last: a build's items name its files as its report does (feeds)
-    "linkaudit.output.pipelines.BuildNamesPipeline": 900,
+    "linkaudit.pipelines.report.BuildNamesPipeline": 900,
 }
-LOG_FORMATTER = "linkaudit.output.logformatter.LinkAuditLogFormatter"
+LOG_FORMATTER = "linkaudit.logformatter.LinkAuditLogFormatter"
 # Scrapy's memory stats collector without a wrapper around every call (see the module)
 STATS_CLASS = "linkaudit.extensions.stats.StatsCollector"
 LOG_LEVEL = "INFO"
@@ -161,7 +161,7 @@ CONCURRENT_ITEMS = 1
 WARN_ON_GENERATOR_RETURN_VALUE = False
 # One item per checked URL, as docs/item.schema.json describes
 FEED_EXPORT_FIELDS = list(FEED_FIELDS)
-FEED_EXPORTERS = {"csv": "linkaudit.output.exporters.CsvItemExporter"}
+FEED_EXPORTERS = {"csv": "linkaudit.exporters.CsvItemExporter"}
 # a feed's file never written through a link planted at its path
-FEED_STORAGES = {s: "linkaudit.output.exporters.NoFollowFileStorage" for s in ("", "file")}
+FEED_STORAGES = {s: "linkaudit.exporters.NoFollowFileStorage" for s in ("", "file")}
 FEED_EXPORT_ENCODING = "utf-8"

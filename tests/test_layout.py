@@ -60,7 +60,12 @@ MAY_IMPORT: dict[str, set[str]] = {
     # the crawl's audit: configuration, link rules, state, run (audit.py)
     "audit": {"items", "meta", "rules", "config", "state"},
     "output": {"items", "signals", "linkaudit", "rules", "config", "state", "audit"}  # reports
-    | {"sources", "internals"},
+    | {"sources"},
+    # the crawl's item pipelines: results recorded, the report written (output's)
+    "pipelines": _COMMON | {"config", "state", "output", "audit", "rules"},
+    # Scrapy's feed exporter and storage as ours (output/files.py opens the file)
+    "exporters": {"linkaudit", "internals", "output"},
+    "logformatter": set(),  # one INFO line a response (LOG_FORMATTER)
     # the command (demo: the site it serves, command/sites.py)
     "command": {"linkaudit", "internals", "rules", "config", "state", "output", "demo"}
     | {"localbuild"},

@@ -1,6 +1,6 @@
 """Archived copies of broken links (``--archive``): the copy readers saw.
 
-Not the page archive of ``--pagedir`` (``linkaudit/output/archive.py``),
+Not the page archive of ``--pagedir`` (``linkaudit/extensions/pagearchive.py``),
 which keeps the audit's own copies of the site's pages.
 
 - ``walk.py``: one link's walk through a Memento service (TimeMap, copies

@@ -4,9 +4,9 @@
 (``LINKAUDIT_REDIRECT_FIXES``, ``--redirect-fixes PATH``,
 ``-a redirect_fixes=PATH``).
 
-An extension: on ``report_written`` it reads the report back (the file is
-the one truth, whatever the mode) and writes each view atomically.
-Switched off (``NotConfigured``) when neither path is set.
+Written by the extension ``linkaudit/extensions/views.py`` on
+``report_written`` and by a walked build: the report read back (the file is
+the one truth, whatever the mode), each view written atomically.
 """
 
 from __future__ import annotations
@@ -16,13 +16,11 @@ import io
 import logging
 from typing import TYPE_CHECKING, Any
 
-from linkaudit.config import config_of
 from linkaudit.output.report.atomic import write_atomically
 from linkaudit.output.report.build import read_report
-from linkaudit.signals import report_written
 
 if TYPE_CHECKING:
-    from scrapy.crawler import Crawler
+    pass
 
 logger = logging.getLogger(__name__)
 
@@ -55,25 +53,6 @@ def fixes_csv(report: dict[str, Any]) -> str:
             ]
         )
     return out.getvalue()
-
-
-class ReportViews:
-    def __init__(self, crawler: Crawler, html: str | None, fixes: str | None):
-        self.html, self.fixes = html, fixes
-        crawler.signals.connect(self.report_written, signal=report_written)
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> ReportViews:
-        config = config_of(crawler)
-        html, fixes = config["LINKAUDIT_HTML"], config["LINKAUDIT_REDIRECT_FIXES"]
-        if not html and not fixes:
-            from scrapy.exceptions import NotConfigured
-
-            raise NotConfigured
-        return cls(crawler, html, fixes)
-
-    def report_written(self, path: str) -> None:
-        write_views(path, self.html, self.fixes)
 
 
 def write_views(path: str, html: str | None, fixes: str | None) -> None:
