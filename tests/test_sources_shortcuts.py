@@ -20,6 +20,24 @@ def test_literal_finds_the_one_link_in_a_plain_paragraph():
     assert found.block.split() == "Some words and the text here, wrapped code.".split()
 
 
+def test_literal_reads_code_spans_in_the_link_text_as_the_parser_does():
+    """Jekyll's docs write ``[`jekyll-import` docs site](x.html)``: the
+    text the page shows is the code's, as markdown-it reads it."""
+    from linkaudit.sources.markdown import markdown_links
+
+    text = "# T\n\nTo learn more,\nvisit our [`jekyll-import` docs site](gone.html) and `code`.\n"
+    found = find(text, "gone")
+    assert found is not None
+    (link,) = [x for x in markdown_links("a.md", text, "gfm") if x.target == "gone.html"]
+    assert (found.line, found.href, found.text) == (link.line, link.target, link.text)
+    assert found.text == "jekyll-import docs site"
+    assert found.block.split() == link.block.split()
+    text = "A [run of `x` and ``y``](gone.md).\n"
+    found = find(text, "gone")
+    assert found is not None and found.text == "run of x and y"
+    assert find("A `[b](gone.md)` c\n", "gone") is None  # the link in a code span: none
+
+
 def test_literal_refuses_what_the_parser_may_read_otherwise():
     refused = {
         "twice": "[a](gone.md)\n\n[b](gone.md)\n",

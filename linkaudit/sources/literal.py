@@ -146,9 +146,12 @@ def find(text: str, name: str, tail: str | None = None, liquid: bool = False) ->
     links = [m for m in LINK.finditer(line) if name in _squeezed(m.group(3))]
     if len(links) != 1 or links[0].group(1):
         return None
+    # the text as the page shows it: its code spans (blanked in ``line``,
+    # whole inside the brackets, which no span holds) as their content
+    written = block.split("\n")[at - start][links[0].start(2) : links[0].end(2)]
     spoken = CODE.sub(lambda m: m.group(2), ROLE_NAME.sub("", block))
     words = " ".join(LINK.sub(r"\2", MARKER.sub("", b)) for b in spoken.split("\n"))
-    return Literal(at + 1, links[0].group(3), links[0].group(2), words)
+    return Literal(at + 1, links[0].group(3), CODE.sub(lambda m: m.group(2), written), words)
 
 
 def target_name(resolved_key: str) -> tuple[str, str | None] | None:
