@@ -51,6 +51,8 @@ def literal(sources: SourceFiles, rules: Rules, page: Page, j: int, resolved: st
     defined = None
     if page.source.endswith(MARKDOWN):
         found = sources.literal(page.source, *name)
+        if found is None:  # the name written elsewhere too: the href as written, once
+            found = sources.literal(page.source, *name, page.built.links.hrefs[j].strip())
         kind = "inline"
     elif page.source.endswith(REST):
         found, kind = None, "rst"
