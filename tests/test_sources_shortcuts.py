@@ -20,6 +20,48 @@ def test_literal_finds_the_one_link_in_a_plain_paragraph():
     assert found.block.split() == "Some words and the text here, wrapped code.".split()
 
 
+def test_literal_reads_code_spans_in_the_link_text_as_the_parser_does():
+    """Jekyll's docs write ``[`jekyll-import` docs site](x.html)``: the
+    text the page shows is the code's, as markdown-it reads it."""
+    from linkaudit.sources.markdown import markdown_links
+
+    text = "# T\n\nTo learn more,\nvisit our [`jekyll-import` docs site](gone.html) and `code`.\n"
+    found = find(text, "gone")
+    assert found is not None
+    (link,) = [x for x in markdown_links("a.md", text, "gfm") if x.target == "gone.html"]
+    assert (found.line, found.href, found.text) == (link.line, link.target, link.text)
+    assert found.text == "jekyll-import docs site"
+    assert found.block.split() == link.block.split()
+    text = "A [run of `x` and ``y``](gone.md).\n"
+    found = find(text, "gone")
+    assert found is not None and found.text == "run of x and y"
+    assert find("A `[b](gone.md)` c\n", "gone") is None  # the link in a code span: none
+
+
+def test_literal_finds_the_href_as_written_where_the_name_is_common():
+    """Jekyll's plugins page: ``[Commands](#Commands)`` in a file that says
+    "commands" again and again is the one link written ``](#Commands)``."""
+    from linkaudit.sources.markdown import markdown_links
+
+    text = "# Commands\n\n1. [Commands](#Commands)\n2. [Tags](#Tags)\n\nCommands run.\n"
+    assert find(text, "commands", "Commands") is None  # the name: four times
+    found = find(text, "commands", "Commands", href="#Commands")
+    assert found is not None
+    (link,) = [x for x in markdown_links("a.md", text, "gfm") if x.target == "#Commands"]
+    assert (found.line, found.href, found.text) == (link.line, link.target, link.text)
+    assert found.block == "Commands"
+    refused = {
+        "twice": "[a](#Commands) and [b](#Commands)\n",
+        "also a definition": "[a](#Commands)\n\n[b]: #Commands\n",
+        "also elsewhere": "[a](#Commands)\n\nThe id #Commands.\n",
+        "fenced": "```\n[a](#Commands)\n```\n",
+        "code span": "`[a](#Commands)`\n",
+        "html": "[a](#Commands)\n\n<!-- x -->\n",
+    }
+    for why, text in refused.items():
+        assert find(text, "commands", "Commands", href="#Commands") is None, why
+
+
 def test_literal_refuses_what_the_parser_may_read_otherwise():
     refused = {
         "twice": "[a](gone.md)\n\n[b](gone.md)\n",
@@ -61,6 +103,18 @@ def test_literal_in_a_jekyll_file_refuses_liquid_around_the_link():
     for why, text in refused.items():
         assert find(text, "gone", liquid=True) is None, why
     assert find(refused["highlight"], "gone") is not None  # (not Jekyll: no Liquid)
+
+
+def test_literal_in_a_jekyll_file_reads_a_raw_block_as_text():
+    """Jekyll's history: ``{% raw %}`{% highlight %}`{% endraw %}`` names
+    a tag, opens no block; the link on a later line is found."""
+    text = (
+        "- Strip the {% raw %}`{% highlight %}`{% endraw %} block ([#1](x.html))\n"
+        "- Fix it ([@someone](gone.html))\n"
+    )
+    found = find(text, "gone", liquid=True)
+    assert found is not None and (found.line, found.text) == (2, "@someone")
+    assert find(text.replace("{% endraw %}", ""), "gone", liquid=True) is None  # not closed
 
 
 def test_target_name():

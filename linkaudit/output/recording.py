@@ -5,9 +5,11 @@ records and reports exactly as the crawl does.  No Scrapy here."""
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -69,7 +71,8 @@ def write_final_report(
     if past is not None:
         facts = replace(facts, history=AuditHistory(past, facts.started_at))
     try:
-        report = write_report(path, state, facts)
+        with _audit_set_aside():
+            report = write_report(path, state, facts)
         ok = True
     except OSError as exc:
         journal = config.journal
@@ -96,3 +99,28 @@ def write_final_report(
         fail_at_exit(EXIT_INTERNAL)
     logger.info("%s", summary_text(report))
     return report
+
+
+@contextmanager
+def _audit_set_aside() -> Iterator[None]:
+    """What is alive when the report is written (the audit's state: every
+    URL, result and referrer) set aside from the garbage collector's passes
+    while it is written (``gc.freeze()``), then given back (``gc.unfreeze()``).
+
+    Why: writing the report, and mapping its places to their sources
+    (``--sources``), allocates as it goes, so the collector runs full
+    passes over the whole audit's objects, which the report only reads:
+    on Debian's Python docs (527 pages, 30,000 URLs) about 0.2 s of the
+    report's 0.8-1.0 s, with and without ``--sources``.  Objects made while
+    the report is written are collected as ever; the audit's own are
+    freed when their last reference goes (the command's ``gc.collect()``
+    after the report catches any cycle).  A collector turned off by the
+    caller is left so."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()

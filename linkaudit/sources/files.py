@@ -37,7 +37,7 @@ class SourceFiles:
         self._words: dict[str, str] = {}
         self._lower: dict[str, Words] = {}
         self._held: dict[str, set[str]] = {}  # a needle -> the files holding it
-        self._literals: dict[tuple[str, str], Literal | None] = {}
+        self._literals: dict[tuple[str, str, str | None], Literal | None] = {}
         self._rest_literals: dict[tuple[str, str], tuple[Literal, int | None] | None] = {}
         self._rest_roles: dict[tuple[str, str, str], Literal | None] = {}
         self._parts: dict[tuple[str, str, bool], list[SourceLink] | None] = {}
@@ -65,13 +65,16 @@ class SourceFiles:
                 self._parts[(path, *word)] = rest_links(path, text, part=part)
         return self._parts[(path, *word)]
 
-    def literal(self, path: str, name: str, tail: str | None) -> Literal | None:
+    def literal(
+        self, path: str, name: str, tail: str | None, href: str | None = None
+    ) -> Literal | None:
         """The one inline link of a Markdown file whose target holds
-        ``name``, found without the parser (``literal.find``)."""
-        if (path, name) not in self._literals:
+        ``name`` (or is ``href``), found without the parser (``literal.find``)."""
+        if (path, name, href) not in self._literals:
             liquid = self.layout.tool == "jekyll"
-            self._literals[(path, name)] = find(self._read(path), name, tail, liquid)
-        return self._literals[(path, name)]
+            found = find(self._read(path), name, tail, liquid, href)
+            self._literals[(path, name, href)] = found
+        return self._literals[(path, name, href)]
 
     def rest_literal(self, path: str, name: str) -> tuple[Literal, int | None] | None:
         """The one reference of a reST file whose target holds ``name``,

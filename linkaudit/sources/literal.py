@@ -91,24 +91,41 @@ def _alnum(text: str) -> str:
 def _in_liquid_block(text: str, at: int) -> bool:
     """Line ``at`` (0-based) is inside a Liquid block whose content is not
     the page's Markdown (``{% highlight %}``, ``raw``, ``comment``,
-    ``capture``), or such a block is not closed."""
+    ``capture``), or such a block is not closed.  What a ``raw`` block
+    holds is text, not tags (Jekyll's history writes ``{% raw %}`{%
+    highlight %}`{% endraw %}``)."""
+    raw_end = 0  # where the last raw block ends
     for found in LIQUID_BLOCK.finditer(text):
+        if found.start() < raw_end:
+            continue
         end = re.compile(r"\{%-?\s*end" + found.group(1) + r"\b").search(text, found.end())
         if end is None:
             return True
         if text.count("\n", 0, found.start()) <= at <= text.count("\n", 0, end.end()):
             return True
+        if found.group(1) == "raw":
+            raw_end = end.end()
     return False
 
 
-def find(text: str, name: str, tail: str | None = None, liquid: bool = False) -> Literal | None:
+def find(
+    text: str, name: str, tail: str | None = None, liquid: bool = False, href: str | None = None
+) -> Literal | None:
     """The one inline link whose target holds ``name`` (lower case, as
     ``_squeezed`` compares), or None (see the module's doc).  ``tail``: a
     fragment's last dotted part; a role whose target may make that id
     (``{ref}`My Part``` -> ``#my-part``, ``{func}`a.b``` -> ``#x.a.b``)
     without holding the name refuses it, and so does a reST fence that
-    holds the part (a section title makes an id)."""
-    if not name or _squeezed(text).count(name) != 1:
+    holds the part (a section title makes an id).
+
+    ``href``: the one inline link whose target is ``href`` exactly, the
+    file holding that text once, as ``](href)`` (a built link whose href
+    is the source's as written: Jekyll's ``#Commands`` in a file that says
+    "commands" thirty times); refused as above otherwise."""
+    if href is not None:
+        if not href or text.count(href) != 1 or text.count(f"]({href})") != 1:
+            return None
+    elif not name or _squeezed(text).count(name) != 1:
         return None
     if HTML_SPANS.search(text) or NESTED_FENCE.search(text):
         return None
@@ -119,7 +136,7 @@ def find(text: str, name: str, tail: str | None = None, liquid: bool = False) ->
         if any(_alnum(tail) in _alnum(span) for span in spans):
             return None
     lines = text.split("\n")
-    at = line_holding(lines, name)
+    at = line_holding(lines, name) if href is None else text.count("\n", 0, text.index(href))
     if at is None:
         return None
     if len(lines[at]) - len(lines[at].lstrip()) >= 4 or not _quiet(lines, at):
@@ -143,12 +160,19 @@ def find(text: str, name: str, tail: str | None = None, liquid: bool = False) ->
     line = masked.split("\n")[at - start]
     if "`" in line or "<" in line:
         return None
-    links = [m for m in LINK.finditer(line) if name in _squeezed(m.group(3))]
+    links = [
+        m
+        for m in LINK.finditer(line)
+        if (name in _squeezed(m.group(3)) if href is None else m.group(3) == href)
+    ]
     if len(links) != 1 or links[0].group(1):
         return None
+    # the text as the page shows it: its code spans (blanked in ``line``,
+    # whole inside the brackets, which no span holds) as their content
+    written = block.split("\n")[at - start][links[0].start(2) : links[0].end(2)]
     spoken = CODE.sub(lambda m: m.group(2), ROLE_NAME.sub("", block))
     words = " ".join(LINK.sub(r"\2", MARKER.sub("", b)) for b in spoken.split("\n"))
-    return Literal(at + 1, links[0].group(3), links[0].group(2), words)
+    return Literal(at + 1, links[0].group(3), CODE.sub(lambda m: m.group(2), written), words)
 
 
 def target_name(resolved_key: str) -> tuple[str, str | None] | None:

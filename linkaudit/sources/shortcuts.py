@@ -7,7 +7,7 @@ it maps; anything else is left to the whole file's parse."""
 from __future__ import annotations
 
 from typing import Protocol
-from urllib.parse import unquote, urldefrag, urljoin
+from urllib.parse import unquote, urldefrag
 
 from linkaudit.sources.built import BuiltPage
 from linkaudit.sources.files import SourceFiles
@@ -22,6 +22,7 @@ from linkaudit.sources.match import (
     key,
     page_base,
     page_index,
+    resolve,
     squeezed,
 )
 
@@ -50,6 +51,8 @@ def literal(sources: SourceFiles, rules: Rules, page: Page, j: int, resolved: st
     defined = None
     if page.source.endswith(MARKDOWN):
         found = sources.literal(page.source, *name)
+        if found is None:  # the name written elsewhere too: the href as written, once
+            found = sources.literal(page.source, *name, page.built.links.hrefs[j].strip())
         kind = "inline"
     elif page.source.endswith(REST):
         found, kind = None, "rst"
@@ -74,15 +77,14 @@ def literal(sources: SourceFiles, rules: Rules, page: Page, j: int, resolved: st
                                 rules):  # fmt: skip
         return None
     # a fragment's name is held by any href (not empty) that is the target
-    # (the one "#": none decoded from its path), a quick test before urljoin
+    # (the one "#": none decoded from its path), a quick test before resolving it
     # on each of a page's thousand links
     sifted = name[1] is not None and target.count("#") == 1
     same = 0
     for href in page.built.links.hrefs:
-        href = href.strip()
-        if sifted and href and name[0] not in squeezed(unquote(href)).lower():
+        if sifted and href.strip() and name[0] not in squeezed(unquote(href)).lower():
             continue
-        same += key(urljoin(base, href)) == target
+        same += resolve(base, href)[1] == target
     return Mapped(link, "") if same == 1 else None
 
 
