@@ -43,7 +43,13 @@ from linkaudit.exceptions import (
 )
 from linkaudit.items import UrlResult
 from linkaudit.meta import CHECK_URL, DEPTH, HISTORY, PHASE
-from linkaudit.network.failures import describe_failure, is_network_failure, is_timeout
+from linkaudit.network.failures import (
+    describe_failure,
+    failed_exception,
+    failed_request,
+    is_network_failure,
+    is_timeout,
+)
 from linkaudit.rules.statuses import BROKEN
 
 logger = logging.getLogger(__name__)
@@ -67,13 +73,13 @@ class FailureJudge:
         try:
             yield from self._on_error(failure)
         except Exception:
-            yield self.audit.internal_error(failure.request, sys.exc_info())
+            yield self.audit.internal_error(failed_request(failure), sys.exc_info())
 
     def _on_error(self, failure: Failure) -> Iterator[Any]:
-        request = failure.request
+        request = failed_request(failure)
         meta = request.meta
         url = meta[CHECK_URL]
-        exc = failure.value
+        exc = failed_exception(failure)
         if isinstance(exc, Interrupted):
             return  # never sent: the report lists it unchecked
         if isinstance(exc, HostHeld):  # never sent: asked once the host's wait is over

@@ -112,6 +112,7 @@ class ReportPipeline:
             item.url,
         )
         self.crawler.stats.inc_value("linkaudit/internal_errors")
+        assert failure.value is not None  # (Twisted types it optional: never, for a failure)
         failed = UrlResult(
             url=item.url,
             near=item.near,
