@@ -234,6 +234,8 @@ class Index:
                     last = form[1].rpartition(".")[2]  # type: ignore[index]
                     self.fragments.setdefault(last, []).append((i, form))
                 else:
+                    head: str  # ("pattern", parts, head, tail)
+                    tail: str
                     _, _, head, tail = form  # type: ignore[misc]
                     if tail:
                         k = min(len(tail), PATTERN_KEY)
