@@ -27,7 +27,7 @@ from linkaudit.config import Config, ConfigError, bind_config
 from linkaudit.items import Outcome, UrlResult
 from linkaudit.meta import CHECK_URL, DEPTH
 from linkaudit.rules.judge import LinkRules
-from linkaudit.rules.statuses import UNCHECKED, internal_error
+from linkaudit.rules.statuses import internal_error
 from linkaudit.state.base import NEW_RUN, AuditState, Run
 from linkaudit.state.memory import MemoryState
 
@@ -137,7 +137,7 @@ class Audit:
         return UrlResult(
             url=url,
             near=self.is_near(url),
-            outcome=UNCHECKED,
+            outcome=Outcome.UNCHECKED,
             depth=meta[DEPTH],
             error=internal_error(exc_info[1]),
         )

@@ -82,8 +82,10 @@ from types import FrameType, ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
+    from scrapy.core.downloader.handlers.http11 import _ScrapyAgent
     from scrapy.crawler import Crawler
     from scrapy.http import Request
+    from twisted.internet.endpoints import HostnameEndpoint
 
 
 def engine_closing(crawler: Crawler) -> bool:
@@ -152,14 +154,14 @@ def cache_hostname_encoding() -> None:
         endpoints._idnaBytes = functools.lru_cache(maxsize=4096)(current)
 
 
-def connect_single_addresses_directly(endpoint_class: type) -> None:
+def connect_single_addresses_directly(endpoint_class: type[HostnameEndpoint]) -> None:
     """Twisted's HTTP agent builds ``endpoint_class`` from now on (the
     endpoint of ``linkaudit/network/endpoint.py``)."""
     from twisted.internet import endpoints
     from twisted.web import client
 
     if client.HostnameEndpoint is endpoints.HostnameEndpoint:
-        client.HostnameEndpoint = endpoint_class
+        client.HostnameEndpoint = endpoint_class  # type: ignore[misc]  # a class replaced
 
 
 class EndpointTarget(NamedTuple):
@@ -235,7 +237,7 @@ def send_item(crawler: Crawler, item: Any) -> None:
         deferred_from_coro(scraper.start_itemproc_async(item, response=None))
 
 
-def time_downloads_with(agent_class: type) -> None:
+def time_downloads_with(agent_class: type[_ScrapyAgent]) -> None:
     """Scrapy's HTTP/1.1 handler builds a ``_ScrapyAgent`` per download
     (a module attribute, replaced here by ``agent_class``, its subclass in
     ``linkaudit/network/handler.py``, which swaps the agent's private
@@ -243,7 +245,7 @@ def time_downloads_with(agent_class: type) -> None:
     from scrapy.core.downloader.handlers import http11
 
     if hasattr(http11, "_ScrapyAgent"):
-        http11._ScrapyAgent = agent_class
+        http11._ScrapyAgent = agent_class  # type: ignore[misc]  # a class replaced
 
 
 class _CallerLookup:
@@ -409,7 +411,7 @@ def bundled_public_suffixes() -> None:
     from scrapy.downloadermiddlewares import cookies
     from tldextract import TLDExtract
 
-    cookies._split_domain = TLDExtract(  # type: ignore[attr-defined]
+    cookies._split_domain = TLDExtract(
         cache_dir=None, suffix_list_urls=(), include_psl_private_domains=True
     )
 

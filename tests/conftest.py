@@ -254,3 +254,15 @@ def closed_port() -> int:
     """A port on 127.0.0.1 that nothing listens on."""
     with contextlib.ExitStack() as stack:
         yield bound_ports(stack, 1)[0]
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "early: a slow test with no server, started before the others (test_types.py)"
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``early`` first (the order kept otherwise): with
+    ``--dist loadscope`` their module is the first a worker is given."""
+    items.sort(key=lambda item: item.get_closest_marker("early") is None)

@@ -18,8 +18,8 @@ from linkaudit.state.audits import COUNTS, MAX_AUDITS, audit_records, last_site
 from linkaudit.state.database import DatabaseError, open_database
 
 # the table's columns after "when" and "took": the summary's counts
-_HEAD = ("URLs", "pages", "requests", "ok", "redirect", "broken", "blocked", "excluded")
-_HEAD += ("unchecked",)
+_HEAD: tuple[str, ...] = ("URLs", "pages", "requests", "ok", "redirect", "broken", "blocked")
+_HEAD += ("excluded", "unchecked")
 
 
 def history_main(argv: list[str]) -> int:
@@ -100,7 +100,7 @@ def history_table(
     if not records:
         return f"No finished audit in {shown(path)} yet."
     head = ("started (UTC)", "took", *_HEAD, "new", "fixed", "finished")
-    rows = [head]
+    rows: list[tuple[str, ...]] = [head]
     for r in records:
         summary = r["summary"]
         # what the database holds is shown as every format shows a value from

@@ -86,11 +86,12 @@ def shared_report(config: Config) -> dict[str, Any]:
             retries=state.retries(0),
             files=local_files(config),
         )
-        scope = dict(
+        scope = replace(
+            facts,
             start_urls=starts.split("\n"),
             near_prefixes=(nears or starts).split("\n"),
             max_depth=int(depth) if depth else None,
         )
-        return build_report(state, replace(facts, **scope))
+        return build_report(state, scope)
     finally:
         client.close()

@@ -5,11 +5,18 @@ the :class:`Options` they make."""
 from __future__ import annotations
 
 import argparse
+from typing import Any, Protocol
 
 from linkaudit.output.formats.places import MAX_BYTES, MAX_REFERRERS, Options
 
 # a markdown cap below this could not hold the title and the counts
 MIN_BYTES = 1000
+
+
+class _Options(Protocol):
+    """What options are added to: a parser, or a group of one."""
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action: ...
 
 
 def _count(text: str) -> int:
@@ -29,7 +36,7 @@ def _size(text: str) -> int:
     return value
 
 
-def add_view_options(p: argparse.ArgumentParser) -> None:
+def add_view_options(p: _Options) -> None:
     """The options of how much a format shows, added to ``p``."""
     p.add_argument(
         "--max-referrers",

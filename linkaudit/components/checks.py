@@ -43,6 +43,7 @@ from linkaudit.meta import (
     RENDER,
     TRUNCATED,
 )
+from linkaudit.network.failures import failed_request
 from linkaudit.signals import robots_sitemaps
 
 logger = logging.getLogger(__name__)
@@ -106,7 +107,7 @@ class Checks:
         return self.requests.next(reply.source.request, phase)
 
     def on_error(self, failure: Failure) -> Iterator[Any]:
-        if RENDER in failure.request.meta:
+        if RENDER in failed_request(failure).meta:
             return self.renders.failed(failure)
         return self.failures.on_error(failure)
 
@@ -115,6 +116,7 @@ def reply_of(response: Response) -> Reply:
     """A Scrapy response as the components read an answer: the check's
     facts from its request's meta, the body decoded when it is text."""
     meta = response.meta
+    assert response.request is not None  # a response the spider is handed has its request
     return Reply(
         url=meta[CHECK_URL],
         depth=meta[DEPTH],

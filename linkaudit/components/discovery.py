@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from linkaudit.components.scanning import PageScan, Prepared, not_a_page
 from linkaudit.config import Config
@@ -43,6 +43,12 @@ class Scanned(NamedTuple):
     not_page: str | None = None  # why the file is no page (its links not placed)
 
 
+class Counter(Protocol):
+    """Adds to a statistic: the crawl's stats' ``inc_value``, the walk's counter."""
+
+    def __call__(self, key: str, count: int = 1, /) -> None: ...
+
+
 class Discovery:
     """The component that meets URLs: a page's links and a redirect's
     target, settled on sight or queued in the state's frontier.  The crawl's
@@ -53,7 +59,7 @@ class Discovery:
         config: Config,
         rules: LinkRules,
         state: AuditState,
-        count: Callable[[str, int], None],
+        count: Counter,
         link_faults: set[str],
     ):
         self.config = config
@@ -76,7 +82,7 @@ class Discovery:
         url: str,
         depth: int,
         referer: str | None,
-        outcome: str | None = None,
+        outcome: Outcome | None = None,
         error: str | None = None,
         judge: bool = False,
     ) -> Iterator[UrlResult]:
@@ -92,7 +98,7 @@ class Discovery:
         url: str,
         depth: int,
         referer: str | None,
-        outcome: str | None,
+        outcome: Outcome | None,
         error: str | None,
         judge: bool,
     ) -> Iterator[UrlResult]:

@@ -41,9 +41,15 @@ from linkaudit.exceptions import (
     RobotsBlocked,
     RobotsUnanswered,
 )
-from linkaudit.items import Outcome, UrlResult
+from linkaudit.items import Method, Outcome, UrlResult
 from linkaudit.meta import CHECK_URL, DEPTH, HISTORY, PHASE
-from linkaudit.network.failures import describe_failure, is_network_failure, is_timeout
+from linkaudit.network.failures import (
+    describe_failure,
+    failed_exception,
+    failed_request,
+    is_network_failure,
+    is_timeout,
+)
 from linkaudit.rules.decisions import Phase
 
 logger = logging.getLogger(__name__)
@@ -67,13 +73,13 @@ class FailureJudge:
         try:
             yield from self._on_error(failure)
         except Exception:
-            yield self.audit.internal_error(failure.request, sys.exc_info())
+            yield self.audit.internal_error(failed_request(failure), sys.exc_info())
 
     def _on_error(self, failure: Failure) -> Iterator[Any]:
-        request = failure.request
+        request = failed_request(failure)
         meta = request.meta
         url = meta[CHECK_URL]
-        exc = failure.value
+        exc = failed_exception(failure)
         if isinstance(exc, Interrupted):
             return  # never sent: the report lists it unchecked
         if isinstance(exc, HostHeld):  # never sent: asked once the host's wait is over
@@ -100,7 +106,7 @@ class FailureJudge:
             logger.info("%s %s failed: %s", request.method, url, error)
             near = self.audit.is_near(url)
             result = UrlResult(
-                url, near, Outcome.BROKEN, meta[DEPTH], method=request.method, error=error
+                url, near, Outcome.BROKEN, meta[DEPTH], method=Method(request.method), error=error
             )
             yield from self.replay.maybe_ghost(result, meta.get(HISTORY))
 

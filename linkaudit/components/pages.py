@@ -60,13 +60,13 @@ class Pages:
         kind = reply.kind
         stylesheet = kind in audit.css_types
         html = kind in audit.html_types and reply.text is not None
-        shell = looks_like_app_shell(reply.text) if html and self.mode != NEVER else None
+        shell = looks_like_app_shell(reply.text or "") if html and self.mode != NEVER else None
         if facts is None and html and self.render is not None and should_render(self.mode, shell):
             yield self.render(reply)
             return
         render: dict[str, Any] | None = None
         if facts is not None and facts.error is None:
-            text = reply.text[: self.maxsize] if truncated else reply.text
+            text = (reply.text or "")[: self.maxsize] if truncated else reply.text
             scanned, render = scan_rendered(self.discovery, text or "", facts, url, depth)
             if truncated:
                 self.discovery.note_truncated(url)
@@ -144,8 +144,8 @@ class Pages:
         (``Discovery.redirect_target``)."""
         result = self.audit.result
         if reply.location is None:
-            error = reply.location_error or f"{status_text(reply.status)} without a Location"
-            yield result(reply, Outcome.BROKEN, error=error)
+            missing = reply.location_error or f"{status_text(reply.status)} without a Location"
+            yield result(reply, Outcome.BROKEN, error=missing)
             return
         error, location, found = self.discovery.redirect_target(
             reply.url, reply.location, reply.depth, reply.referrer

@@ -93,7 +93,7 @@ class CheckPath:
         kind = reply.kind
         replayed = reply.history is not None and (reply.via == STORED or reply.status == 304)
         answer = Answer(
-            reply.phase,
+            Phase(reply.phase),
             verdict,
             near=audit.is_near(reply.url),
             kind=kind,

@@ -13,6 +13,7 @@ from typing import Any
 
 from linkaudit.audit import Audit
 from linkaudit.components.answers import Reply
+from linkaudit.items import Outcome
 from linkaudit.rules.soft404 import fingerprint, pattern_of, probe_url, says_not_found
 
 
@@ -50,5 +51,5 @@ class Probes:
     def probe_result(self, reply: Reply, verdict: str) -> Iterator[Any]:
         """A probe's answer: its status and, when it is HTML, its fingerprint."""
         body = reply.text or ""
-        outcome = {"ok": "ok", "redirect": "redirect"}.get(verdict, "broken")
+        outcome = {"ok": Outcome.OK, "redirect": Outcome.REDIRECT}.get(verdict, Outcome.BROKEN)
         yield self.audit.result(reply, outcome, fingerprint=fingerprint(body) if body else None)

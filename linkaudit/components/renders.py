@@ -26,6 +26,7 @@ from twisted.python.failure import Failure
 from linkaudit.components.answers import Reply
 from linkaudit.components.pages import Pages
 from linkaudit.meta import CHECK_URL, DEPTH, PHASE, REFERRER, RENDER, RENDERED
+from linkaudit.network.failures import failed_request
 from linkaudit.rules.rendered import RenderFacts
 
 logger = logging.getLogger(__name__)
@@ -78,7 +79,7 @@ class Renders:
 
     def failed(self, failure: Failure) -> Iterator[Any]:
         """A render that failed: the page read from its HTML, with a warning."""
-        meta = failure.request.meta
+        meta = failed_request(failure).meta
         facts = meta.get(RENDERED) or RenderFacts()
         facts.error = facts.error or _failure_text(failure)
         logger.warning(

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from linkaudit.items import Outcome
 from linkaudit.rules.fragments import fragment_of
 from linkaudit.rules.judge import LinkRules, Verdict
 from linkaudit.rules.pagelinks import Links, PageLinks, read_page
@@ -38,7 +39,7 @@ class Prepared(NamedTuple):
     why: str | None
     links: Links
     keys: list[str]
-    outcomes: dict[str, tuple[str | None, str | None]]
+    outcomes: dict[str, tuple[Outcome | None, str | None]]
     head: set[str] | None
     fragments: list[list[Any]] | None
     images: int

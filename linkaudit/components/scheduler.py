@@ -95,6 +95,9 @@ class AuditScheduler(Scheduler):
     holds: HostHolds | None = None
     # True while the engine is asked whether it is idle (see _level_done)
     _asking_engine: bool = False
+    claim_size = 0  # URLs a shared audit's worker claims at once
+    release_batch: int | None = None  # URLs of a level released at once (None: all)
+    poll = 0.0  # seconds between a shared audit's top-ups
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> AuditScheduler:
@@ -145,6 +148,13 @@ class AuditScheduler(Scheduler):
             if request is None or self.holds is None or not self.holds.set_aside(request):
                 return request
 
+    @property
+    def _crawler(self) -> Crawler:
+        """Scrapy's scheduler may be built without a crawler (its type says
+        optional); this one is always built by ``from_crawler``."""
+        assert self.crawler is not None
+        return self.crawler
+
     # -- the frontier --------------------------------------------------------
     def _batch(self) -> int | None:
         """URLs taken from the frontier at once."""
@@ -166,7 +176,7 @@ class AuditScheduler(Scheduler):
         left out of the pending requests while it is asked."""
         self._asking_engine = True
         try:
-            return self.crawler.engine.spider_is_idle()
+            return self._crawler.engine.spider_is_idle()
         finally:
             self._asking_engine = False
 
@@ -187,14 +197,14 @@ class AuditScheduler(Scheduler):
             self._crawl(level)
 
     def _closing(self) -> bool:
-        return internals.engine_closing(self.crawler)
+        return internals.engine_closing(self._crawler)
 
     def release(self, level: Iterable[Pending]) -> Iterator[Request | UrlResult]:
         """Each pending URL's first request, or its result when the link
         rules settle it without one (the state was altered)."""
         audit = self.audit
         assert audit is not None
-        rules, stats = audit.rules, self.crawler.stats
+        rules, stats = audit.rules, self._crawler.stats
         assert self.requests is not None
         refused = 0
         given = frozenset(audit.config.start_urls)  # the user's, not the state's: always asked
@@ -226,7 +236,7 @@ class AuditScheduler(Scheduler):
         """Release ``level``: requests to the engine (which queues them
         here, after its ``request_scheduled`` signal, as any request), results
         to the item pipelines."""
-        crawler = self.crawler
+        crawler = self._crawler
         for thing in self.release(level):
             if isinstance(thing, Request):
                 crawler.engine.crawl(thing)
@@ -245,7 +255,7 @@ class AuditScheduler(Scheduler):
     def _feed(self) -> None:
         """Keep this worker supplied with claims, and close when the audit
         is over."""
-        crawler = self.crawler
+        crawler = self._crawler
         audit = self.audit
         assert audit is not None
         if internals.engine_closing(crawler):

@@ -55,7 +55,9 @@ def find_config(explicit: str | None, cwd: Path) -> tuple[Path, dict[str, Any]] 
     if explicit is not None:
         path = Path(explicit)
         data = _load(path, cwd)
-        return path, _tool_table(data, path, required=True) if path.name == PYPROJECT else data
+        table = _tool_table(data, path, required=True) if path.name == PYPROJECT else data
+        assert table is not None  # (required: an error, not None)
+        return path, table
     if (cwd / FILE).is_file():
         return Path(FILE), _load(Path(FILE), cwd)
     if (cwd / PYPROJECT).is_file():
@@ -197,8 +199,11 @@ def _convert(parser: Parser, action: argparse.Action, text: str, where: str, sho
     return value
 
 
+_KINDS: dict[type, str] = {list: "a list", dict: "a table"}
+
+
 def _expected(where: str, expected: str, value: Any) -> ConfigFileError:
-    got = {list: "a list", dict: "a table"}.get(type(value)) or _toml(value)
+    got = _KINDS.get(type(value)) or _toml(value)
     return ConfigFileError(f"{where}: expected {expected}, got {got}")
 
 

@@ -130,7 +130,7 @@ class BackoffMiddleware:
                 host.restore(record, time.time())
         return key, host
 
-    def _state_record(self, key: str) -> dict | None:
+    def _state_record(self, key: str) -> dict[str, Any] | None:
         audit = audit_of(self.crawler)
         return audit.state.backoff(key) if audit is not None else None
 

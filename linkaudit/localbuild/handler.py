@@ -82,7 +82,7 @@ class LocalBuildHandler(HttpDownloadHandler):
             else:
                 read = config["LINKAUDIT_LOCAL_READ"]
                 self._build = _Build(urlsplit(build).netloc, root, served_path(build), read)
-        return self._build or None
+        return self._build if isinstance(self._build, _Build) else None
 
     async def download_request(self, request: Request) -> Response:
         build = self._local()

@@ -117,11 +117,11 @@ def _step(base: str, at: str, name: str) -> Place:
                 return NOWHERE
             text = os.readlink(path)
             texts.append(text)
-            rest = [p for p, _o in pending]
+            left = [p for p, _o in pending]
             if os.path.isabs(text):
                 target = posixpath.normpath(text)
                 if not _inside(target, base):
-                    return _out(text, target, rest)
+                    return _out(text, target, left)
                 current, found, text = base, None, target[len(base) :]
             pending[:0] = [(p, len(texts) - 1) for p in text.split("/")]
             continue

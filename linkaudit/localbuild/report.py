@@ -115,7 +115,8 @@ class BuildReport:
                     self.listed.update(result.sitemap["urls"])
             if _finding(entry, self.own) and not (stopped and entry.result is None):
                 for page, line in entry.referrers:
-                    wanted[page][line].add(entry.url)
+                    if line is not None:  # (a place without a line is not read for its href)
+                        wanted[page][line].add(entry.url)
         for target, gaps in missing.items():
             for gap in gaps:
                 for referrer in gap["referrers"]:
@@ -238,10 +239,10 @@ class BuildReport:
         for gap in item.get("missing_fragments", ()):
             shown = (f"{url}#{gap['fragment']}", f"{self.shown(url)}#{gap['fragment']}")
             for referrer in gap["referrers"]:
-                values = self.written.get((referrer["url"], referrer["line"], url)) or ()
-                value = next((v for v in values if fragment_of(v) == gap["fragment"]), None)
-                if value is not None and value not in shown:
-                    referrer["href"] = value
+                written = self.written.get((referrer["url"], referrer["line"], url)) or ()
+                href = next((v for v in written if fragment_of(v) == gap["fragment"]), None)
+                if href is not None and href not in shown:
+                    referrer["href"] = href
 
     # -- after the entries ------------------------------------------------------
     def section(self, summary: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import mimetypes
 import os
 import shutil
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
 from pathlib import Path
 from typing import Self
 
@@ -46,6 +46,7 @@ class FileHandler(BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # headers and body are two writes
+    server: HTTPServer  # (served by an HTTP server: its port is known)
 
     def log_message(self, *args: object) -> None:
         pass  # the audit's summary is the output
@@ -104,7 +105,7 @@ class FileHandler(BaseHTTPRequestHandler):
         to 127.0.0.1 reaches this port as a same-origin request, but its
         ``Host`` is still its own name: answered 421, no file is looked up."""
         hosts = self.headers.get_all("Host") or []
-        port = self.server.server_address[1]
+        port = self.server.server_port
         # on port 80, clients leave the default port out of Host
         return hosts == [f"127.0.0.1:{port}"] or (port == 80 and hosts == ["127.0.0.1"])
 

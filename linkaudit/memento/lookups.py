@@ -45,7 +45,7 @@ from linkaudit.exceptions import HostHeld, RobotsBlocked, RobotsUnanswered
 from linkaudit.items import Outcome, UrlResult
 from linkaudit.memento.walk import Ask, Found, Walk
 from linkaudit.meta import MAXSIZE
-from linkaudit.network.failures import describe_failure
+from linkaudit.network.failures import describe_failure, failed_exception, failed_request
 from linkaudit.rules.memento import iso_date, iso_datetime, may_look_up
 
 logger = logging.getLogger(__name__)
@@ -228,9 +228,9 @@ class ArchiveLookups:
     def _failed(self, failure: Failure) -> None:
         walk = self.walk
         assert walk is not None
-        exc = failure.value
+        exc = failed_exception(failure)
         if isinstance(exc, HostHeld):  # a Retry-After hold took it back: it waits its turn
-            self.crawler.engine.crawl(failure.request.replace(dont_filter=True))  # type: ignore[attr-defined]
+            self.crawler.engine.crawl(failed_request(failure).replace(dont_filter=True))
             return
         if isinstance(exc, RobotsBlocked):
             why = "the archive's robots.txt disallows it"

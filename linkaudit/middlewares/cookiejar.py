@@ -55,7 +55,7 @@ class CookieJarMiddleware(CookiesMiddleware):
         for cookie in loaded:
             if cookie.expires == 0:  # curl and wget write session cookies so
                 cookie.expires, cookie.discard = None, True
-            elif cookie.is_expired(now):
+            elif cookie.is_expired(int(now)):  # (whole seconds, as expires is)
                 continue
             jar.set_cookie(cookie)
 
@@ -77,7 +77,7 @@ class CookieJarMiddleware(CookiesMiddleware):
     def _ours(self, request: Request) -> bool:
         return origin_of(request.url) in self.origins
 
-    def process_request(self, request: Request, spider: object = None) -> None:
+    def process_request(self, request: Request, spider: object = None) -> Request | Response | None:
         if not self._ours(request):
             # none of ours, even one copied from the request it redirects
             request.headers.pop("Cookie", None)

@@ -51,8 +51,8 @@ class CappedDecompressionMiddleware(HttpCompressionMiddleware):
     def __init__(self, crawler: Crawler):
         super().__init__(crawler=crawler)
         config = config_of(crawler)
-        self.page_cap = config["LINKAUDIT_PAGE_MAXSIZE"]
-        self.sitemap_cap = config["LINKAUDIT_SITEMAP_MAXSIZE"]
+        self.page_cap: int = config["LINKAUDIT_PAGE_MAXSIZE"]
+        self.sitemap_cap: int = config["LINKAUDIT_SITEMAP_MAXSIZE"]
 
     def _cap(self, request: Request) -> int | None:
         meta = request.meta

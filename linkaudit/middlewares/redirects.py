@@ -40,7 +40,8 @@ class RedirectRecorderMiddleware(internals.redirect_middleware_class()):  # type
                 shown = masked(raw.decode("utf-8", "replace"))[:200]
                 logger.info("%s redirects to %r: not followed (no rules)", request.url, shown)
                 return response.replace(body=b"")
-            return super().process_response(request, response)
+            followed: Request | Response = super().process_response(request, response)
+            return followed
         if 300 <= response.status < 400:
             raw = response.headers.get(b"Location")
             if raw:

@@ -145,7 +145,8 @@ class RobotsMiddleware(internals.robots_middleware_class()):  # type: ignore[mis
             # parsers; this says when to look again.
             news = self.news.setdefault(netloc, Deferred())
             await maybe_deferred_to_future(news)
-        return parsers[netloc]
+        parser: RobotParser | None = parsers[netloc]  # (a parser, or None: no rules)
+        return parser
 
     async def _fetch(self, request: Request, netloc: str, tries: int) -> None:
         """Ask ``netloc``'s robots.txt (its ``tries``-th wait behind it) and

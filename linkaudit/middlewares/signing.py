@@ -35,7 +35,7 @@ import logging
 import os
 import time
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import ParseResult, SplitResult, urlsplit
 
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
@@ -140,7 +140,7 @@ class SigningMiddleware:
         return (len(getattr(slot, "queue", ())) + 1) * float(getattr(slot, "delay", 0.0))
 
 
-def _port(parts: Any) -> int | None:
+def _port(parts: SplitResult | ParseResult) -> int | None:
     """The URL's port; None when it has none, or one no port can be (the
     download fails on it anyway)."""
     try:

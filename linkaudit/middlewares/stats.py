@@ -53,7 +53,7 @@ class DownloaderStats(ScrapyDownloaderStats):
 
     def process_response(
         self, request: Request, response: Response, spider: object = None
-    ) -> Response:
+    ) -> Request | Response:
         if RENDER in request.meta:
             return response
         return super().process_response(request, response)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from twisted.internet import defer, endpoints, error
-from twisted.internet.address import HostnameAddress, IPv6Address
+from twisted.internet.address import HostnameAddress, IPv4Address, IPv6Address
 from twisted.internet.interfaces import IAddress, IHostResolution, IResolutionReceiver
 from zope.interface import implementer
 
@@ -80,9 +80,11 @@ class HostnameEndpoint(endpoints.HostnameEndpoint):
         resolver.resolveHostName(receiver, target.host, portNumber=target.port)
 
         def start(addresses: list[IAddress]) -> defer.Deferred[Any]:
-            if len(addresses) != 1:  # none (Twisted says why), or a race to run
+            # none (Twisted says why), or a race to run; an address that is
+            # not an IP one (none of Twisted's resolvers gives one) is Twisted's
+            address = addresses[0] if len(addresses) == 1 else None
+            if not isinstance(address, IPv4Address | IPv6Address):
                 return super(HostnameEndpoint, self).connect(protocolFactory)
-            (address,) = addresses
             kind = (
                 endpoints.TCP6ClientEndpoint
                 if isinstance(address, IPv6Address)

@@ -19,7 +19,9 @@ from scrapy.exceptions import (
     DownloadTimeoutError,
     ResponseDataLossError,
 )
+from scrapy.http import Request
 from twisted.internet import error as twisted_error
+from twisted.python.failure import Failure
 
 from linkaudit import internals
 from linkaudit.exceptions import ConnectTimedOut
@@ -188,3 +190,16 @@ def _tls_words(causes: list[BaseException], text: str) -> str:
     if reasons:
         return "; ".join(reasons)
     return text[:200]
+
+
+def failed_request(failure: Failure) -> Request:
+    """The request of a failure Scrapy hands an errback: Scrapy sets it on
+    the failure, an attribute Twisted's ``Failure`` does not declare."""
+    return failure.request  # type: ignore[attr-defined]  # set by Scrapy
+
+
+def failed_exception(failure: Failure) -> BaseException:
+    """The exception of a failure (Twisted types it optional, but a
+    ``Failure`` is only ever made of one)."""
+    assert failure.value is not None
+    return failure.value

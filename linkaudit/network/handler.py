@@ -36,7 +36,7 @@ which fires while the request may still wait in its slot's queue.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scrapy import Request
 from scrapy.crawler import Crawler
@@ -53,7 +53,10 @@ from linkaudit.network.endpoint import HostnameEndpoint
 from linkaudit.network.looplag import INTERVAL, LoopLag
 from linkaudit.signals import request_sent
 
-http11 = internals.scrapy_http11()  # Scrapy's own, imported at less cost
+if TYPE_CHECKING:  # the same module, as the type checker reads it
+    from scrapy.core.downloader.handlers import http11
+else:
+    http11 = internals.scrapy_http11()  # Scrapy's own, imported at less cost
 
 # what a download fails with when no connection was made (see above)
 CONNECTING = (twisted_error.ConnectingCancelledError, twisted_error.TimeoutError)

@@ -27,20 +27,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from scrapy.resolver import CachingHostnameResolver, HostResolution
+from twisted.internet.base import ReactorBase
 from twisted.internet.interfaces import (
     IAddress,
     IHostnameResolver,
     IHostResolution,
     IResolutionReceiver,
 )
-from zope.interface import implementer, provider
+from zope.interface import implementer
 
 from linkaudit.rules.offline import never_resolves  # (the offline rule leaves these out)
 
 __all__ = ["AuditResolver", "never_resolves"]
 
 
-@provider(IResolutionReceiver)
+@implementer(IResolutionReceiver)
 class _FailureWatch:
     """Passes a resolution on, noting a name that resolved to nothing."""
 
@@ -65,7 +66,7 @@ class _FailureWatch:
 
 @implementer(IHostnameResolver)
 class AuditResolver(CachingHostnameResolver):
-    def __init__(self, reactor, cache_size: int):  # type: ignore[no-untyped-def]
+    def __init__(self, reactor: ReactorBase, cache_size: int):
         super().__init__(reactor, cache_size)
         self.failed: set[str] = set()
 
@@ -80,9 +81,10 @@ class AuditResolver(CachingHostnameResolver):
         name = hostName.lower()
         if name in self.failed or never_resolves(name):
             # no address: Twisted fails the connection with DNSLookupError
-            resolutionReceiver.resolutionBegan(HostResolution(hostName))
+            resolution = HostResolution(hostName)
+            resolutionReceiver.resolutionBegan(resolution)
             resolutionReceiver.resolutionComplete()
-            return resolutionReceiver
+            return resolution
         watch = _FailureWatch(resolutionReceiver, name, self.failed)
         return super().resolveHostName(
             watch, hostName, portNumber, addressTypes, transportSemantics

@@ -114,7 +114,8 @@ def changes(report: dict[str, Any], path: str | None, report_url: str = "") -> C
     groups: dict[str, list[dict[str, Any]]] = {}
     for group in report.get("groups") or ():
         groups.setdefault(group.get("target", ""), []).append(group)
-    new, still = [], []
+    new: list[Link] = []
+    still: list[Link] = []
     unchecked = set()
     for entry in entries:
         if entry.get("outcome") == Outcome.UNCHECKED:
@@ -145,8 +146,8 @@ def changes(report: dict[str, Any], path: str | None, report_url: str = "") -> C
 def _link(entry: dict[str, Any], groups: list[dict[str, Any]]) -> Link:
     places: list[Place] = []
     own: dict[str, list[int]] = {}
+    referrers: list[dict[str, Any]] = []
     if groups:
-        referrers = []
         for group in groups:
             if group.get("kind") == "template":
                 places.append(Place("", template=group_text(group), pages=group.get("pages", 0)))

@@ -50,7 +50,10 @@ def slack(changes: Changes) -> dict[str, Any]:
     """Blocks: a header, a section a new link, the summary, the report."""
     title = "linkaudit: " + changes.title()
     fixed = [_slack_escape(line) for line in summary_lines(changes)]
-    tail = {"type": "section", "text": {"type": "mrkdwn", "text": clip("\n".join(fixed), 3000)}}
+    tail: dict[str, Any] = {
+        "type": "section",
+        "text": {"type": "mrkdwn", "text": clip("\n".join(fixed), 3000)},
+    }
     sections = [clip(_slack_escape(link_text(link)), SLACK_SECTION) for link in changes.new]
     budget = SLACK_TOTAL - len(title) - len(tail["text"]["text"]) - 200
     kept = fit(sections, lambda s: len(s) + 1, budget, SLACK_BLOCKS - 4)

@@ -27,6 +27,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 from email.message import EmailMessage
+from typing import Any
 
 from linkaudit import __version__
 from linkaudit.notify.targets import Target
@@ -54,7 +55,7 @@ class _Again(Exception):
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
         return None  # a 3xx is a failure: a signed body goes nowhere it was not sent
 
 
@@ -174,9 +175,13 @@ def send_mail(
         context = ssl.create_default_context()
         local = name or "linkaudit.localhost"  # no getfqdn(): slow without reverse DNS
         try:
-            kind = smtplib.SMTP_SSL if target.tls else smtplib.SMTP
-            extra = {"context": context} if target.tls else {}
-            with kind(target.host, target.port, local, timeout=timeout, **extra) as smtp:
+            if target.tls:
+                client: smtplib.SMTP = smtplib.SMTP_SSL(
+                    target.host, target.port, local, timeout=timeout, context=context
+                )
+            else:
+                client = smtplib.SMTP(target.host, target.port, local, timeout=timeout)
+            with client as smtp:
                 smtp.ehlo()
                 secure = target.tls
                 if not secure and smtp.has_extn("starttls"):
@@ -191,7 +196,8 @@ def send_mail(
                     smtp.login(target.user, target.password or "")
                 smtp.send_message(message)
         except smtplib.SMTPResponseException as exc:
-            text = exc.smtp_error.decode("utf-8", "replace") if exc.smtp_error else ""
+            said = exc.smtp_error  # (bytes, as smtplib reads them; its type allows text)
+            text = said.decode("utf-8", "replace") if isinstance(said, bytes) else said
             raise _Again(f"SMTP {exc.smtp_code} {text}"[:200].strip()) from None
         except smtplib.SMTPRecipientsRefused:
             raise _Again("every recipient was refused") from None

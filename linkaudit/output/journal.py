@@ -65,7 +65,7 @@ def rebuild_report(records: list[dict[str, Any]]) -> dict[str, Any]:
             state.discover(target, rec["depth"] + 1)
             state.add_referrer(target, rec["url"], line)
     for rec in results:
-        fields = {name: rec.get(name) for name in RESULT_FIELDS}
+        fields: dict[str, Any] = {name: rec.get(name) for name in RESULT_FIELDS}  # (JSON's)
         optional = {name: rec[name] for name in OPTIONAL_FIELDS if name in rec}
         state.record(UrlResult(**fields, **optional), 0.0)
     # the run as the journal recorded it; it holds no findings switches

@@ -112,6 +112,7 @@ class ReportPipeline:
             item.url,
         )
         self.crawler.stats.inc_value("linkaudit/internal_errors")
+        assert failure.value is not None  # (Twisted types it optional: never, for a failure)
         self._record(self._audit().unchecked(item.url, item.depth, internal_error(failure.value)))
 
     def _record(self, item: UrlResult) -> UrlResult:

@@ -60,7 +60,8 @@ def children_map() -> dict[int, list[int]]:
 def descendants(pid: int) -> list[int]:
     """The processes below ``pid`` (not itself)."""
     tree = children_map()
-    found, todo = [], list(tree.get(pid, ()))
+    found: list[int] = []
+    todo = list(tree.get(pid, ()))
     while todo and len(found) < 10_000:
         child = todo.pop()
         found.append(child)
@@ -135,7 +136,7 @@ class Watchdog(threading.Thread):
     IDLE = 0.25  # seconds between two readings while nothing renders
 
     def __init__(
-        self, bound: int, over: Callable[[int, float, int], None], interval: float, ahead: int
+        self, bound: int, over: Callable[[int, float, int], object], interval: float, ahead: int
     ):
         super().__init__(name="linkaudit-browser-memory", daemon=True)
         self.bound = bound
@@ -148,7 +149,8 @@ class Watchdog(threading.Thread):
         self.fault: BaseException | None = None  # the first error of ours, said by the caller
 
     def run(self) -> None:
-        me, before, then = os.getpid(), {}, time.monotonic()
+        me, then = os.getpid(), time.monotonic()
+        before: dict[int, int] = {}
         while not self.stopped.is_set():
             rendering = self.rendering.is_set()
             try:

@@ -153,7 +153,7 @@ class PageSession:
         admit: Callable[[str, str, bool], Awaitable[str | None]],
         settle: float,
         maxsize: int,
-        sent: Callable[[], None] | None = None,
+        sent: Callable[[], object] | None = None,
     ):
         self.url = url
         self.status = status
@@ -201,6 +201,7 @@ class PageSession:
 
     async def _route(self, route: Route, request: BrowserRequest) -> None:
         facts = self.facts
+        assert self.page is not None  # routed from prepare(), which has its page
         if request.is_navigation_request() and request.frame == self.page.main_frame:
             if not self.served:
                 self.served = True

@@ -229,7 +229,9 @@ class HostBackoff:
         self.level = _whole(record.get("level"), policy.max_level)
         self.pauses = _whole(record.get("pauses"), policy.max_pauses)
         until = record.get("paused_until")
-        if type(until) in (int, float) and math.isfinite(until) and until > now:
+        if isinstance(until, bool):  # JSON's true is no time
+            until = None
+        if isinstance(until, int | float) and math.isfinite(until) and until > now:
             self.paused_until = min(float(until), now + policy.pause)
         given_up = record.get("given_up")
         self.given_up = given_up[:_MAX_REASON] if isinstance(given_up, str) and given_up else None

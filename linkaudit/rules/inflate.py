@@ -29,7 +29,7 @@ from typing import NamedTuple, Protocol
 try:
     import brotli
 except ImportError:  # pragma: no cover - Scrapy installs one of the two
-    import brotlicffi as brotli  # type: ignore[no-redef]
+    import brotlicffi as brotli
 
 try:
     from backports import zstd
@@ -56,8 +56,10 @@ class Inflated(NamedTuple):
 
 
 class _Decompressor(Protocol):  # zlib's and zstd's objects
-    eof: bool
-    unused_data: bytes
+    @property
+    def eof(self) -> bool: ...
+    @property
+    def unused_data(self) -> bytes: ...
 
     def decompress(self, data: memoryview, max_length: int) -> bytes: ...
 

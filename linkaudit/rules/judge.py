@@ -24,7 +24,7 @@ NOT_CANONICAL = "Excluded: not a URL linkaudit stored (the state was altered): n
 
 class Verdict(NamedTuple):
     key: str
-    outcome: str | None  # None: to be checked
+    outcome: Outcome | None  # None: to be checked
     error: str | None
 
 

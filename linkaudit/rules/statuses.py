@@ -110,7 +110,7 @@ def judge_status(
     head: bool,
     accept: Iterable[int] = (),
     body: bytes = b"",
-) -> str:
+) -> StatusVerdict:
     """What an HTTP status means, given whether it answered a HEAD.
 
     HEAD is a hint, GET is the verdict: a HEAD answered with anything but

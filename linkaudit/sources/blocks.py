@@ -39,7 +39,7 @@ def _blocks(lines: list[str]) -> list[tuple[int, int]] | None:
     """The top-level blocks (0-based start, end exclusive): a block starts
     at an unindented line after a blank one.  None: a block after a
     paragraph ending in ``::`` is not indented (a quoted literal block)."""
-    starts = []
+    starts: list[int] = []
     for i, line in enumerate(lines):
         if line.strip() and not line[0].isspace() and (i == 0 or not lines[i - 1].strip()):
             if starts and _literal_before(lines, starts[-1], i):

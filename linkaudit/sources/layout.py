@@ -134,12 +134,15 @@ def _sphinx(place: str, build: str, generator: str) -> Layout | None:
         source = os.path.dirname(config)
         values = _literals(_text(config), ("extlinks", "templates_path"))
         extlinks = {}
-        if isinstance(values.get("extlinks"), dict):
-            for role, spec in values["extlinks"].items():
+        links = values.get("extlinks")
+        if isinstance(links, dict):
+            for role, spec in links.items():
                 url = spec[0] if isinstance(spec, (tuple, list)) and spec else None
                 if isinstance(role, str) and isinstance(url, str):
                     extlinks[role] = url
         templates = values.get("templates_path") or ["_templates"]
+        if not isinstance(templates, list | tuple):  # Sphinx's is a list: not one, none read
+            templates = []
         return Layout(
             "sphinx", [source], config, flavor="myst", extlinks=extlinks,
             templates=[os.path.join(source, t) for t in templates if isinstance(t, str)],

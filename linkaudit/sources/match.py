@@ -19,7 +19,7 @@ import functools
 import posixpath
 import re
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, cast
 from urllib.parse import unquote, urldefrag, urljoin
 
 from linkaudit.sources.built import BuiltLink
@@ -245,7 +245,7 @@ class Index:
                     last = form[1].rpartition(".")[2]  # type: ignore[index]
                     self.fragments.setdefault(last, []).append((i, form))
                 else:
-                    _, _, head, tail = form  # type: ignore[misc]
+                    _, _, head, tail = cast(tuple[str, tuple[str, ...], str, str], form)
                     if tail:
                         k = min(len(tail), PATTERN_KEY)
                         self.ends.setdefault(k, {}).setdefault(tail[-k:], []).append((i, form))

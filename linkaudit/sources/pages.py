@@ -15,6 +15,7 @@ import posixpath
 import re
 from datetime import UTC, datetime
 from functools import cached_property
+from typing import Any
 
 from linkaudit.sources.layout import MARKDOWN, REST, Layout, _key, _text
 from linkaudit.sources.links import shown_path
@@ -280,7 +281,7 @@ class PageSources:
         return sorted(found) if len(found) == 1 else []
 
 
-def _first_arrays(text: str) -> dict[str, object] | None:
+def _first_arrays(text: str) -> dict[str, Any] | None:
     """``docnames`` and ``filenames`` of a searchindex.js that begins with
     them (an older Sphinx's, such as Python's own: 3 MB whose full decode was
     most of this file's cost), decoded alone; None: the file begins otherwise

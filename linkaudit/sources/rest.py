@@ -209,7 +209,7 @@ class _Links:
         return source, self.cursors[key], norm(block.astext())
 
     def read(self) -> list[SourceLink]:
-        out: list[SourceLink] = []
+        out: list[SourceLink | None] = []
         anonymous = iter(self.anonymous)
         for node in self.document.findall(lambda n: isinstance(n, (dn.reference, xref, dn.raw))):
             found = self.cursor(node)

@@ -29,6 +29,7 @@ from linkaudit.config import Config
 
 class LinkAuditSpider(scrapy.Spider):
     name = "linkaudit"
+    checks: Checks  # the check path, made with the audit in from_crawler
 
     # ``start`` is taken explicitly and never stored under that name: since
     # Scrapy 2.13, Spider.start() is the method that yields the first requests.

@@ -55,8 +55,8 @@ CREATE TABLE IF NOT EXISTS broken_runs (
     PRIMARY KEY (run, kind, url)
 );
 """
-COUNTS = ("urls", "pages", "requests", "ok", "redirect", "broken", "blocked", "excluded")
-COUNTS += ("unchecked",)
+COUNTS: tuple[str, ...] = ("urls", "pages", "requests", "ok", "redirect", "broken", "blocked")
+COUNTS += ("excluded", "unchecked")
 # the kinds of run: a broken URL's, a page's that carries broken links
 URL, PAGE = "url", "page"
 logger = logging.getLogger(__name__)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linkaudit.items import Outcome, UrlResult
 from linkaudit.state.base import AuditState, Entry, Pending
 from linkaudit.state.compact import decode_result, encode_result
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
 
 
 class MemoryState(AuditState):
@@ -39,7 +42,7 @@ class MemoryState(AuditState):
         self._archived: dict[str, dict[str, Any]] = {}  # URL -> its archived copy's record
 
     @classmethod
-    def from_crawler(cls, crawler: object) -> MemoryState:
+    def from_crawler(cls, crawler: Crawler) -> MemoryState:
         return cls()
 
     def discover(self, url: str, depth: int) -> bool | None:

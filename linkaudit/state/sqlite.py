@@ -146,6 +146,7 @@ class SQLiteState(MemoryState):
                 "INSERT INTO runs (start_urls, near_prefixes, started_at) VALUES (?, ?, ?)",
                 (starts, nears, time.time()),
             ).lastrowid
+        assert self.run_id is not None  # (the resumed run's, or the INSERT's row)
         baseline, finished = audits.last_broken(self.conn, self.run_id, starts)
         where = f"{os.path.abspath(self.path)} (the audit that finished at {finished})"
         source = where if baseline is not None else None

@@ -44,7 +44,7 @@ LISTED = 20  # orphans or files that are not pages a short list names (then how 
 # the counts of a build's report (``build``) JUnit's and SARIF's properties carry
 BUILD_COUNTS = ("pages", "reached", "orphans", "sitemap_only", "symlinks_out")
 # how the start page was chosen (``build.start_from``), after its name
-_STARTS = {
+_STARTS: dict[str | None, str] = {
     "shallowest index page": ", the shallowest index page",
     "shallowest page": ", the shallowest page (no index page)",
     "--start": ", --start",

@@ -58,7 +58,7 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
     own = outside_root(report)  # --skip-far with --root-url: the site's own links left out
     counts = {o: f"{s[o]:,}" for o in OUTCOMES}
     if own:
-        counts["excluded"] += f" ({own:,} on the site's host outside --root-url, --skip-far)"
+        counts[Outcome.EXCLUDED] += f" ({own:,} on the site's host outside --root-url, --skip-far)"
     first = build_line(report)  # a build's: what was read, where it started
     offline = offline_line(report)  # a machine that seems offline: said before all
     lines = [

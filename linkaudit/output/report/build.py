@@ -98,7 +98,7 @@ def entries_of(
     baseline = names.keys(baseline) if names and baseline is not None else baseline
     policy, now, files = facts.policy, facts.now, facts.files
     places = facts.sources if late is None else None
-    summary = {"urls": 0, "pages": facts.pages, "requests": facts.requests}
+    summary: dict[str, Any] = {"urls": 0, "pages": facts.pages, "requests": facts.requests}
     summary.update({o: 0 for o in OUTCOMES})
     summary.update(backoffs=facts.backoffs, pauses=facts.pauses, retries=facts.retries)
     internal = 0

@@ -110,7 +110,9 @@ def report_facts(
         from linkaudit.sources import source_places
 
         places = source_places(
-            files,  # type: ignore[arg-type]  (a build's LocalFiles)
+            # a build's LocalFiles, typed as the callable audit.py knows (its
+            # imports leave sources/ out, BuildFiles's home)
+            files,  # type: ignore[arg-type]
             config["LINKAUDIT_SOURCES"],
             config["LINKAUDIT_CHANGED_SINCE"],
             config["LINKAUDIT_DETECT_SOURCES"],

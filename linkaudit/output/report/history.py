@@ -18,8 +18,8 @@ from linkaudit.items import Outcome, UrlResult
 from linkaudit.rules.history import Runs, extend, open_after
 from linkaudit.state.base import Entry, Past
 
-COUNTS = ("urls", "pages", "requests", "ok", "redirect", "broken", "blocked", "excluded")
-COUNTS += ("unchecked",)
+COUNTS: tuple[str, ...] = ("urls", "pages", "requests", "ok", "redirect", "broken", "blocked")
+COUNTS += ("excluded", "unchecked")
 
 
 class AuditHistory:

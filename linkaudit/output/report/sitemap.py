@@ -54,14 +54,13 @@ class SitemapSection:
             return None
         listed, near = self.listed, self.near
         checked = {u: e for u in listed if (e := find(u)) is not None and e.result is not None}
+        outcome = {u: e.result.outcome for u, e in checked.items() if e.result is not None}
         starts = set(start_urls)
         return {
             "sitemaps": sorted(self.sitemaps),
             "urls": len(listed),
-            "broken": sorted(u for u, e in checked.items() if e.result.outcome == Outcome.BROKEN),
-            "redirects": sorted(
-                u for u, e in checked.items() if e.result.outcome == Outcome.REDIRECT
-            ),
+            "broken": sorted(u for u, o in outcome.items() if o == Outcome.BROKEN),
+            "redirects": sorted(u for u, o in outcome.items() if o == Outcome.REDIRECT),
             # linked from sitemaps only (a URL listed twice counts its two listings)
             "orphans": sorted(
                 u

@@ -218,7 +218,7 @@ def _next_main(text: str, low: str, pos: int) -> tuple[re.Match[str] | None, lis
     region (on GIO's docs, "main loop" is on many pages); and the places of
     the words of ``_M_WORDS`` before it."""
     lo = pos
-    before = []
+    before: list[int] = []
     for m in _M_WORDS.finditer(low, pos):
         at = m.start()
         if low.startswith(MAIN, at):

@@ -6,7 +6,7 @@ start tag it stops at."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Set
 
 from linkaudit.rules.html.elements import INTERESTING, LINKED_BY
 from linkaudit.rules.repeats import possessive
@@ -14,7 +14,7 @@ from linkaudit.rules.repeats import possessive
 NAME = r"[^\t\n\f\r />]*+"  # a tag name after its first letter
 
 
-def _trie(names: set[str]) -> str:
+def _trie(names: Set[str]) -> str:
     """A regular expression for ``names``, case-insensitive, factored by
     first letters (a long alternation is tried name by name)."""
     if not names or names == {""}:

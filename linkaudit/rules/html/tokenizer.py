@@ -7,8 +7,8 @@ expression (C speed); Python only sees the tags that matter."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from typing import NamedTuple
+from collections.abc import Callable, Iterator
+from typing import NamedTuple, cast
 
 from linkaudit.rules.html.charrefs import decode_attribute
 from linkaudit.rules.html.elements import TEXT_CONTENT, VOID
@@ -66,11 +66,16 @@ class _EndOfDocument(Exception):
 
 
 # -- reading tags -----------------------------------------------------------------------
+# the match of a pattern that matches anywhere (at the end of the text, or at
+# an unterminated tag, a match with nothing in its groups): never None
+_Matches = Callable[[str, int], "re.Match[str]"]
+
+
 def _attributes(text: str, pos: int) -> tuple[dict[str, str], int, bool]:
     """The attributes from ``pos`` to the end of the start tag: (attributes,
     position after ``>``, self-closing).  Raises _EndOfDocument at EOF."""
     attrs: dict[str, str] = {}
-    match = _ATTR.match
+    match = cast(_Matches, _ATTR.match)
     while True:
         m = match(text, pos)
         pos = m.end()
@@ -194,7 +199,7 @@ def start_tags(
     pattern = _SKIPS.get(attributes)
     if pattern is None:
         pattern = _SKIPS[attributes] = _skip_pattern(attributes)
-    skip, count, parse = pattern.match, text.count, _parse_attributes
+    skip, count, parse = cast(_Matches, pattern.match), text.count, _parse_attributes
     try:
         while pos < n:
             if stack:

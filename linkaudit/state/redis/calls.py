@@ -13,11 +13,12 @@ from typing import Any, TypeVar
 
 import redis
 
-from linkaudit.state.redis.connection import FAILURES, prefix
+from linkaudit.state.redis.connection import FAILURES, TextClient, prefix
 from linkaudit.state.redis.lifecycle import SCRIPTS
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+D = TypeVar("D")  # a default of another type than the reply (None, an empty dict)
 CHUNK = 500  # URLs per script call
 
 
@@ -25,7 +26,7 @@ class Calls:
     """One worker's connection to one audit in Redis: the base of
     RedisState and of its parts (election.py, reading.py, marks.py)."""
 
-    def __init__(self, client: redis.Redis, audit: str):
+    def __init__(self, client: TextClient, audit: str):
         self.client = client
         self.audit = audit
         self.prefix = prefix(audit)
@@ -82,7 +83,7 @@ class Calls:
                 self.shas = {}  # a restarted Redis: no script ran, load and send again
         raise AssertionError("unreachable")
 
-    def _do(self, call: Callable[[], T], default: T) -> T:
+    def _do(self, call: Callable[[], T], default: D) -> T | D:
         if self.lost is not None:
             return default
         try:

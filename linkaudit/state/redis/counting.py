@@ -24,7 +24,7 @@ import logging
 
 import redis
 
-from linkaudit.state.redis.connection import FAILURES
+from linkaudit.state.redis.connection import FAILURES, TextClient
 
 logger = logging.getLogger(__name__)
 
@@ -32,11 +32,11 @@ logger = logging.getLogger(__name__)
 class RequestCounter:
     """Counts the requests one worker sends into ``key``'s ``requests``."""
 
-    def __init__(self, client: redis.Redis, key: str):
+    def __init__(self, client: TextClient, key: str):
         self.client = client
         self.key = key
         self.pending = 0  # counted here, not yet in Redis (only without REPLY OFF)
-        self.conn: redis.connection.AbstractConnection | None = None
+        self.conn: redis.connection.ConnectionInterface | None = None
         self._packed: list[bytes] = []  # the HINCRBY, encoded once
 
     def open(self) -> None:

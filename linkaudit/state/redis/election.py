@@ -81,15 +81,14 @@ class Election(Calls):
         deadline = time.monotonic() + self.lease_ms / 1000
         while time.monotonic() < deadline and self.lost is None:
             others = self._do(lambda: self.client.smembers(self.key("workers")), set())
-            alive = [
-                w
-                for w in others
-                if w != self.worker
-                and self._do(lambda w=w: self.client.exists(self.key(f"w:{w}")), 0)
-            ]
+            alive = [w for w in others if w != self.worker and self._alive(w)]
             if not alive:
                 return
             time.sleep(0.05)
+
+    def _alive(self, worker: str) -> bool:
+        """Whether ``worker``'s lease key is still there."""
+        return bool(self._do(lambda: self.client.exists(self.key(f"w:{worker}")), 0))
 
     def _wait_for_report(self) -> None:
         deadline = time.monotonic() + _WAIT_REPORT

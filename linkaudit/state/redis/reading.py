@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from typing import Any
 
 from linkaudit.state.base import Entry, ProgressCounts, Totals
 from linkaudit.state.compact import decode_result
@@ -32,7 +33,8 @@ class Reading(Calls):
         pipe = self.client.pipeline(transaction=False)
         pipe.hget(self.key(f"c:{bucket}"), field)
         pipe.lrange(self.key(f"r:{bucket}{field}"), 0, -1)
-        count, refs = self._do(pipe.execute, [0, []])
+        nothing: list[Any] = [0, []]
+        count, refs = self._do(pipe.execute, nothing)
         return int(count or 0), [parse_referrer(r) for r in refs]
 
     def entries(self) -> Iterator[Entry]:

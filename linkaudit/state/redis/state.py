@@ -19,7 +19,6 @@ import time
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
-import redis
 from scrapy import signals
 from scrapy.crawler import Crawler
 from twisted.internet import task
@@ -33,6 +32,7 @@ from linkaudit.state.redis.calls import CHUNK
 from linkaudit.state.redis.codec import decode_pending
 from linkaudit.state.redis.connection import (
     RedisUnavailable,
+    TextClient,
     connect,
     delete_audit,
 )
@@ -49,7 +49,7 @@ class RedisState(Election, Reading, Marks, AuditState):
     durable = True  # the audit is in Redis: a worker started again joins it
     shared = True
 
-    def __init__(self, client: redis.Redis, audit: str, lease: float, batch: int):
+    def __init__(self, client: TextClient, audit: str, lease: float, batch: int):
         super().__init__(client, audit)
         self.lease_ms = int(lease * 1000)
         self.batch = batch
@@ -109,7 +109,7 @@ class RedisState(Election, Reading, Marks, AuditState):
         if starts is not None and (starts, nears) != want:
             raise ConfigError(
                 f"the audit {self.audit!r} in Redis audits {starts.split()} (near "
-                f"{nears.split()}): give a new --audit name, or --restart to replace it"
+                f"{(nears or '').split()}): give a new --audit name, or --restart to replace it"
             )
 
     def open_run(self, start_urls: list[str], near_prefixes: tuple[str, ...]) -> Run:
@@ -176,7 +176,7 @@ class RedisState(Election, Reading, Marks, AuditState):
         return None
 
     # -- the spider's side ------------------------------------------------
-    def discover(self, url: str, depth: int) -> bool:
+    def discover(self, url: str, depth: int) -> bool | None:
         return self.discover_many([url], depth)[0]
 
     def discover_many(self, urls: list[str], depth: int) -> list[bool | None]:

@@ -113,12 +113,13 @@ def _no_line(referrer: dict[str, Any]) -> str:
 
 def _place_list(referrers: Iterable[dict[str, Any]]) -> str:
     items = []
+    build = BUILD.get()
     for r in referrers:
         line = r["line"]
         at = f"line {line}" if line is not None else _no_line(r)
         file = f' <span class="file">{esc(r["file"])}</span>' if r.get("file") else ""
         page = link(r["url"])
-        if r.get("file") and BUILD.get() is not None and BUILD.get().owns(r["url"]):
+        if r.get("file") and build is not None and build.owns(r["url"]):
             page, file = link(r["url"], file=r["file"]), ""  # a build's page: its file, a link
         place = f'{page} <span class="line">{at}</span>{file}'
         source = _source(r)
