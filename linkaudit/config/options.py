@@ -306,6 +306,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("URLLENGTH_LIMIT", 65536, c.number(_int, 1, maximum=c.SIZE)),
     Option("DOWNLOAD_TIMEOUT", 15, c.number(_float, 0.001, maximum=c.DAY), flag=Flag(
         "--timeout SECONDS", "checks", "how long one request may take; default: 15")),
+    # the HTTP client the requests go through (network/clients.py; measured in bench/README.md)
+    Option("LINKAUDIT_HTTP_CLIENT", "twisted", c.choice("twisted", "httpx", "aiohttp", "curl_cffi")),
     # a bad certificate is a broken link (Scrapy's default is not to verify)
     Option("DOWNLOAD_VERIFY_CERTIFICATES", True, c.boolean, flag=Flag(
         "--insecure", "checks", "accept TLS certificates that do not verify (expired, "

@@ -49,6 +49,7 @@ from twisted.python.failure import Failure
 from linkaudit import internals
 from linkaudit.exceptions import ConnectTimedOut
 from linkaudit.meta import RENDER
+from linkaudit.network.clients import TWISTED, make_client
 from linkaudit.network.endpoint import HostnameEndpoint
 from linkaudit.network.looplag import INTERVAL, LoopLag
 from linkaudit.signals import request_sent
@@ -64,9 +65,14 @@ class HttpDownloadHandler(http11.HTTP11DownloadHandler):
 
     def __init__(self, crawler: Crawler):
         super().__init__(crawler)
-        internals.cache_hostname_encoding()
-        internals.connect_single_addresses_directly(HostnameEndpoint)
-        internals.time_downloads_with(FairAgent)
+        # another client than Twisted's: the requests go to its handler, made
+        # on the first request (aiohttp's session needs the running loop)
+        self._client_name = crawler.settings.get("LINKAUDIT_HTTP_CLIENT", TWISTED)
+        self._client: Any = None
+        if self._client_name == TWISTED:
+            internals.cache_hostname_encoding()
+            internals.connect_single_addresses_directly(HostnameEndpoint)
+            internals.time_downloads_with(FairAgent)
         self._lag = LoopLag.of(crawler)
         self._lag.start()
         self._browser: Any = None  # --render: made on the first render (rendering/)
@@ -79,12 +85,18 @@ class HttpDownloadHandler(http11.HTTP11DownloadHandler):
                 self._browser = Browser(self.crawler)
             return await self._browser.download(request)
         self.crawler.signals.send_catch_log(request_sent, request=request)
+        if self._client_name != TWISTED:
+            if self._client is None:
+                self._client = make_client(self._client_name, self.crawler)
+            return await self._client.download_request(request)
         return await super().download_request(request)
 
     async def close(self) -> None:
         self._lag.stop()
         if self._browser is not None:
             await self._browser.close()
+        if self._client is not None:
+            await self._client.close()
         await super().close()
 
 
