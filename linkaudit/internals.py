@@ -64,6 +64,10 @@ nothing rather than failing an audit.
   ``_cb_timeout`` (``network/handler.py``: a timeout before any connection
   is ``ConnectTimedOut``, tests/test_unreachable.py).
 - Twisted's client errors are in its private ``twisted.web._newclient``.
+- Scrapy's httpx download handler is in its private module ``_httpx``
+  (:func:`scrapy_httpx_handler`, for ``LINKAUDIT_HTTP_CLIENT=httpx``), and
+  the base class of the asyncio handlers that logs their warning in
+  ``_base_streaming`` (:func:`streaming_handlers_logger`).
 - argparse: ``config/file.py`` reads a parser's options and exclusive
   groups, converts a value as the command line does, and knows the classes
   of ``append``, ``count``, ``store_const``; the help overrides two hooks
@@ -289,6 +293,19 @@ def scrapy_http11() -> ModuleType:
         with _cheap_deprecations():
             __import__(name)
     return sys.modules[name]
+
+
+def scrapy_httpx_handler() -> str:
+    """The path of Scrapy's own httpx download handler, in a private module
+    (``_httpx``) while Scrapy calls it not ready for production
+    (``LINKAUDIT_HTTP_CLIENT=httpx``, ``network/clients.py``)."""
+    return "scrapy.core.downloader.handlers._httpx.HttpxDownloadHandler"
+
+
+def streaming_handlers_logger() -> str:
+    """The logger of the base class of Scrapy's asyncio handlers (httpx's,
+    the incubator's), which warns that each is experimental."""
+    return "scrapy.core.downloader.handlers._base_streaming"
 
 
 # -- Scrapy's HTTP handlers' helpers, for the local build's handler -------------------

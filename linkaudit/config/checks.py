@@ -253,6 +253,28 @@ def choice(*values: str) -> Reader:
     return read
 
 
+# LINKAUDIT_HTTP_CLIENT's values and the distributions each needs beside
+# Scrapy (network/clients.py makes the clients)
+HTTP_CLIENTS: dict[str, tuple[str, ...]] = {
+    "twisted": (),
+    "httpx": ("httpx",),
+    "aiohttp": ("aiohttp", "scrapy_download_handlers_incubator"),
+    "curl_cffi": ("curl_cffi", "scrapy_download_handlers_incubator"),
+}
+
+
+def http_client(settings: Any, name: str) -> str:
+    """One of :data:`HTTP_CLIENTS`, whose packages are installed."""
+    value = choice(*HTTP_CLIENTS)(settings, name)
+    from importlib.util import find_spec
+
+    missing = [m.replace("_", "-") for m in HTTP_CLIENTS[value] if find_spec(m) is None]
+    if missing:
+        needs = " and ".join(missing)
+        raise ValueError(f"{value!r} needs {needs} (pip install {' '.join(missing)})")
+    return value
+
+
 def report_path(settings: Any, name: str) -> str:
     return writable_file(text(settings, name) or "linkaudit-report.json")
 

@@ -307,7 +307,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("DOWNLOAD_TIMEOUT", 15, c.number(_float, 0.001, maximum=c.DAY), flag=Flag(
         "--timeout SECONDS", "checks", "how long one request may take; default: 15")),
     # the HTTP client the requests go through (network/clients.py; measured in bench/README.md)
-    Option("LINKAUDIT_HTTP_CLIENT", "twisted", c.choice("twisted", "httpx", "aiohttp", "curl_cffi")),
+    Option("LINKAUDIT_HTTP_CLIENT", "twisted", c.http_client),
     # a bad certificate is a broken link (Scrapy's default is not to verify)
     Option("DOWNLOAD_VERIFY_CERTIFICATES", True, c.boolean, flag=Flag(
         "--insecure", "checks", "accept TLS certificates that do not verify (expired, "

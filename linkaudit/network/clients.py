@@ -1,53 +1,47 @@
 """The HTTP clients an audit's requests may go through
-(``LINKAUDIT_HTTP_CLIENT``): Twisted's, Scrapy's default, or one of the
-download handlers Scrapy ships or blesses on asyncio: Scrapy's own httpx
-handler and the aiohttp and curl_cffi handlers of
+(``LINKAUDIT_HTTP_CLIENT``): Twisted's, Scrapy's default and linkaudit's,
+or one of the download handlers Scrapy ships or blesses on asyncio:
+Scrapy's own httpx handler, and the aiohttp and curl_cffi handlers of
 ``scrapy-download-handlers-incubator``.
 
 ``HttpDownloadHandler`` (``network/handler.py``) keeps what is linkaudit's
-(the ``request_sent`` signal, a page's render) and hands the request to
-the chosen client; ``twisted`` is its own parent class.  The others are
-made here, their "experimental" warning left out: the choice is the
-user's, documented, and measured in ``bench/README.md``.  What each does
-not do that the Twisted path does (the fair timeout, the connect timeout
-told apart, ...) is listed in docs/settings.toml.
+(the ``request_sent`` signal, a page's render) and hands each request to
+the chosen client; ``twisted`` is its own parent class, with linkaudit's
+cuts and its fair timeout.  The others are Scrapy's handlers as they are,
+their "not recommended for production" warning left out (the choice is
+the user's, documented).  None is the default: each costs more CPU a
+request than ``twisted`` here and fails tests that pin the download
+behaviour (the table in ``bench/README.md``).
 """
 
 from __future__ import annotations
 
 import logging
-from importlib import import_module
 from typing import Any
 
 from scrapy.crawler import Crawler
+from scrapy.utils.misc import load_object
 
-# the client's name: the module and class of its Scrapy download handler
-CLIENTS: dict[str, tuple[str, str]] = {
-    "httpx": ("scrapy.core.downloader.handlers._httpx", "HttpxDownloadHandler"),
-    "aiohttp": ("scrapy_download_handlers_incubator.handlers.aiohttp", "AiohttpDownloadHandler"),
-    "curl_cffi": (
-        "scrapy_download_handlers_incubator.handlers.curl_cffi",
-        "CurlCffiDownloadHandler",
-    ),
-}
+from linkaudit import internals
+
 TWISTED = "twisted"
-NAMES = (TWISTED, *CLIENTS)
+# the client's name (config/checks.py: HTTP_CLIENTS) -> its Scrapy download handler
+HANDLERS: dict[str, str] = {
+    "httpx": internals.scrapy_httpx_handler(),
+    "aiohttp": "scrapy_download_handlers_incubator.handlers.aiohttp.AiohttpDownloadHandler",
+    "curl_cffi": "scrapy_download_handlers_incubator.handlers.curl_cffi.CurlCffiDownloadHandler",
+}
 
 
 def make_client(name: str, crawler: Crawler) -> Any:
     """The download handler of client ``name`` (not ``twisted``), made
     without its "not recommended for production" warning."""
-    module, cls_name = CLIENTS[name]
-    handler_class = getattr(import_module(module), cls_name)
-    logger = logging.getLogger(handler_class.__module__.rpartition(".")[0] or __name__)
-    quiet = _DropExperimental()
-    base = logging.getLogger("scrapy.core.downloader.handlers._base_streaming")
-    base.addFilter(quiet)
+    handler_class = load_object(HANDLERS[name])
+    quiet, logger = _DropExperimental(), logging.getLogger(internals.streaming_handlers_logger())
     logger.addFilter(quiet)
     try:
         return handler_class.from_crawler(crawler)
     finally:
-        base.removeFilter(quiet)
         logger.removeFilter(quiet)
 
 
