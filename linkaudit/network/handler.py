@@ -32,6 +32,10 @@ name still being resolved) fails with Twisted's
 It also sends ``request_sent`` (``linkaudit/signals.py``) as each request
 goes to the network: later than Scrapy's ``request_reached_downloader``,
 which fires while the request may still wait in its slot's queue.
+
+With ``LINKAUDIT_HTTP_CLIENT`` other than ``twisted``, the requests go to
+that client's Scrapy handler (``network/clients.py``) instead, without the
+cuts and the fair timeout above (none of them is the default: see there).
 """
 
 from __future__ import annotations
@@ -88,6 +92,8 @@ class HttpDownloadHandler(http11.HTTP11DownloadHandler):
         if self._client_name != TWISTED:
             if self._client is None:
                 self._client = make_client(self._client_name, self.crawler)
+                # said in the statistics: the stats dump at the end names it
+                self.crawler.stats.set_value("linkaudit/http_client", self._client_name)
             return await self._client.download_request(request)
         return await super().download_request(request)
 
