@@ -5,11 +5,13 @@ components.  What any link checker built on Scrapy pays at least, since it
 must fetch every page; where a peer is faster than this, the difference is
 the framework, not the checks.
 
-    python bench/scrapy_floor.py pages.txt 32 [head]
+    python bench/scrapy_floor.py pages.txt 32 [head] [--handler PATH]
 
 With ``head``, each page is asked with HEAD first and then with GET, as
 linkaudit's default (HEAD-first) audit asks a near page: the floor of that
-politeness on Scrapy.  It prints the number of pages fetched.
+politeness on Scrapy.  With ``--handler``, the download handler (a class
+path) for ``http``: the floor of each HTTP client (``bench/handlers.py``).
+It prints the number of pages fetched.
 """
 
 from __future__ import annotations
@@ -45,12 +47,19 @@ class Floor(scrapy.Spider):
 
 
 def main() -> None:
-    with open(sys.argv[1]) as fh:
+    args = sys.argv[1:]
+    handler = None
+    if "--handler" in args:
+        at = args.index("--handler")
+        handler = args[at + 1]
+        del args[at : at + 2]
+    with open(args[0]) as fh:
         urls = [line.strip() for line in fh if line.strip()]
-    concurrency = int(sys.argv[2])
-    head = sys.argv[3:] == ["head"]
+    concurrency = int(args[1])
+    head = args[2:] == ["head"]
     process = CrawlerProcess(
         {
+            **({"DOWNLOAD_HANDLERS": {"http": handler}} if handler else {}),
             "LOG_LEVEL": "ERROR",
             "CONCURRENT_REQUESTS": concurrency,
             "CONCURRENT_REQUESTS_PER_DOMAIN": concurrency,
