@@ -15,7 +15,7 @@ import sqlite3
 import pytest
 
 from linkaudit.output.formats.text import summary_text
-from linkaudit.output.report.history import broken_for
+from linkaudit.output.words import broken_for
 from linkaudit.state.database import open_database
 from tests.conftest import validate
 from tests.helpers.command import run
@@ -207,7 +207,7 @@ def test_without_a_database_the_report_has_no_history(tmp_path, server):
 def test_the_trend_line_prints_only_numbers_whatever_a_report_holds():
     """A report read back may hold anything: the counts of the trend line
     are numbers or "?", never the text they were replaced with."""
-    from linkaudit.output.report.history import history_line
+    from linkaudit.output.words import history_line
 
     report = {
         "history": [

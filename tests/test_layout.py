@@ -702,3 +702,20 @@ def test_a_result_is_made_only_by_the_check_path():
             if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("UrlResult"):
                 found.append(f"{where}:{node.lineno}")
     assert not found, found
+
+
+def test_a_format_takes_its_words_from_one_place():
+    """The formats read the report they are given and take their words from
+    ``output/words.py``: none reaches back into a section builder of
+    ``output/report/`` (only its JSON writer, ``atomic.py``, for the JSON
+    format itself)."""
+    reaching = []
+    for path in (PACKAGE / "output" / "formats").rglob("*.py"):
+        for node in ast.walk(_tree(path)):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and (node.module or "").startswith("linkaudit.output.report")
+                and node.module != "linkaudit.output.report.atomic"
+            ):
+                reaching.append(f"{path.relative_to(PACKAGE)}: {node.module}")
+    assert not reaching, reaching

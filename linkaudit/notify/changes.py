@@ -27,8 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from linkaudit.items import Outcome
-from linkaudit.output.report.groups import group_text
-from linkaudit.output.report.history import age
+from linkaudit.output.words import age, group_text
 
 
 @dataclass(frozen=True)

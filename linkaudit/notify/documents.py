@@ -15,7 +15,7 @@ from linkaudit import __version__
 from linkaudit.notify.changes import Changes, Link
 from linkaudit.notify.fitting import more, more_links
 from linkaudit.notify.messages import summary_lines
-from linkaudit.output.report.history import age
+from linkaudit.output.words import age
 
 SCHEMA = "linkaudit-notify/1"
 WEBHOOK_ITEMS = 1000  # new, fixed, still broken: each list's most items

@@ -34,6 +34,7 @@ from typing import Any
 from linkaudit.rules.html.landmarks import MAIN, Block
 
 RUN = "links:"
+RUNS = "links"  # the kind of a group of repeated runs of links (the report's groups)
 RUN_MIN = 3  # links in a run
 HEAD = "head"
 HEAD_TAGS = frozenset({"link", "script", "meta", "style"})  # the tags of a head's links

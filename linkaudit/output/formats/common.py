@@ -17,7 +17,7 @@ from linkaudit.output.formats.places import (
     unmapped,
     written,
 )
-from linkaudit.output.report.groups import group_text
+from linkaudit.output.words import group_text
 from linkaudit.rules.guards import OUTSIDE_ROOT
 
 Report = dict[str, Any]

@@ -54,9 +54,7 @@ from linkaudit.output.formats.places import (
     unmapped,
     written,
 )
-from linkaudit.output.report.groups import and_more, block_name
-from linkaudit.output.report.history import broken_for, history_line
-from linkaudit.output.report.redirects import fix_words
+from linkaudit.output.words import and_more, block_name, broken_for, fix_words, history_line
 from linkaudit.rules.suggest import WHY, suggestion_target
 from linkaudit.rules.templates import RUN
 

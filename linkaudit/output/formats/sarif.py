@@ -32,10 +32,10 @@ from linkaudit.output.formats.common import (
 from linkaudit.output.formats.naming import for_reading
 from linkaudit.output.formats.offline import sarif_invocations
 from linkaudit.output.formats.places import fix_place
+from linkaudit.output.formats.sarifedits import written_edit
 from linkaudit.output.formats.sarifplaces import MAX_RELATED, Locator, message
 from linkaudit.output.jsontext import json_text
-from linkaudit.output.report.groups import group_text
-from linkaudit.output.report.redirects import fix_words, written_edit
+from linkaudit.output.words import fix_words, group_text
 from linkaudit.rules.suggest import suggestion_text
 
 

@@ -37,9 +37,7 @@ from linkaudit.output.formats.common import (
 from linkaudit.output.formats.naming import for_reading
 from linkaudit.output.formats.offline import offline_line
 from linkaudit.output.formats.places import DEFAULT, Options, fix_place
-from linkaudit.output.report.build import is_internal_error
-from linkaudit.output.report.history import broken_for, history_line
-from linkaudit.output.report.redirects import fix_text, fix_words
+from linkaudit.output.words import broken_for, fix_text, fix_words, history_line, is_internal_error
 from linkaudit.rules.suggest import suggestion_text
 
 RENDERED_LINKS = 3  # links of a rendered page listed per kind (then how many more)

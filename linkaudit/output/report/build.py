@@ -19,10 +19,10 @@ from linkaudit.output.report.getonly import get_only_hosts
 from linkaudit.output.report.naming import in_shown_order, named_entry, named_head
 from linkaudit.output.report.rendered import RenderedPages
 from linkaudit.output.report.sections import Sections, shown
+from linkaudit.output.words import is_internal_error
 from linkaudit.rules.baseline import fragment_key
 from linkaudit.rules.recheck import RecheckPolicy
 from linkaudit.rules.rendered import referrer_fields
-from linkaudit.rules.statuses import INTERNAL_ERROR
 from linkaudit.rules.urls import is_near
 from linkaudit.state.base import AuditState, Entry
 
@@ -346,10 +346,6 @@ def write_report(path: str, state: AuditState, facts: ReportFacts) -> dict[str, 
 
         write_atomically(path, write)
     return {**report, "urls": kept}
-
-
-def is_internal_error(entry: dict[str, Any]) -> bool:
-    return (entry.get("error") or "").startswith(INTERNAL_ERROR + ":")
 
 
 def _by_place(referrer: tuple[str, int | None]) -> tuple[str, int]:

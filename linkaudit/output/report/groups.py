@@ -27,12 +27,11 @@ from typing import Any
 
 from linkaudit.items import Outcome
 from linkaudit.rules.html.landmarks import BLOCK_WORDS
-from linkaudit.rules.templates import RUN, BlockIndex
+from linkaudit.rules.templates import RUN, RUNS, BlockIndex
 from linkaudit.state.base import Entry
 
 MIN_PAGES = 2
 RUN_SHARE = 0.5  # a run of links on at least this share of the pages is a menu
-RUNS = "links"  # the kind of a repeated run of links
 # the kind of block a signature's element, role or word names
 _KINDS = {
     "head": "head",
@@ -198,26 +197,3 @@ def _group(
         group["block"] = block  # the kind of block
         group["blocks"] = sorted(signatures or ())  # the pages' elements (or runs)
     return group
-
-
-def block_name(block: str) -> str:
-    """A template block in words: ``footer``, ``a repeated run of links``."""
-    if block == RUNS or block.startswith(RUN):
-        return "a run of links repeated on pages"
-    return block
-
-
-def group_text(group: dict[str, Any], first: int = 3) -> str:
-    """``in the site template (footer), on 487 pages (first: /, /about,
-    /blog/ and 484 more)``."""
-    pages = list(dict.fromkeys(r["url"] for r in group["referrers"]))
-    return (
-        f"in the site template ({block_name(group['block'])}), on {group['pages']} pages "
-        f"(first: {', '.join(pages[:first])}{and_more(len(pages) - first)})"
-    )
-
-
-def and_more(left: int) -> str:
-    """`` and 484 more`` after the first items of a list cut for length
-    ("" when none is left out)."""
-    return f" and {left:,} more" if left > 0 else ""

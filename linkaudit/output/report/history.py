@@ -10,7 +10,6 @@ is written and, once it is, hands the state what to keep (:meth:`kept`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -97,56 +96,3 @@ def _seconds(started: str, finished: str) -> float:
 
 # -- for a person (text, markdown): ages from this audit's start, so a report
 # says the same whenever it is read (as the HTML report's "Over time")
-
-
-def age(since: str, now: str) -> str | None:
-    """``12 days``, ``5 hours``, ``under an hour``; None: not ISO 8601."""
-    try:
-        seconds = (datetime.fromisoformat(now) - datetime.fromisoformat(since)).total_seconds()
-    except (TypeError, ValueError):
-        return None
-    for unit, size in (("day", 86400), ("hour", 3600)):
-        if seconds >= size:
-            n = int(seconds // size)
-            return f"{n} {unit}{'s' * (n != 1)}"
-    return "under an hour"
-
-
-def broken_for(entry: dict[str, Any], started_at: str, stamp: Callable[[str], str] = str) -> str:
-    """``broken for 12 days, 5 audits`` beside a URL broken in more than one
-    audit (the report started at ``started_at``); "" otherwise (new, or no
-    ``--db``).  A stamp that is not a time is said as ``stamp`` says it (a
-    format's way of showing a value from elsewhere)."""
-    since, audits = entry.get("broken_since"), entry.get("audits_broken")
-    if not isinstance(since, str) or not isinstance(audits, int) or audits < 2:
-        return ""
-    return f"broken {_for(since, started_at, stamp)}, {audits} audits"
-
-
-def _for(since: str, now: str, stamp: Callable[[str], str]) -> str:
-    took = age(since, now)
-    return f"for {took}" if took else f"since {stamp(since)}"
-
-
-def history_line(
-    report: dict[str, Any], last: int = 10, stamp: Callable[[str], str] = str
-) -> str | None:
-    """The trend in one line: ``Over time (5 audits since 2026-11-12):
-    broken 3, 5, 5, 2, 6`` (the last ``last`` audits); None without it."""
-    history = report.get("history")
-    if not history:
-        return None
-    # counts as numbers whatever a report read back holds (a format prints
-    # them as they are, unescaped)
-    shown = [str(_count(r)) for r in history[-last:]]
-    more = "..., " if len(history) > last else ""
-    return (
-        f"Over time ({len(history)} audit{'s' * (len(history) != 1)} since "
-        f"{stamp(str(history[0]['started_at'])[:10])}): broken {more}{', '.join(shown)}"
-    )
-
-
-def _count(record: Any) -> int | str:
-    summary = record.get("summary") if isinstance(record, dict) else None
-    broken = summary.get("broken") if isinstance(summary, dict) else None
-    return broken if isinstance(broken, int) and not isinstance(broken, bool) else "?"

@@ -18,11 +18,9 @@ page links, as every format names it ("line 7, through /old").
 from __future__ import annotations
 
 import dataclasses
-import functools
-import posixpath
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import urlsplit
 
 from linkaudit.items import Outcome
 from linkaudit.rules.rendered import referrer_fields, source_line
@@ -157,104 +155,3 @@ def _chain(url: str, hops: dict[str, tuple[int, str]]) -> tuple[list[str], bool]
         chain.append(nxt)
         seen.add(nxt)
     return chain, False
-
-
-def fix_text(fix: dict[str, Any]) -> str:
-    """``page line L: replace X with Y (301, permanent)``, with what to know."""
-    return (
-        f"{fix['page']} line {fix['line']}: replace {fix['from']} with {fix['to']} "
-        f"({fix_words(fix)})"
-    )
-
-
-def fix_words(fix: dict[str, Any]) -> str:
-    """``301, permanent``, with what to know (a loop, a bad end, hops)."""
-    codes = " -> ".join(str(s) for s in fix["statuses"])
-    notes = []
-    if fix["loop"]:
-        notes.append("a redirect loop: the link leads nowhere")
-    elif fix["final_outcome"] != "ok":
-        notes.append(f"the chain ends {fix['final_outcome']} ({fix['final_status']})")
-    if fix["hops"] > 1:
-        notes.append(f"{fix['hops']} hops")
-    tail = f"; {', '.join(notes)}" if notes else ""
-    return f"{codes}, {fix['kind']}{tail}"
-
-
-def written_edit(fix: dict[str, Any], root: str | None = None) -> tuple[dict[str, Any], str]:
-    """The edit as a SARIF replacement: (deleted region, inserted text).
-
-    For a local build's file, the link as written on its line (absolute,
-    root-relative or relative) is found and replaced in the same form:
-    columns exact.  Otherwise (a live page: its text is not kept) the
-    region is the line, its snippet the URL to replace.  ``root``: the URL
-    a build's root is named by (the report's ``build.url``): a ``file://``
-    one stands for ``/`` in its root-relative links."""
-    line = _file_line(fix.get("file"), fix["line"])
-    if line is not None:
-        page, old_url, new_url = fix["page"], fix["from"], fix["to"]
-        if root and root.startswith("file:") and page.startswith(root):
-            # a build named by its files: its links are relative to its root
-            page, old_url, new_url = (_in_build(u, root) for u in (page, old_url, new_url))
-        for old, new in _forms(page, old_url, new_url):
-            if old.startswith(_BUILD_ORIGIN):  # (no page writes a file:// URL)
-                continue
-            at = line.find(f'"{old}"') + 1 or line.find(f"'{old}'") + 1
-            if at:
-                region = {"startLine": fix["line"], "startColumn": at + 1}
-                region["endColumn"] = at + 1 + len(old)
-                return {**region, "snippet": {"text": old}}, new
-    return {"startLine": fix["line"], "snippet": {"text": fix["from"]}}, fix["to"]
-
-
-def _file_line(path: str | None, number: int) -> str | None:
-    if not path:
-        return None
-    lines = _file_lines(path)
-    return lines[number - 1] if lines is not None and 0 < number <= len(lines) else None
-
-
-@functools.lru_cache(maxsize=8)
-def _file_lines(path: str) -> tuple[str, ...] | None:
-    """A local build's file, read once for all the fixes on its page."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return tuple(fh)
-    except (OSError, ValueError):  # ValueError: a NUL or a lone surrogate in the path
-        return None
-
-
-# the origin a build named by its files stands at, for its root-relative links
-_BUILD_ORIGIN = "http://build.invalid"
-
-
-def _in_build(url: str, root: str) -> str:
-    return _BUILD_ORIGIN + "/" + url[len(root) :] if url.startswith(root) else url
-
-
-def _forms(page: str, old: str, new: str) -> list[tuple[str, str]]:
-    """How a link to ``old`` may be written on ``page``, each with the same
-    form of ``new``: absolute, root-relative, relative to the page."""
-    forms = [(old, new)]
-    p, o, n = urlsplit(page), urlsplit(old), urlsplit(new)
-    if (o.scheme, o.netloc) == (p.scheme, p.netloc):
-        same = (n.scheme, n.netloc) == (p.scheme, p.netloc)
-        root_new = (n.path or "/") + _rest(n) if same else new
-        forms.append(((o.path or "/") + _rest(o), root_new))
-        base = posixpath.dirname(p.path) or "/"
-        relative_new = _relative(n.path or "/", base) + _rest(n) if same else new
-        forms.append((_relative(o.path or "/", base) + _rest(o), relative_new))
-    return forms
-
-
-def _relative(path: str, base: str) -> str:
-    """``path`` relative to the folder ``base``, a folder's slash kept
-    (``posixpath.relpath`` drops it: ``../guide/`` would be ``../guide``)."""
-    relative = posixpath.relpath(path, base)
-    if path.endswith("/") and not relative.endswith("/"):
-        relative = "./" if relative == "." else relative + "/"
-    return relative
-
-
-def _rest(url: SplitResult) -> str:
-    return (f"?{url.query}" if url.query else "") + (f"#{url.fragment}" if url.fragment else "")

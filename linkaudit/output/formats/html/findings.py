@@ -24,7 +24,7 @@ from linkaudit.output.formats.html.parts import (
 )
 from linkaudit.output.formats.html.trend import broken_for
 from linkaudit.output.formats.places import linked_from
-from linkaudit.output.report.groups import and_more, block_name
+from linkaudit.output.words import and_more, block_name
 from linkaudit.rules.suggest import WHY, suggestion_target
 
 

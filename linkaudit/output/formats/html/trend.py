@@ -18,7 +18,7 @@ from linkaudit.items import Outcome
 from linkaudit.output.formats.common import Report
 from linkaudit.output.formats.html.chart import chart, figures, when
 from linkaudit.output.formats.html.parts import count, esc, link, section
-from linkaudit.output.report.history import age
+from linkaudit.output.words import age
 
 LONGEST = 10  # URLs (and pages) in the "longest broken" lists
 CHART_LIMIT = 100  # the most recent audits drawn: past this the points crowd
