@@ -106,7 +106,8 @@ def test_odd_numbers_and_dates_in_headers_are_read_as_absent(tmp_path, server):
     for path in ["/retry-super", "/retry-arabic"]:  # waited the default, then asked again
         heads = server.hits(path, "HEAD")
         assert [h.status for h in heads] == [429, 200], path
-        assert heads[1].arrived - heads[0].at >= 0.45, path
+        # the wait counts from the answer, written after the request arrived
+        assert heads[1].arrived - heads[0].arrived >= 0.5 - 0.05, path
     assert (huge["outcome"], huge["status"]) == ("unchecked", 429), huge
 
 
@@ -183,12 +184,13 @@ class Throttle:
 
 
 def test_a_host_asking_to_wait_does_not_hold_the_other_hosts(tmp_path, server):
-    """One host answers 429 ``Retry-After: 3`` for 3 s; with two download
+    """One host answers 429 ``Retry-After: 4`` for 4 s; with two download
     places, its waits used to take both (each wait was slept in a place),
-    and the healthy host's URLs, listed after its, waited 3 s and more.  Now
+    and the healthy host's URLs, listed after its, waited 4 s and more.  Now
     the wait is the host's: the healthy host's URLs are all checked while
-    it lasts, and the throttled host's are asked again after it, ok."""
-    wait = 3
+    it lasts (six requests: 2.5 s is generous on a loaded machine), and the
+    throttled host's are asked again after it, ok."""
+    wait = 4
     throttle = Throttle(wait)
     with TestServer(host="127.0.0.2") as busy:
         busy.fault = throttle
@@ -209,7 +211,9 @@ def test_a_host_asking_to_wait_does_not_hold_the_other_hosts(tmp_path, server):
         )
     throttled = [h for h in busy.log if h.status == 429]
     assert throttled, [(h.path, h.status) for h in busy.log]
-    first_429 = min(h.at for h in throttled)
+    # the server's log of arrivals: the wait counts from the first 429's
+    # answer, written after its request arrived
+    first_429 = min(h.arrived for h in throttled)
     # every healthy URL was asked and answered well before the wait was over
     done = [h for h in server.log if h.path in healthy]
     assert {h.path for h in done} == set(healthy)
@@ -222,7 +226,7 @@ def test_a_host_asking_to_wait_does_not_hold_the_other_hosts(tmp_path, server):
         assert (entry["outcome"], entry["status"]) == ("ok", 200), entry
     for h in busy.log:
         if h.path != "/robots.txt" and h.status == 200:
-            assert h.arrived >= first_429 + wait - 0.1, (h.path, h.arrived - first_429)
+            assert h.arrived >= first_429 + wait - 0.05, (h.path, h.arrived - first_429)
     assert crawl.report["complete"]
     # what the servers received, each request once
     assert crawl.report["summary"]["requests"] == len(server.log) + len(busy.log)
@@ -248,8 +252,8 @@ def test_a_host_asking_to_wait_is_sent_nothing_until_the_wait_is_over(tmp_path, 
         )
     asked = [h for h in busy.log if h.path != "/robots.txt"]
     assert [h.status for h in asked].count(429) == 1, [(h.path, h.status) for h in asked]
-    first_429 = next(h.at for h in asked if h.status == 429)
-    assert all(h.arrived >= first_429 + wait - 0.1 for h in asked if h.status == 200)
+    first_429 = next(h.arrived for h in asked if h.status == 429)  # the wait follows its answer
+    assert all(h.arrived >= first_429 + wait - 0.05 for h in asked if h.status == 200)
     assert len(asked) == 11  # one 429, then each URL once
     assert all(crawl.url(f"{busy.url}/b{i}")["outcome"] == "ok" for i in range(10))
     assert crawl.report["summary"]["requests"] == len(server.log) + len(busy.log)
@@ -346,8 +350,9 @@ def test_a_robots_txt_asking_to_wait_holds_its_host_not_a_download_place(tmp_pat
     asked = [(h.path, h.status) for h in patient.log]
     robots = patient.hits("/robots.txt")
     assert [h.status for h in robots] == [429, 200], asked
-    assert robots[1].arrived - robots[0].at >= 0.9
-    assert all(h.arrived >= robots[1].at for h in patient.log if h.path != "/robots.txt")
+    assert robots[1].arrived - robots[0].arrived >= 1 - 0.05  # the wait follows the 429
+    # its links after its rules were read (their answer written before they were)
+    assert all(h.arrived >= robots[1].arrived for h in patient.log if h.path != "/robots.txt")
     assert "/no" not in {path for path, _ in asked}
     # the twenty: their robots.txt asked once, nothing else
     assert all([h.path for h in host.log] == ["/robots.txt"] for host in waiting)

@@ -17,7 +17,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase, ReadOnlyDatabase
 
 from tests.conftest import HYPOTHESIS_DB, ROOT, run_process
 
-PROBE = "tests/test_urls.py::test_fuzz_explaining_never_raises"
+PROBE = "tests/unit/test_urls.py::test_fuzz_explaining_never_raises"
 
 
 def _examples(_run: int) -> list[str]:

@@ -652,8 +652,9 @@ def _test_modules_imported(tree: ast.AST, package: tuple[str, ...]) -> Iterator[
             continue
         for name in names:
             parts = name.split(".")
-            if parts[0] == "tests" and len(parts) > 1 and parts[1].startswith("test_"):
-                yield f"{'.'.join(parts[:2])} line {node.lineno}"
+            at = 2 if parts[:2] == ["tests", "unit"] else 1  # the fast tier's modules too
+            if parts[0] == "tests" and len(parts) > at and parts[at].startswith("test_"):
+                yield f"{'.'.join(parts[: at + 1])} line {node.lineno}"
                 break
 
 
@@ -670,6 +671,11 @@ def _test_modules_imported(tree: ast.AST, package: tuple[str, ...]) -> Iterator[
 )
 def test_an_import_of_a_test_module_is_seen(source, package):
     assert list(_test_modules_imported(ast.parse(source), package)) == ["tests.test_x line 1"]
+    if "tests" in source:  # a module of the fast tier (tests/unit/)
+        unit = source.replace("tests.test_x", "tests.unit.test_x")
+        unit = unit.replace("tests import", "tests.unit import")
+        found = list(_test_modules_imported(ast.parse(unit), package))
+        assert found == ["tests.unit.test_x line 1"], unit
     assert list(_test_modules_imported(ast.parse("from tests.helpers import test"), package)) == []
 
 

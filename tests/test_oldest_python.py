@@ -23,8 +23,8 @@ from tests.server import Route, TestServer
 OLDEST = ROOT / ".venv-oldest" / "bin"
 # the scan's tests: the tokenizer, the html5lib and parity differentials, CSS
 SCAN_TESTS = (
-    "tests/test_extract.py",
-    "tests/test_css.py",
+    "tests/unit/test_extract.py",
+    "tests/unit/test_css.py",
     "tests/test_css_links.py",
     "tests/test_scan_parity.py",
     "tests/test_differential.py",

@@ -17,6 +17,11 @@ from tests.rawserver import RawServer, _read_request
 from tests.server import Route, TestServer
 
 DELAY = 0.5
+# LINKAUDIT_DELAY_MARGIN, added to the delay for the audit's own lag between
+# timing a request and sending it (0.1 s by default): under the suite's load
+# that lag can reach tenths of a second, and the delay is judged on the
+# server's log of arrivals (tests/test_politeness.py says why)
+MARGIN = 0.5
 
 
 def shell(script: str) -> str:
@@ -59,7 +64,7 @@ def test_renders_wait_for_the_delay_and_ask_robots_of_every_host(tmp_path):
             # site's network, reached (never another port of the site's address)
             out = run(
                 tmp_path, f"{site.url}/", "--render", "auto", "--delay", str(DELAY),
-                "--report", "r.json", timeout=120,
+                "-s", f"LINKAUDIT_DELAY_MARGIN={MARGIN}", "--report", "r.json", timeout=120,
             )  # fmt: skip
             log = list(site.log)
     assert out.returncode == 0, out.stdout + out.stderr[-2000:]
@@ -72,7 +77,7 @@ def test_renders_wait_for_the_delay_and_ask_robots_of_every_host(tmp_path):
         (get,) = [h for h in log if h.path == page and h.method == "GET"]
         assert not [h for h in log if h.path == page and by_browser(h)]  # its own answer
         after = [h for h in log if by_browser(h) and h.path == "/app.js" and h.arrived > get.at]
-        assert after and after[0].arrived - get.at >= DELAY * 0.9, (page, after[:1], get)
+        assert after and after[0].arrived - get.arrived >= DELAY - 0.05, (page, after[:1], get)
     # the other host: its robots.txt read (by the crawl's rules), what it
     # allows asked with linkaudit's User-Agent, what it disallows never
     paths = [h.path for h in cdn.log]

@@ -5,7 +5,7 @@ alone costs about a third of a second there).
 The getters are those of Scrapy's ``BaseSettings``, rule for rule
 (``getbool`` takes 0/1, True/False and their strings; ``getlist`` splits a
 string on commas; ``getdict`` reads a string as JSON), and a value is
-replaced only by one of equal or higher priority; ``tests/test_plain_settings.py``
+replaced only by one of equal or higher priority; ``tests/unit/test_plain_settings.py``
 reads every option both ways and compares.
 """
 

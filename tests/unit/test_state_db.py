@@ -188,7 +188,9 @@ class _Crawler:
     def __init__(self, h, **settings):
         from scrapy.settings import Settings
 
-        self.settings = Settings({"LINKAUDIT_STATE": "tests.test_state_db.Remembering", **settings})
+        self.settings = Settings(
+            {"LINKAUDIT_STATE": "tests.unit.test_state_db.Remembering", **settings}
+        )
         Remembering.LAST = h
         start_audit(self, {"start": "http://site.test/"})
 
