@@ -272,10 +272,15 @@ SLOWEST_FIRST = (
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The order the workers are given modules in (``--no-loadscope-reorder``
+    keeps it): tests marked ``early`` (the type check: slow, no server)
+    first, then the slowest modules, the others, the fast tier last."""
     rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
 
     def order(item: pytest.Item) -> tuple[int, int]:
         path = Path(str(item.fspath))
+        if item.get_closest_marker("early") is not None:
+            return (-1, 0)
         if path.parent.name == "unit":
             return (2, 0)
         return (0, rank[path.stem]) if path.stem in rank else (1, 0)
@@ -319,8 +324,3 @@ def pytest_configure(config):
         "markers", "early: a slow test with no server, started before the others (test_types.py)"
     )
 
-
-def pytest_collection_modifyitems(config, items):
-    """Tests marked ``early`` first (the order kept otherwise): with
-    ``--dist loadscope`` their module is the first a worker is given."""
-    items.sort(key=lambda item: item.get_closest_marker("early") is None)

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the repository (tests/unit/ is two down)
 PAGE = ROOT / "docs" / "contributing" / "layout.md"
 # not the repository's own files (.gitignore): virtualenvs, caches, builds,
 # and the test data fetched from elsewhere (thousands of files: the walk
