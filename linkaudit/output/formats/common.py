@@ -17,6 +17,7 @@ from linkaudit.output.formats.places import (
     unmapped,
     written,
 )
+from linkaudit.output.report.records import Place
 from linkaudit.output.words import group_text
 from linkaudit.rules.guards import OUTSIDE_ROOT
 
@@ -87,7 +88,7 @@ def outside_root(report: Report) -> int:
     )
 
 
-def no_line(referrer: dict[str, Any]) -> str:
+def no_line(referrer: Place) -> str:
     """Why a referrer has no line: a redirect, a link only in the rendered
     DOM (--render), a navigation the page's script made."""
     if referrer.get("navigation"):
@@ -107,7 +108,7 @@ def target(entry: dict[str, Any], fragment: str | None = None) -> str:
     return f"{entry['url']}{mark}" + (f" ({deployed}{mark})" if deployed else "")
 
 
-def where(referrer: dict[str, Any]) -> str:
+def where(referrer: Place) -> str:
     """A referrer in words: ``page line 12``, or ``page (redirect)``; a
     local build's page as its file: ``public/about.html:12``, with the
     page's deployed or other URL beside it when it has one
@@ -131,7 +132,7 @@ def where(referrer: dict[str, Any]) -> str:
     return said + written(referrer) + unmapped(referrer) + through(referrer)
 
 
-def through(referrer: dict[str, Any]) -> str:
+def through(referrer: Place) -> str:
     """``, through URL`` for a place that links the target through a
     redirect (``via``, the URL the page links); "" for any other."""
     via = referrer.get("via")
@@ -155,7 +156,7 @@ def place_lines(
     entry: dict[str, Any],
     groups: dict[str, list[dict[str, Any]]],
     indent: str = "",
-    say: Callable[[dict[str, Any]], str] = where,
+    say: Callable[[Place], str] = where,
     say_group: Callable[[dict[str, Any]], str] = group_text,
     limit: int | None = None,
     more: Callable[[int], str] = more_text,
@@ -172,10 +173,10 @@ def place_lines(
 
 
 def places_of(
-    referrers: list[dict[str, Any]],
+    referrers: list[Place],
     entry: dict[str, Any] | None,
     groups: dict[str, list[dict[str, Any]]],
-    say: Callable[[dict[str, Any]], str] = where,
+    say: Callable[[Place], str] = where,
     say_group: Callable[[dict[str, Any]], str] = group_text,
     limit: int | None = None,
     more: Callable[[int], str] = more_text,

@@ -54,6 +54,7 @@ from linkaudit.output.formats.places import (
     unmapped,
     written,
 )
+from linkaudit.output.report.records import Place
 from linkaudit.output.words import and_more, block_name, broken_for, fix_words, history_line
 from linkaudit.rules.suggest import WHY, suggestion_target
 from linkaudit.rules.templates import RUN
@@ -84,7 +85,7 @@ def cell(markdown: str) -> str:
     return markdown.replace("|", "\\|")
 
 
-def where(referrer: dict[str, Any]) -> str:
+def where(referrer: Place) -> str:
     """common.where in markdown: ``page`` line 12, a local build's file
     first, through a redirect: ``page`` line 7, through ``old``."""
     line = referrer["line"]

@@ -35,6 +35,7 @@ from linkaudit.output.formats.places import fix_place
 from linkaudit.output.formats.sarifedits import written_edit
 from linkaudit.output.formats.sarifplaces import MAX_RELATED, Locator, message
 from linkaudit.output.jsontext import json_text
+from linkaudit.output.report.records import Place
 from linkaudit.output.words import fix_words, group_text
 from linkaudit.rules.suggest import suggestion_text
 
@@ -235,7 +236,7 @@ def _shells_result(at: Locator, report: Report) -> dict[str, Any] | None:
     words, pages = app_shells(report)
     if not pages:
         return None
-    places = [{"url": u["url"], "line": None} for u in pages]
+    places: list[Place] = [{"url": u["url"], "line": None} for u in pages]
     related = places[1 : MAX_RELATED + 1]
     text = f"{words} ({at.name(pages[0]['url'])}: {pages[0]['app_shell']})"
     left = len(places) - 1 - len(related)
@@ -269,7 +270,8 @@ def _build_results(at: Locator, report: Report) -> list[dict[str, Any]]:
         found["locations"][0]["physicalLocation"].setdefault("region", {"startLine": 1})
         results.append(found)
     for heading, pages in orphans(report):
-        places = [{"url": u["url"], "line": 1, "file": u.get("file")} for u in pages]
+        # (a page's file as the report read back holds it: null at worst)
+        places: list[Any] = [{"url": u["url"], "line": 1, "file": u.get("file")} for u in pages]
         related = places[1 : MAX_RELATED + 1]
         text = f"{heading}: {len(pages):,} ({at.name(pages[0]['url'])} first)"
         found = {
