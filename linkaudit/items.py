@@ -76,7 +76,7 @@ class UrlResult:
     content_type: str | None = None
     location: str | None = None
     referrer_count: int = 0
-    referrers: list[dict] = field(default_factory=list)
+    referrers: list[Place] = field(default_factory=list)
     links: list[tuple[str, int | None]] = field(default_factory=list)
     # Optional report fields, absent when unset (OPTIONAL_FIELDS):
     # the page was cut at LINKAUDIT_PAGE_MAXSIZE (or had more links than
@@ -206,3 +206,4 @@ class Place(TypedDict):
     source: NotRequired[SourceLine]
     unmapped: NotRequired[str]
     changed: NotRequired[bool]
+    deployed: NotRequired[str]  # as a format reads it: the deployed URL (formats/naming.py)

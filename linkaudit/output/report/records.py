@@ -178,6 +178,8 @@ class ReportEntry(TypedDict):
     depth: int
     referrer_count: int
     referrers: list[Place]
+    file: NotRequired[str]  # a build's: the file of the URL (report/naming.py)
+    deployed: NotRequired[str]  # as a format reads it: the deployed URL (formats/naming.py)
     truncated: NotRequired[bool]
     render: NotRequired[dict[str, Any]]
     app_shell: NotRequired[str]
