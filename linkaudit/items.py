@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 # The report contract's per-URL fields, in the contract's order.  With
 # OPTIONAL_FIELDS (and ``revised``) they are the fields of feed exports
@@ -76,7 +76,7 @@ class UrlResult:
     content_type: str | None = None
     location: str | None = None
     referrer_count: int = 0
-    referrers: list[dict] = field(default_factory=list)
+    referrers: list[Place] = field(default_factory=list)
     links: list[tuple[str, int | None]] = field(default_factory=list)
     # Optional report fields, absent when unset (OPTIONAL_FIELDS):
     # the page was cut at LINKAUDIT_PAGE_MAXSIZE (or had more links than
@@ -173,3 +173,37 @@ def page_stats(size: int, last_modified: str | None, links: int, images: int) ->
     decompression), its Last-Modified as ISO 8601 UTC (None when absent or
     not an HTTP date), link occurrences and ``<img>`` elements."""
     return {"bytes": size, "last_modified": last_modified, "links": links, "images": images}
+
+
+# A place of a link as the report writes it (docs/report.md, "referrers"):
+# made where a link is read (rules/rendered.py), given its file by a local
+# build and its source line by sources/places.py, read by every format.
+# Types only (TypedDict): the JSON is the plain dict it always was.
+class SourceAt(TypedDict):
+    """A file and line of a build's sources (``source.defined``)."""
+
+    file: str
+    line: int
+
+
+class SourceLine(SourceAt):
+    """``source``: the line a link was built from, and the line that holds
+    its URL when it is written elsewhere (``defined``)."""
+
+    defined: NotRequired[SourceAt]
+
+
+class Place(TypedDict):
+    """A referrer: the page (``url``) and line of a link; the rest optional."""
+
+    url: str
+    line: int | None
+    file: NotRequired[str]
+    rendered: NotRequired[bool]  # (always true when present)
+    navigation: NotRequired[bool]
+    via: NotRequired[str]
+    href: NotRequired[str]
+    source: NotRequired[SourceLine]
+    unmapped: NotRequired[str]
+    changed: NotRequired[bool]
+    deployed: NotRequired[str]  # as a format reads it: the deployed URL (formats/naming.py)

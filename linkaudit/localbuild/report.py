@@ -53,6 +53,14 @@ from linkaudit.localbuild.start import (
     SHALLOWEST_PAGE,
 )
 from linkaudit.localbuild.static import outside_target
+from linkaudit.output.report.records import (
+    BuildSection,
+    MissingFragment,
+    NotPage,
+    Place,
+    ReportEntry,
+    Summary,
+)
 from linkaudit.rules.fragments import fragment_of
 from linkaudit.state.base import Entry
 
@@ -92,13 +100,13 @@ class BuildReport:
         self.own = tuple(_origin(u) for u in own if u)
         self.listed: Counter[str] = Counter()  # URL -> its listings in sitemaps
         # (page, line, target) -> the values written there, in the page's order
-        self.written: dict[tuple[str, int, str], list[str]] = {}
+        self.written: dict[tuple[str, int | None, str], list[str]] = {}
 
     # -- before the entries ----------------------------------------------------
     def prepare(
         self,
         entries: Iterable[Entry],
-        missing: dict[str, list[dict[str, Any]]],
+        missing: dict[str, list[MissingFragment]],
         stopped: bool = False,
     ) -> None:
         """The sitemaps' listings, and the hrefs of the findings' places.
@@ -120,7 +128,9 @@ class BuildReport:
         for target, gaps in missing.items():
             for gap in gaps:
                 for referrer in gap["referrers"]:
-                    wanted[referrer["url"]][referrer["line"]].add(target)
+                    # (a rendered link's place has no line: not guarded here, as the
+                    # entries' are above; left as it was, the types say so)
+                    wanted[referrer["url"]][referrer["line"]].add(target)  # type: ignore[index]
         self._read_places(wanted)
 
     def _read_places(self, wanted: dict[str, dict[int, set[str]]]) -> None:
@@ -160,7 +170,7 @@ class BuildReport:
         """An HTML file that is no page, which no link leads to: only named."""
         return entry.referrer_count == 0 and entry.url in self.pages.not_page_urls
 
-    def see(self, item: dict[str, Any]) -> None:
+    def see(self, item: ReportEntry) -> None:
         url = item["url"]
         dropped = _one_url_a_file(item["referrers"])
         if dropped:
@@ -176,7 +186,7 @@ class BuildReport:
         if self.written:
             self._hrefs(item)
 
-    def _page(self, item: dict[str, Any]) -> None:
+    def _page(self, item: ReportEntry) -> None:
         url = item["url"]
         page = item.get("page") is not None and item.get("status") == 200
         if not (page and item.get("content_type") == "text/html"):
@@ -223,10 +233,10 @@ class BuildReport:
             )
         return self.sitemap.lists(url)
 
-    def _hrefs(self, item: dict[str, Any]) -> None:
+    def _hrefs(self, item: ReportEntry) -> None:
         """Each place's ``href``, when the page wrote the link otherwise."""
         url = item["url"]
-        taken: Counter[tuple[str, int, str]] = Counter()
+        taken: Counter[tuple[str, int | None, str]] = Counter()
         for referrer in item["referrers"]:
             target = referrer.get("via") or url
             key = (referrer["url"], referrer["line"], target)
@@ -245,7 +255,7 @@ class BuildReport:
                     referrer["href"] = href
 
     # -- after the entries ------------------------------------------------------
-    def section(self, summary: dict[str, Any]) -> dict[str, Any]:
+    def section(self, summary: Summary) -> BuildSection:
         """The report's ``build``; the summary gets its counts."""
         counts, pages = self.counts, self.pages
         summary["orphans"] = counts[UNLINKED]
@@ -253,11 +263,11 @@ class BuildReport:
         summary["symlinks_out"] = counts["symlinks_out"]
         root = self.config["LINKAUDIT_LOCAL_DIR"]
         start = self.config.start_urls[0]
-        listed = [
+        listed: list[NotPage] = [
             {"file": self._named(url, shown), "reason": why}
             for url, (shown, why) in sorted(pages.not_pages.items(), key=lambda kv: kv[1])
         ]
-        section: dict[str, Any] = {
+        section: BuildSection = {
             "directory": root,
             "root_url": self.config["LINKAUDIT_ROOT_URL"] or None,
             "start": (self.files(start) if self.files else None) or root,
@@ -330,7 +340,7 @@ def _finding(entry: Entry, own: tuple[str, ...]) -> bool:
     return result.outcome == Outcome.OK and outside_target(result.warning) is not None
 
 
-def _one_url_a_file(referrers: list[dict[str, Any]]) -> int:
+def _one_url_a_file(referrers: list[Place]) -> int:
     """Keep the places of a file read at two URLs (``guide/`` and
     ``guide/index.html``, ``page`` and ``page.html``: its links are the
     same, from the same folder) once, those of its first URL; how many

@@ -27,6 +27,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from linkaudit.items import Outcome
+from linkaudit.output.report.records import Place as PlaceRecord
+from linkaudit.output.report.records import ReportEntry, TemplateGroup
 from linkaudit.output.words import age, group_text
 
 
@@ -110,7 +112,7 @@ def changes(report: dict[str, Any], path: str | None, report_url: str = "") -> C
     it could not be); ``report_url``: where readers find it, if given."""
     entries = report.get("urls") or []
     compared = "baseline" in report
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[TemplateGroup]] = {}
     for group in report.get("groups") or ():
         groups.setdefault(group.get("target", ""), []).append(group)
     new: list[Link] = []
@@ -142,10 +144,10 @@ def changes(report: dict[str, Any], path: str | None, report_url: str = "") -> C
     )
 
 
-def _link(entry: dict[str, Any], groups: list[dict[str, Any]]) -> Link:
+def _link(entry: ReportEntry, groups: list[TemplateGroup]) -> Link:
     places: list[Place] = []
     own: dict[str, list[int]] = {}
-    referrers: list[dict[str, Any]] = []
+    referrers: list[PlaceRecord] = []
     if groups:
         for group in groups:
             if group.get("kind") == "template":

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from linkaudit.items import Method, Outcome
 
 
-def needed_in_summary(entry: dict[str, Any]) -> bool:
+def needed_in_summary(entry: Mapping[str, Any]) -> bool:
     """An entry the summary, the formats other than JSON and JUnit, and the
     exit code look at (a build's orphan page is a finding of its own)."""
     return (

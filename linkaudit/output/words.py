@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from linkaudit.items import Outcome
+from linkaudit.output.report.records import RedirectFix, ReportEntry, TemplateGroup
 from linkaudit.rules.statuses import INTERNAL_ERROR
 from linkaudit.rules.templates import RUN, RUNS
 
@@ -29,7 +30,7 @@ def block_name(block: str) -> str:
     return block
 
 
-def group_text(group: dict[str, Any], first: int = 3) -> str:
+def group_text(group: TemplateGroup, first: int = 3) -> str:
     """``in the site template (footer), on 487 pages (first: /, /about,
     /blog/ and 484 more)``."""
     pages = list(dict.fromkeys(r["url"] for r in group["referrers"]))
@@ -60,7 +61,7 @@ def age(since: str, now: str) -> str | None:
     return "under an hour"
 
 
-def broken_for(entry: dict[str, Any], started_at: str, stamp: Callable[[str], str] = str) -> str:
+def broken_for(entry: ReportEntry, started_at: str, stamp: Callable[[str], str] = str) -> str:
     """``broken for 12 days, 5 audits`` beside a URL broken in more than one
     audit (the report started at ``started_at``); "" otherwise (new, or no
     ``--db``).  A stamp that is not a time is said as ``stamp`` says it (a
@@ -101,7 +102,7 @@ def _count(record: Any) -> int | str:
 
 
 # -- redirects to fix ------------------------------------------------------------------
-def fix_text(fix: dict[str, Any]) -> str:
+def fix_text(fix: RedirectFix) -> str:
     """``page line L: replace X with Y (301, permanent)``, with what to know."""
     return (
         f"{fix['page']} line {fix['line']}: replace {fix['from']} with {fix['to']} "
@@ -109,7 +110,7 @@ def fix_text(fix: dict[str, Any]) -> str:
     )
 
 
-def fix_words(fix: dict[str, Any]) -> str:
+def fix_words(fix: RedirectFix) -> str:
     """``301, permanent``, with what to know (a loop, a bad end, hops)."""
     codes = " -> ".join(str(s) for s in fix["statuses"])
     notes = []
@@ -124,5 +125,5 @@ def fix_words(fix: dict[str, Any]) -> str:
 
 
 # -- internal errors -------------------------------------------------------------------
-def is_internal_error(entry: dict[str, Any]) -> bool:
+def is_internal_error(entry: ReportEntry) -> bool:
     return (entry.get("error") or "").startswith(INTERNAL_ERROR + ":")

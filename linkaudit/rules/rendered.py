@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from linkaudit.items import Place
+
 NEVER, AUTO, ALWAYS = "never", "auto", "always"
 RENDERED_LINE = 0  # a link only in the rendered DOM (source lines start at 1)
 NAVIGATION_LINE = -1  # a navigation the page's script made (a redirect link)
@@ -31,10 +33,10 @@ def should_render(mode: str, shell: str | None) -> bool:
     return mode == ALWAYS or (mode == AUTO and shell is not None)
 
 
-def referrer_fields(page: str, line: int | None) -> dict[str, Any]:
+def referrer_fields(page: str, line: int | None) -> Place:
     """A referrer as the report writes it: a rendered link has no line."""
     if line is not None and line <= RENDERED_LINE:
-        fields: dict[str, Any] = {"url": page, "line": None, "rendered": True}
+        fields: Place = {"url": page, "line": None, "rendered": True}
         if line == NAVIGATION_LINE:
             fields["navigation"] = True
         return fields

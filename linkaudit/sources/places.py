@@ -18,7 +18,7 @@ from urllib.parse import urldefrag, urljoin
 
 from w3lib.encoding import html_to_unicode
 
-from linkaudit.items import Outcome
+from linkaudit.items import Outcome, Place, SourceLine
 from linkaudit.sources.built import BuiltPage, read_built
 from linkaudit.sources.changes import Change
 from linkaudit.sources.files import MAX_SOURCES, SourceFiles
@@ -101,18 +101,19 @@ class SourcePlaces:
             self.place(referrer, referrer.get("via") or url, None)
         self._changed(item, item.get("referrers", ()))
 
-    def places(self, referrers: list[dict[str, Any]], url: str, fragment: str | None) -> None:
+    def places(self, referrers: list[Place], url: str, fragment: str | None) -> None:
         for referrer in referrers:
             self.place(referrer, referrer.get("via") or url, fragment)
 
     def fix(self, fix: dict[str, Any]) -> None:
         """A redirect fix's place (page, line, the redirecting URL)."""
-        place = {"url": fix["page"], "line": fix["line"]}
+        place: Place = {"url": fix["page"], "line": fix["line"]}
         with _collector_paused():
             self.place(place, fix["from"], None)
-        for name in ("source", "unmapped"):
-            if name in place:
-                fix[name] = place[name]
+        if "source" in place:
+            fix["source"] = place["source"]
+        if "unmapped" in place:
+            fix["unmapped"] = place["unmapped"]
         self._changed(fix, [place])
 
     def section(self) -> dict[str, Any]:
@@ -129,7 +130,7 @@ class SourcePlaces:
 
     # -- one place
 
-    def place(self, referrer: dict[str, Any], target: str, fragment: str | None) -> None:
+    def place(self, referrer: Place, target: str, fragment: str | None) -> None:
         line = referrer.get("line")
         if line is None or referrer.get("rendered"):
             self._unmapped(referrer, "a link a script made: no line of the built page")
@@ -168,8 +169,8 @@ class SourcePlaces:
         ):
             referrer["changed"] = True  # no line, but its page's words were edited
 
-    def _mapped(self, referrer: dict[str, Any], link: SourceLink) -> None:
-        source: dict[str, Any] = {"file": shown_path(link.file), "line": link.line}
+    def _mapped(self, referrer: Place, link: SourceLink) -> None:
+        source: SourceLine = {"file": shown_path(link.file), "line": link.line}
         if link.defined is not None:
             source["defined"] = {"file": shown_path(link.defined_file or link.file),
                                  "line": link.defined}  # fmt: skip
@@ -178,7 +179,7 @@ class SourcePlaces:
         if self.change is not None and self.change.holds(link):
             referrer["changed"] = True
 
-    def _unmapped(self, referrer: dict[str, Any], why: str) -> None:
+    def _unmapped(self, referrer: Place, why: str) -> None:
         referrer["unmapped"] = why
         self.unmapped += 1
 

@@ -20,6 +20,7 @@ from typing import Any
 from linkaudit.items import Outcome
 from linkaudit.output.formats.common import plural
 from linkaudit.output.formats.naming import BuildFiles, is_named
+from linkaudit.output.report.records import ReportEntry
 
 Report = dict[str, Any]
 Quote = Callable[[Any], str]
@@ -120,7 +121,7 @@ def sources_words(sources: Any, quote: Quote = _same) -> str:
     return f"sources: {folders or 'none'} ({tool + ', ' if tool else ''}{how})"
 
 
-def symlink_target(entry: dict[str, Any]) -> str | None:
+def symlink_target(entry: ReportEntry) -> str | None:
     """Where a symbolic link out of the build leads (the link's own text),
     None for any other entry."""
     if entry.get("outcome") != Outcome.OK:
@@ -133,21 +134,21 @@ def symlink_target(entry: dict[str, Any]) -> str | None:
     return None
 
 
-def symlinks_out(report: Report) -> list[dict[str, Any]]:
+def symlinks_out(report: Report) -> list[ReportEntry]:
     """The entries of files reached through a symbolic link out of the build."""
     return [u for u in report["urls"] if symlink_target(u) is not None]
 
 
-def symlink_words(entry: dict[str, Any], quote: Quote = _same) -> str:
+def symlink_words(entry: ReportEntry, quote: Quote = _same) -> str:
     """``symbolic link out of the build, to ../../x.js: served here, but a
     copy deployed without it would break``."""
     return f"{SYMLINK_OUT}, to {quote(symlink_target(entry))}: {SYMLINK_WHY}"
 
 
-def orphans(report: Report) -> list[tuple[str, list[dict[str, Any]]]]:
+def orphans(report: Report) -> list[tuple[str, list[ReportEntry]]]:
     """The orphan pages, by kind (unlinked, then only in the sitemap):
     (heading, entries), kinds with none left out."""
-    found: dict[str, list[dict[str, Any]]] = {kind: [] for kind in ORPHANS}
+    found: dict[str, list[ReportEntry]] = {kind: [] for kind in ORPHANS}
     for u in report["urls"]:
         if u.get("orphan") in found:
             found[u["orphan"]].append(u)

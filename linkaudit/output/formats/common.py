@@ -17,6 +17,7 @@ from linkaudit.output.formats.places import (
     unmapped,
     written,
 )
+from linkaudit.output.report.records import MissingFragment, Place, ReportEntry, TemplateGroup
 from linkaudit.output.words import group_text
 from linkaudit.rules.guards import OUTSIDE_ROOT
 
@@ -44,7 +45,7 @@ def shown(value: Any) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-def archive_lines(u: dict[str, Any]) -> list[str]:
+def archive_lines(u: ReportEntry) -> list[str]:
     """A broken link's archived copy (--archive) in words: the copy and its
     date, and the Robust Links markup to paste; or why there is none.  No
     line when the report looked nothing up."""
@@ -60,15 +61,15 @@ def archive_lines(u: dict[str, Any]) -> list[str]:
     return []
 
 
-def broken_urls(report: Report) -> list[dict[str, Any]]:
+def broken_urls(report: Report) -> list[ReportEntry]:
     return [u for u in report["urls"] if u["outcome"] == Outcome.BROKEN]
 
 
-def walled(report: Report) -> list[tuple[str, list[dict[str, Any]]]]:
+def walled(report: Report) -> list[tuple[str, list[ReportEntry]]]:
     """The URLs a bot wall kept from being checked (``unchecked``, the
     wall named in their ``wall``: ``rules/walls.py``), by wall, walls by
     name: apart from the broken links in every format."""
-    by_wall: dict[str, list[dict[str, Any]]] = {}
+    by_wall: dict[str, list[ReportEntry]] = {}
     for u in report["urls"]:
         if u["outcome"] == Outcome.UNCHECKED:
             wall = u.get("wall")
@@ -87,7 +88,7 @@ def outside_root(report: Report) -> int:
     )
 
 
-def no_line(referrer: dict[str, Any]) -> str:
+def no_line(referrer: Place) -> str:
     """Why a referrer has no line: a redirect, a link only in the rendered
     DOM (--render), a navigation the page's script made."""
     if referrer.get("navigation"):
@@ -97,7 +98,7 @@ def no_line(referrer: dict[str, Any]) -> str:
     return "redirect"
 
 
-def target(entry: dict[str, Any], fragment: str | None = None) -> str:
+def target(entry: ReportEntry, fragment: str | None = None) -> str:
     """A finding's target in words: its URL, or a build's file
     (``formats/naming.py``) with its deployed URL beside it when there is
     one: ``public/missing.html (https://example.com/docs/missing.html)``;
@@ -107,7 +108,7 @@ def target(entry: dict[str, Any], fragment: str | None = None) -> str:
     return f"{entry['url']}{mark}" + (f" ({deployed}{mark})" if deployed else "")
 
 
-def where(referrer: dict[str, Any]) -> str:
+def where(referrer: Place) -> str:
     """A referrer in words: ``page line 12``, or ``page (redirect)``; a
     local build's page as its file: ``public/about.html:12``, with the
     page's deployed or other URL beside it when it has one
@@ -131,32 +132,32 @@ def where(referrer: dict[str, Any]) -> str:
     return said + written(referrer) + unmapped(referrer) + through(referrer)
 
 
-def through(referrer: dict[str, Any]) -> str:
+def through(referrer: Place) -> str:
     """``, through URL`` for a place that links the target through a
     redirect (``via``, the URL the page links); "" for any other."""
     via = referrer.get("via")
     return f", through {via}" if via else ""
 
 
-def missing_fragments(report: Report) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def missing_fragments(report: Report) -> list[tuple[ReportEntry, MissingFragment]]:
     """(entry, missing fragment) pairs (--check-fragments), in URL order."""
     return [(u, gap) for u in report["urls"] for gap in u.get("missing_fragments", ())]
 
 
-def groups_by_target(report: Report) -> dict[str, list[dict[str, Any]]]:
+def groups_by_target(report: Report) -> dict[str, list[TemplateGroup]]:
     """The report's ``groups`` (template links) by their target."""
-    out: dict[str, list[dict[str, Any]]] = {}
+    out: dict[str, list[TemplateGroup]] = {}
     for group in report.get("groups") or ():
         out.setdefault(group["target"], []).append(group)
     return out
 
 
 def place_lines(
-    entry: dict[str, Any],
-    groups: dict[str, list[dict[str, Any]]],
+    entry: ReportEntry,
+    groups: dict[str, list[TemplateGroup]],
     indent: str = "",
-    say: Callable[[dict[str, Any]], str] = where,
-    say_group: Callable[[dict[str, Any]], str] = group_text,
+    say: Callable[[Place], str] = where,
+    say_group: Callable[[TemplateGroup], str] = group_text,
     limit: int | None = None,
     more: Callable[[int], str] = more_text,
 ) -> list[str]:
@@ -172,11 +173,11 @@ def place_lines(
 
 
 def places_of(
-    referrers: list[dict[str, Any]],
-    entry: dict[str, Any] | None,
-    groups: dict[str, list[dict[str, Any]]],
-    say: Callable[[dict[str, Any]], str] = where,
-    say_group: Callable[[dict[str, Any]], str] = group_text,
+    referrers: list[Place],
+    entry: ReportEntry | None,
+    groups: dict[str, list[TemplateGroup]],
+    say: Callable[[Place], str] = where,
+    say_group: Callable[[TemplateGroup], str] = group_text,
     limit: int | None = None,
     more: Callable[[int], str] = more_text,
 ) -> list[str]:
@@ -209,7 +210,7 @@ def places_of(
     return lines
 
 
-def app_shells(report: Report) -> tuple[str, list[dict[str, Any]]]:
+def app_shells(report: Report) -> tuple[str, list[ReportEntry]]:
     """The pages that look built by JavaScript (``summary.app_shells``): the
     line that says it, and the pages; none: ``("", [])``."""
     n = report["summary"].get("app_shells", 0)

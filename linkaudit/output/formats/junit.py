@@ -10,7 +10,6 @@ character reference), and a dashboard shows a bidi override as it would act."""
 
 from __future__ import annotations
 
-from typing import Any
 from xml.etree import ElementTree as ET
 
 from linkaudit.items import Outcome
@@ -39,6 +38,7 @@ from linkaudit.output.formats.common import (
 from linkaudit.output.formats.naming import for_reading
 from linkaudit.output.formats.offline import offline_line
 from linkaudit.output.formats.places import DEFAULT, Options
+from linkaudit.output.report.records import ReportEntry
 
 SYMLINKS_SUITE = SYMLINKS_OUT.lower()
 # the suites, in the order a reader acts on them; the last three only with
@@ -114,7 +114,7 @@ def as_junit(report: Report, options: Options = DEFAULT) -> str:
 
 
 def _case(
-    entry: dict[str, Any],
+    entry: ReportEntry,
     name: str,
     kind: str | None = None,
     message: str = "",

@@ -54,6 +54,7 @@ from linkaudit.output.formats.places import (
     unmapped,
     written,
 )
+from linkaudit.output.report.records import Place, RedirectFix, ReportEntry, TemplateGroup
 from linkaudit.output.words import and_more, block_name, broken_for, fix_words, history_line
 from linkaudit.rules.suggest import WHY, suggestion_target
 from linkaudit.rules.templates import RUN
@@ -84,7 +85,7 @@ def cell(markdown: str) -> str:
     return markdown.replace("|", "\\|")
 
 
-def where(referrer: dict[str, Any]) -> str:
+def where(referrer: Place) -> str:
     """common.where in markdown: ``page`` line 12, a local build's file
     first, through a redirect: ``page`` line 7, through ``old``."""
     line = referrer["line"]
@@ -104,14 +105,14 @@ def where(referrer: dict[str, Any]) -> str:
     return code(referrer["url"]) + at + more
 
 
-def target(entry: dict[str, Any], fragment: str | None = None) -> str:
+def target(entry: ReportEntry, fragment: str | None = None) -> str:
     """common.target in markdown: ``public/x.html`` (``https://example.com/x.html``)."""
     mark = "" if fragment is None else f"#{fragment}"
     deployed = entry.get("deployed")
     return code(f"{entry['url']}{mark}") + (f" ({code(deployed + mark)})" if deployed else "")
 
 
-def group_words(group: dict[str, Any], first: int = 3) -> str:
+def group_words(group: TemplateGroup, first: int = 3) -> str:
     """groups.group_text in markdown."""
     pages = list(dict.fromkeys(r["url"] for r in group["referrers"]))
     block = group.get("block") or ""
@@ -158,7 +159,7 @@ def as_markdown(report: Report, options: Options = DEFAULT) -> str:
         + ["| URL | wall | linked from |", "| --- | --- | --- |"],
         rows,
     )
-    fixes: dict[str, list[dict[str, Any]]] = {}
+    fixes: dict[str, list[RedirectFix]] = {}
     for fix in report.get("redirect_fixes") or ():
         if fix["kind"] == "permanent":
             fixes.setdefault(fix["from"], []).append(fix)
@@ -251,7 +252,7 @@ def _head(report: Report) -> list[str]:
 
 
 def _broken_row(
-    u: dict[str, Any], by_target: dict[str, list[dict[str, Any]]], report: Report, limit: int | None
+    u: ReportEntry, by_target: dict[str, list[TemplateGroup]], report: Report, limit: int | None
 ) -> str:
     places = place_lines(u, by_target, say=where, say_group=group_words, limit=limit, more=_more)
     error = code(u["error"]) if u["error"] else ""
@@ -265,7 +266,7 @@ def _broken_row(
     return f"| {cell(target(u))} | {cell(error)} | {_linked(places)} |"
 
 
-def _wall_row(wall: str, u: dict[str, Any], limit: int | None) -> str:
+def _wall_row(wall: str, u: ReportEntry, limit: int | None) -> str:
     """A URL a bot wall answered for: the wall and what it answered."""
     places = place_lines(u, {}, say=where, say_group=group_words, limit=limit, more=_more)
     status = f" ({code(u['status'])})" if u.get("status") is not None else ""
@@ -292,7 +293,7 @@ def _build_tables(report: Report) -> list[tuple[str, list[str]]]:
     return tables
 
 
-def _fix_row(chosen: list[dict[str, Any]], limit: int | None) -> str:
+def _fix_row(chosen: list[RedirectFix], limit: int | None) -> str:
     """A link to a permanent redirect, with every place that has it."""
     first = chosen[0]
     places = [fix_place(f) for f in chosen]
@@ -348,7 +349,7 @@ def _linked(places: list[str]) -> str:
     return "<br>".join(cell(place) for place in places)
 
 
-def _archived(u: dict[str, Any]) -> str:
+def _archived(u: ReportEntry) -> str:
     """--archive: the copy readers saw, linked with its date, and the Robust
     Links markup to paste; or why there is none."""
     copy = u.get("archived")

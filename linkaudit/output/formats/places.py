@@ -13,9 +13,11 @@ has none (``unmapped``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
+
+from linkaudit.output.report.records import Place, SourceAt
 
 MAX_REFERRERS = 5  # lychee and linkinator print a handful too
 # GitHub refuses a comment over 65,536 characters: room left for what a
@@ -44,7 +46,7 @@ class Options:
 DEFAULT = Options()
 
 
-def distinct(referrers: Iterable[dict[str, Any]]) -> list[tuple[dict[str, Any], int]]:
+def distinct(referrers: Iterable[Place]) -> list[tuple[Place, int]]:
     """Each place once, in order, with how many links it stands for:
     several links on one line of one page (a local build's file served at
     / and /index.html is one page) are one place."""
@@ -58,13 +60,13 @@ def distinct(referrers: Iterable[dict[str, Any]]) -> list[tuple[dict[str, Any], 
     return [(r, n) for r, n in seen.values()]
 
 
-def is_hop(referrer: dict[str, Any]) -> bool:
+def is_hop(referrer: Place) -> bool:
     """A referrer that is a redirect leading here, not a page's link (no
     line, and not a link only the rendered page has)."""
     return referrer["line"] is None and not referrer.get("rendered")
 
 
-def link_count(referrers: list[dict[str, Any]], count: int | None = None) -> int:
+def link_count(referrers: list[Place], count: int | None = None) -> int:
     """The links of pages to a target: to the URL itself (``count``, the
     report's ``referrer_count``, when the list was cut) and through
     redirects (``via``); a redirect that leads here is no page's link."""
@@ -74,7 +76,7 @@ def link_count(referrers: list[dict[str, Any]], count: int | None = None) -> int
     return max(count or 0, len(direct)) - hopping + len(referrers) - len(direct)
 
 
-def linked_from(referrers: list[dict[str, Any]], count: int | None = None) -> str:
+def linked_from(referrers: list[Place], count: int | None = None) -> str:
     """``linked from 1,168 pages (1,170 links), all at line 2``; redirects
     that lead here are counted apart (``; 1 redirect leads here``): a
     page's link through one is among the pages' links (``via``)."""
@@ -96,7 +98,7 @@ def linked_from(referrers: list[dict[str, Any]], count: int | None = None) -> st
 
 
 def first_places(
-    referrers: list[dict[str, Any]], limit: int | None, say: Callable[[dict[str, Any]], str]
+    referrers: list[Place], limit: int | None, say: Callable[[Place], str]
 ) -> tuple[list[str], int]:
     """The first ``limit`` distinct places in words (a place several links
     share says how many), and how many distinct places are left out."""
@@ -112,16 +114,14 @@ def more_text(more: int, verbose_hint: bool = True) -> str:
     return f"and {more:,} more: the JSON report has them all{hint}"
 
 
-def written(referrer: dict[str, Any], quote: Callable[[Any], str] = str) -> str:
+def written(referrer: Place, quote: Callable[[Any], str] = str) -> str:
     """``, written as ../missing.html`` for a place whose page wrote the
     link otherwise than its target is named (``href``); "" for any other."""
     href = referrer.get("href")
     return f", written as {quote(href)}" if isinstance(href, str) else ""
 
 
-def source_place(
-    referrer: dict[str, Any], built: str, quote: Callable[[Any], str] = str
-) -> str | None:
+def source_place(referrer: Place, built: str, quote: Callable[[Any], str] = str) -> str | None:
     """A place mapped to its source, the source first and the built file
     second: ``content/guide.md:37 (built public/guide.html:412)``; a link whose
     URL a definition holds (a reference-style link, a reST target) at the
@@ -139,12 +139,12 @@ def source_place(
     return f"{quote(at)} (built {built})"
 
 
-def _at(source: dict[str, Any]) -> str:
+def _at(source: SourceAt) -> str:
     line = source.get("line")
     return f"{source['file']}:{line}" if line is not None else str(source["file"])
 
 
-def unmapped(referrer: dict[str, Any], quote: Callable[[Any], str] = str) -> str:
+def unmapped(referrer: Place, quote: Callable[[Any], str] = str) -> str:
     """``, no source: why`` for a place --sources could not map."""
     why = referrer.get("unmapped")
     return f", no source: {quote(why)}" if isinstance(why, str) and why else ""
@@ -154,6 +154,7 @@ def unmapped(referrer: dict[str, Any], quote: Callable[[Any], str] = str) -> str
 _FIX_PLACE = ("file", "deployed", "href", "source", "unmapped")
 
 
-def fix_place(fix: dict[str, Any]) -> dict[str, Any]:
+def fix_place(fix: Mapping[str, Any]) -> Place:
     """A link of the redirect fix-list as a place, as a referrer is one."""
-    return {"url": fix["page"], "line": fix["line"], **{k: fix[k] for k in _FIX_PLACE if k in fix}}
+    place = {"url": fix["page"], "line": fix["line"], **{k: fix[k] for k in _FIX_PLACE if k in fix}}
+    return cast(Place, place)  # (a fix read back from a report: its keys as it has them)

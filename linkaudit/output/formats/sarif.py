@@ -35,6 +35,7 @@ from linkaudit.output.formats.places import fix_place
 from linkaudit.output.formats.sarifedits import written_edit
 from linkaudit.output.formats.sarifplaces import MAX_RELATED, Locator, message
 from linkaudit.output.jsontext import json_text
+from linkaudit.output.report.records import Place, RedirectFix
 from linkaudit.output.words import fix_words, group_text
 from linkaudit.rules.suggest import suggestion_text
 
@@ -79,7 +80,7 @@ def as_sarif(report: Report, options: object = None) -> str:
         target = f"{u['url']}#{gap['fragment']}"
         text = f"Link to a missing fragment: {name(target)} (the page has no such anchor)"
         results.append(at.result("missing-fragment", target, text, gap["referrers"]))
-    fixes: dict[str, list[dict[str, Any]]] = {}
+    fixes: dict[str, list[RedirectFix]] = {}
     for fix in report.get("redirect_fixes") or ():
         fixes.setdefault(fix["from"], []).append(fix)
     results.extend(_fix_result(at, chosen, root) for chosen in fixes.values())
@@ -200,7 +201,7 @@ def _fix(description: str, edits: list[tuple[dict[str, Any], dict[str, Any], str
     return {"description": message(description), "artifactChanges": list(changes.values())}
 
 
-def _fix_result(at: Locator, chosen: list[dict[str, Any]], root: str | None) -> dict[str, Any]:
+def _fix_result(at: Locator, chosen: list[RedirectFix], root: str | None) -> dict[str, Any]:
     """A link to a redirect, wherever it is, with the edit as a SARIF fix:
     the link's URL replaced by where the chain ends, on each link's line
     (the region is the line for a live page; a tool locates the URL in it)."""
@@ -235,7 +236,7 @@ def _shells_result(at: Locator, report: Report) -> dict[str, Any] | None:
     words, pages = app_shells(report)
     if not pages:
         return None
-    places = [{"url": u["url"], "line": None} for u in pages]
+    places: list[Place] = [{"url": u["url"], "line": None} for u in pages]
     related = places[1 : MAX_RELATED + 1]
     text = f"{words} ({at.name(pages[0]['url'])}: {pages[0]['app_shell']})"
     left = len(places) - 1 - len(related)
@@ -269,7 +270,8 @@ def _build_results(at: Locator, report: Report) -> list[dict[str, Any]]:
         found["locations"][0]["physicalLocation"].setdefault("region", {"startLine": 1})
         results.append(found)
     for heading, pages in orphans(report):
-        places = [{"url": u["url"], "line": 1, "file": u.get("file")} for u in pages]
+        # (a page's file as the report read back holds it: null at worst)
+        places: list[Any] = [{"url": u["url"], "line": 1, "file": u.get("file")} for u in pages]
         related = places[1 : MAX_RELATED + 1]
         text = f"{heading}: {len(pages):,} ({at.name(pages[0]['url'])} first)"
         found = {

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import functools
 import posixpath
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
 
-def written_edit(fix: dict[str, Any], root: str | None = None) -> tuple[dict[str, Any], str]:
+def written_edit(fix: Mapping[str, Any], root: str | None = None) -> tuple[dict[str, Any], str]:
     """The edit as a SARIF replacement: (deleted region, inserted text).
 
     For a local build's file, the link as written on its line (absolute,

@@ -25,6 +25,7 @@ from urllib.parse import quote
 from linkaudit.output.formats.common import Report, no_line, shown
 from linkaudit.output.formats.naming import BuildFiles, is_named, namer, repository_path
 from linkaudit.output.formats.places import distinct, link_count, linked_from
+from linkaudit.output.report.records import Place, SourceAt
 
 _SARIF_ESCAPES = str.maketrans({"\\": "\\\\", "[": "\\[", "]": "\\]", "{": "{{", "}": "}}"})
 # GitHub code scanning refuses a result with more than 1,000 locations
@@ -58,7 +59,7 @@ class Locator:
         self.name = namer(report)  # a target in words: a build's by its path
         self.files = BuildFiles(report["build"]) if is_named(report) else None
 
-    def artifact(self, referrer: dict[str, Any]) -> str:
+    def artifact(self, referrer: Place) -> str:
         """A built place's artifact: a build's file, from the root of the
         git work tree it is in, or relative to the current directory
         outside any; a page of a site by its URL."""
@@ -70,10 +71,11 @@ class Locator:
             return repository_path(file, self.report)
         return file or referrer["url"]  # (an older report's build, named by its address)
 
-    def location(self, referrer: dict[str, Any], built: bool = False) -> dict[str, Any]:
+    def location(self, referrer: Place, built: bool = False) -> dict[str, Any]:
         """A place as SARIF locates it (module doc), with its line when
         known; ``built``: the built file whatever its source (an edit's)."""
         source = None if built else _source(referrer)
+        line: int | None
         if source is not None:
             at, line = repository_path(source["file"], self.report), source.get("line")
         else:
@@ -83,7 +85,7 @@ class Locator:
             location["region"] = {"startLine": line}
         return location
 
-    def place(self, referrer: dict[str, Any]) -> dict[str, Any]:
+    def place(self, referrer: Place) -> dict[str, Any]:
         """A place as a SARIF location, with what it is when it does not
         link the target itself (a redirect that leads here, a page's link
         through one: ``via``, a link only the rendered page has), the built
@@ -109,7 +111,7 @@ class Locator:
         rule: str,
         target: str,
         text: str,
-        referrers: list[dict[str, Any]],
+        referrers: list[Place],
         count: int | None = None,
         level: str = "error",
     ) -> dict[str, Any]:
@@ -148,7 +150,7 @@ class Locator:
         return result
 
 
-def _source(referrer: dict[str, Any]) -> dict[str, Any] | None:
+def _source(referrer: Place) -> SourceAt | None:
     """The source place to locate: the definition's when the link's URL is
     written there, else the link's own; None for a place without one."""
     source = referrer.get("source")

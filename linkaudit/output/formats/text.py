@@ -37,6 +37,7 @@ from linkaudit.output.formats.common import (
 from linkaudit.output.formats.naming import for_reading
 from linkaudit.output.formats.offline import offline_line
 from linkaudit.output.formats.places import DEFAULT, Options, fix_place
+from linkaudit.output.report.records import RedirectFix, ReportEntry
 from linkaudit.output.words import broken_for, fix_text, fix_words, history_line, is_internal_error
 from linkaudit.rules.suggest import suggestion_text
 
@@ -211,7 +212,7 @@ _NOTES = (
 
 def _note_lines(report: dict[str, Any]) -> list[str]:
     """The warnings of URLs that are not broken, each kind under its heading."""
-    kinds: dict[str, list[dict[str, Any]]] = {}
+    kinds: dict[str, list[ReportEntry]] = {}
     for u in report["urls"]:
         warning = u.get("warning")
         if warning and not u.get("soft_404") and symlink_target(u) is None:
@@ -296,11 +297,11 @@ def _sitemap_lines(section: dict[str, Any] | None) -> list[str]:
     return lines
 
 
-def _fix_lines(fixes: list[dict[str, Any]], kind: str, title: str, limit: int | None) -> list[str]:
+def _fix_lines(fixes: list[RedirectFix], kind: str, title: str, limit: int | None) -> list[str]:
     """The redirect fix-list of one ``kind`` (permanent: to apply;
     temporary: to know): one finding per link to update, its places
     condensed as a broken link's are."""
-    by_from: dict[str, list[dict[str, Any]]] = {}
+    by_from: dict[str, list[RedirectFix]] = {}
     for f in fixes:
         if f["kind"] == kind:
             by_from.setdefault(f["from"], []).append(f)
@@ -318,7 +319,7 @@ def _fix_lines(fixes: list[dict[str, Any]], kind: str, title: str, limit: int | 
     return lines
 
 
-def _suggested(entry: dict[str, Any]) -> str:
+def _suggested(entry: ReportEntry) -> str:
     """``  did you mean URL? (a typo)`` after a broken URL that has a suggestion."""
     found = entry.get("suggestion")
     return f"  {suggestion_text(found, entry['url'])}" if found else ""

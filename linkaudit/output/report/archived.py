@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from linkaudit.output.report.records import (
+    ReportEntry,
+)
 from linkaudit.rules.memento import robust_link
 
 
-def archived(item: dict[str, Any], record: dict[str, Any] | None) -> int:
+def archived(item: ReportEntry, record: dict[str, Any] | None) -> int:
     """A broken entry's ``archived`` copy (--archive), with its Robust Links
     markup; none: ``archived`` null and ``archive_note`` says why.  Returns
     1 when a copy was found."""

@@ -7,7 +7,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from linkaudit.items import OUTCOMES, Outcome
 from linkaudit.output.jsontext import json_text
@@ -17,6 +17,7 @@ from linkaudit.output.report.atomic import directory_of, dumps_report, write_ato
 from linkaudit.output.report.facts import ReportFacts, now_iso
 from linkaudit.output.report.getonly import get_only_hosts
 from linkaudit.output.report.naming import in_shown_order, named_entry, named_head
+from linkaudit.output.report.records import Place, ReportEntry, Summary
 from linkaudit.output.report.rendered import RenderedPages
 from linkaudit.output.report.sections import Sections, shown
 from linkaudit.output.words import is_internal_error
@@ -66,7 +67,7 @@ def report_entries(
     report: dict[str, Any],
     facts: ReportFacts,
     late: set[str] | None = None,
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[ReportEntry]:
     """:func:`entries_of`, a build's in the order of its names."""
     entries = entries_of(state, report, facts, late)
     return entries if facts.names is None else in_shown_order(entries, facts.names)
@@ -77,7 +78,7 @@ def entries_of(
     report: dict[str, Any],
     facts: ReportFacts,
     late: set[str] | None = None,
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[ReportEntry]:
     """Each URL's entry, sorted by URL and built one at a time; once the
     last is out, ``report`` holds the rest of the report (its summary counts
     them).  The state's entries are read once (``sections.Sections``).
@@ -98,9 +99,12 @@ def entries_of(
     baseline = names.keys(baseline) if names and baseline is not None else baseline
     policy, now, files = facts.policy, facts.now, facts.files
     places = facts.sources if late is None else None
-    summary: dict[str, Any] = {"urls": 0, "pages": facts.pages, "requests": facts.requests}
-    summary.update({o: 0 for o in OUTCOMES})
-    summary.update(backoffs=facts.backoffs, pauses=facts.pauses, retries=facts.retries)
+    summary = cast(Summary, {"urls": 0, "pages": facts.pages, "requests": facts.requests})
+    tally = cast(dict[str, int], summary)  # (the outcomes' counts: keys that are Outcome's words)
+    tally.update({o: 0 for o in OUTCOMES})
+    summary["backoffs"] = facts.backoffs
+    summary["pauses"] = facts.pauses
+    summary["retries"] = facts.retries
     internal = 0
     walls: dict[str, int] = {}  # unchecked behind a bot wall, by wall (rules/walls.py)
     broken_now = set()
@@ -161,7 +165,7 @@ def entries_of(
         if build is not None:
             build.see(item)
         if places is not None:  # a build's places -> its source lines
-            places.entry(item)
+            places.entry(cast(dict[str, Any], item))  # (sources/ reads it as JSON)
         if groups is not None:
             groups.see(item)
         if item.get("app_shell"):  # its links exist only once scripts run: unchecked
@@ -174,7 +178,7 @@ def entries_of(
             # a page the database vouches for: not scanned again, not to be missed
             summary["not_modified"] = summary.get("not_modified", 0) + 1
         summary["urls"] += 1
-        summary[item["outcome"]] += 1
+        tally[item["outcome"]] += 1
         if item["outcome"] == Outcome.UNCHECKED:
             internal += is_internal_error(item)
             wall = item.get("wall")
@@ -280,7 +284,7 @@ def _epoch(stamp: str, default: float) -> float:
         return default
 
 
-def _add_files(referrers: list[dict[str, Any]], files: Callable[[str], str | None]) -> None:
+def _add_files(referrers: list[Place], files: Callable[[str], str | None]) -> None:
     for referrer in referrers:
         path = files(referrer["url"])
         if path is not None:
@@ -294,21 +298,25 @@ def _entry_item(
     max_depth: int | None,
     policy: RecheckPolicy | None,
     now: float,
-) -> dict[str, Any]:
+) -> ReportEntry:
     result = shown(entry, policy, now)
+    item: ReportEntry
     if result is None:
-        item: dict[str, Any] = {
-            "url": entry.url,
-            "near": is_near(entry.url, near),
-            "outcome": Outcome.UNCHECKED,
-            "status": None,
-            "error": unchecked_error(finish_reason, entry.depth, max_depth),
-            "method": None,
-            "content_type": None,
-            "location": None,
-        }
+        item = cast(  # (its depth and places follow)
+            ReportEntry,
+            {
+                "url": entry.url,
+                "near": is_near(entry.url, near),
+                "outcome": Outcome.UNCHECKED,
+                "status": None,
+                "error": unchecked_error(finish_reason, entry.depth, max_depth),
+                "method": None,
+                "content_type": None,
+                "location": None,
+            },
+        )
     else:
-        item = result.contract_dict()
+        item = cast(ReportEntry, result.contract_dict())  # (UrlResult's contract fields)
     item["depth"] = entry.depth
     item["referrer_count"] = entry.referrer_count
     # sorted: a resumed audit lists them as an uninterrupted one would
@@ -324,7 +332,7 @@ def write_report(path: str, state: AuditState, facts: ReportFacts) -> dict[str, 
 
     Returns the report with only the entries :func:`needed_in_summary`,
     so the rest can be freed."""
-    kept: list[dict[str, Any]] = []
+    kept: list[ReportEntry] = []
     report: dict[str, Any] = {}
     with tempfile.TemporaryFile("w+", encoding="utf-8", dir=directory_of(path)) as spool:
         first = True

@@ -15,9 +15,11 @@ downloaded) has nothing to check against: its fragments are not reported.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from linkaudit.items import Outcome
+from linkaudit.output.report.records import (
+    MissingFragment,
+)
 from linkaudit.rules.fragments import has_anchor
 from linkaudit.rules.rendered import referrer_fields
 from linkaudit.state.base import Entry
@@ -40,11 +42,11 @@ class MissingFragments:
         for target, fragment, line in result.fragments or ():
             self.wanted.setdefault(target, {}).setdefault(fragment, set()).add((entry.url, line))
 
-    def missing(self, find: Callable[[str], Entry | None]) -> dict[str, list[dict[str, Any]]]:
+    def missing(self, find: Callable[[str], Entry | None]) -> dict[str, list[MissingFragment]]:
         """Target URL -> its missing fragments, each ``{"fragment",
         "referrers"}`` (sorted, every page and line that links to it).
         ``find``: a URL's entry."""
-        missing: dict[str, list[dict[str, Any]]] = {}
+        missing: dict[str, list[MissingFragment]] = {}
         for target, fragments in self.wanted.items():
             names = _anchors(target, find)
             if names is None:

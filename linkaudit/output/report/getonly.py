@@ -5,14 +5,17 @@ what showed it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
+from linkaudit.output.report.records import (
+    GetOnlyHost,
+)
 from linkaudit.state.base import AuditState
 
 _FIELDS = (("url", str), ("head", int), ("get", int), ("reason", str))
 
 
-def get_only_hosts(state: AuditState) -> list[dict[str, Any]]:
+def get_only_hosts(state: AuditState) -> list[GetOnlyHost]:
     """``[{host, url, head, get, reason}]``, sorted by host; a record's
     field that is not of its type (an altered database or Redis) is left
     out."""
@@ -23,5 +26,5 @@ def get_only_hosts(state: AuditState) -> list[dict[str, Any]]:
             value = record.get(name)
             if type(value) is kind:
                 item[name] = value
-        hosts.append(item)
+        hosts.append(cast(GetOnlyHost, item))  # (its fields of their types only)
     return hosts

@@ -23,9 +23,9 @@ report's entries are out.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from linkaudit.items import Outcome
+from linkaudit.output.report.records import Place, ReportEntry, TemplateGroup
 from linkaudit.rules.html.landmarks import BLOCK_WORDS
 from linkaudit.rules.templates import RUN, RUNS, BlockIndex
 from linkaudit.state.base import Entry
@@ -70,15 +70,15 @@ class Groups:
 
     def __init__(self, min_pages: int = MIN_PAGES) -> None:
         self.min_pages = min_pages
-        self.targets: list[dict[str, Any]] = []
+        self.targets: list[ReportEntry] = []
 
-    def see(self, item: dict[str, Any]) -> None:
+    def see(self, item: ReportEntry) -> None:
         if (item["outcome"] == Outcome.BROKEN or item.get("soft_404")) and item["referrers"]:
             self.targets.append(item)
 
     def groups(
         self, find: Callable[[str], Entry | None], entries: Iterable[Entry] = ()
-    ) -> list[dict[str, Any]]:
+    ) -> list[TemplateGroup]:
         """Per broken target in URL order: its template groups (most pages
         first), then its page group.  ``find``: a URL's entry; ``entries``:
         every entry, for the share of pages each run of links is on."""
@@ -93,17 +93,17 @@ class Groups:
         placed = [self._placed(item, blocks) for item in self.targets]
         runs = {b for _item, by_block, _own in placed for b in by_block if b.startswith(RUN)}
         menus = self._menus(runs, entries)
-        out: list[dict[str, Any]] = []
+        out: list[TemplateGroup] = []
         for item, by_block, own in placed:
             out.extend(self._target_groups(item, by_block, own, menus))
         return out
 
     def _placed(
-        self, item: dict[str, Any], blocks: dict[str, BlockIndex]
-    ) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]], list[dict[str, Any]]]:
+        self, item: ReportEntry, blocks: dict[str, BlockIndex]
+    ) -> tuple[ReportEntry, dict[str, list[Place]], list[Place]]:
         """A target's referrers by the block each sits in; those in none."""
-        by_block: dict[str, list[dict[str, Any]]] = {}
-        own: list[dict[str, Any]] = []
+        by_block: dict[str, list[Place]] = {}
+        own: list[Place] = []
         for referrer in item["referrers"]:
             index = blocks.get(referrer["url"])
             # a link through a redirect is the page's link to the redirect
@@ -135,12 +135,12 @@ class Groups:
 
     def _target_groups(
         self,
-        item: dict[str, Any],
-        by_block: dict[str, list[dict[str, Any]]],
-        own: list[dict[str, Any]],
+        item: ReportEntry,
+        by_block: dict[str, list[Place]],
+        own: list[Place],
         menus: set[str],
-    ) -> list[dict[str, Any]]:
-        by_kind: dict[str, list[dict[str, Any]]] = {}
+    ) -> list[TemplateGroup]:
+        by_kind: dict[str, list[Place]] = {}
         signatures: dict[str, set[str]] = {}
         for signature, referrers in by_block.items():
             if signature.startswith(RUN) and signature not in menus:
@@ -163,11 +163,11 @@ class Groups:
         return found
 
 
-def _place(referrer: dict[str, Any]) -> tuple[str, int]:
+def _place(referrer: Place) -> tuple[str, int]:
     return referrer["url"], -1 if referrer["line"] is None else referrer["line"]
 
 
-def _pages(referrers: list[dict[str, Any]]) -> int:
+def _pages(referrers: list[Place]) -> int:
     """The pages among ``referrers``: a redirect that leads to the target
     (no line, not a rendered link) is no page, the pages that link it are
     (``via``); a build's file served at two URLs (``/`` and ``/index.html``)
@@ -178,13 +178,13 @@ def _pages(referrers: list[dict[str, Any]]) -> int:
 
 
 def _group(
-    item: dict[str, Any],
+    item: ReportEntry,
     kind: str,
-    referrers: list[dict[str, Any]],
+    referrers: list[Place],
     block: str | None = None,
     signatures: set[str] | None = None,
-) -> dict[str, Any]:
-    group = {
+) -> TemplateGroup:
+    group: TemplateGroup = {
         "target": item["url"],
         "kind": kind,
         "pages": _pages(referrers),

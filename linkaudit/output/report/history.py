@@ -14,6 +14,9 @@ from datetime import datetime
 from typing import Any
 
 from linkaudit.items import Outcome, UrlResult
+from linkaudit.output.report.records import (
+    ReportEntry,
+)
 from linkaudit.rules.history import Runs, extend, open_after
 from linkaudit.state.base import Entry, Past
 
@@ -41,7 +44,7 @@ class AuditHistory:
         if result is not None and result.outcome == Outcome.BROKEN:
             self.carriers.update(page for page, _ in entry.referrers)
 
-    def mark(self, item: dict[str, Any]) -> None:
+    def mark(self, item: ReportEntry) -> None:
         """Add the run fields to ``item``, an entry as the report shows it."""
         url, outcome = item["url"], item["outcome"]
         past = self.past

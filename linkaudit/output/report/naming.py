@@ -11,14 +11,17 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from linkaudit.items import FEED_FIELDS, UrlResult
+from linkaudit.output.report.records import (
+    ReportEntry,
+)
 from linkaudit.rules.names import BuildNames
 
 _ITEM_FIELDS = tuple(f.name for f in dataclasses.fields(UrlResult) if f.name in FEED_FIELDS)
 
 
 def named_entry(
-    item: dict[str, Any], names: BuildNames, files: Callable[[str], str | None] | None
-) -> dict[str, Any]:
+    item: ReportEntry, names: BuildNames, files: Callable[[str], str | None] | None
+) -> ReportEntry:
     """An entry of a build's report as outputs show it: every string that
     held the internal address holds the shown name, and an entry of a file
     the build serves names it (``file``, as its referrers do)."""
@@ -27,7 +30,8 @@ def named_entry(
         path = files(url)
         if path is not None:
             item["file"] = path
-    return names.translate(item)
+    named: ReportEntry = names.translate(item)
+    return named
 
 
 def named_head(report: dict[str, Any], names: BuildNames) -> dict[str, Any]:
@@ -56,7 +60,7 @@ def named_item(
     return dataclasses.replace(item, **fields)
 
 
-def in_shown_order(items: Iterable[dict[str, Any]], names: BuildNames) -> Iterator[dict[str, Any]]:
+def in_shown_order(items: Iterable[ReportEntry], names: BuildNames) -> Iterator[ReportEntry]:
     """A build's entries, translated, sorted by their names as the report
     promises (``urls`` sorted by ``url``), from entries sorted by the
     audit's own URLs, an entry at a time.
@@ -68,7 +72,7 @@ def in_shown_order(items: Iterable[dict[str, Any]], names: BuildNames) -> Iterat
     port of 127.0.0.1) are held until it has passed: a few, whatever the
     build's size."""
     prefix = names.url
-    held: deque[dict[str, Any]] = deque()
+    held: deque[ReportEntry] = deque()
     passed = False
     for item in items:
         url = item["url"]

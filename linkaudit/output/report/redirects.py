@@ -19,10 +19,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import cast
 from urllib.parse import urlsplit
 
 from linkaudit.items import Outcome
+from linkaudit.output.report.records import (
+    Place,
+    RedirectFix,
+)
 from linkaudit.rules.rendered import referrer_fields, source_line
 from linkaudit.state.base import Entry
 
@@ -57,7 +61,7 @@ class RedirectFixes:
             if links:
                 self.places[entry.url] = links
 
-    def through(self, url: str) -> list[dict[str, Any]]:
+    def through(self, url: str) -> list[Place]:
         """The pages' links that reach ``url`` through redirects (after
         :meth:`see` saw every entry): each a referrer of the report with
         ``via``, the redirecting URL the page links (the first of the
@@ -82,7 +86,7 @@ class RedirectFixes:
         self,
         find: Callable[[str], Entry | None],
         files: Callable[[str], str | None] | None = None,
-    ) -> list[dict[str, Any]]:
+    ) -> list[RedirectFix]:
         """One fix per link occurrence to a redirecting URL, sorted by page
         and line.  ``find``: a URL's entry, for the chains' ends; ``files``:
         a local build's page URL -> its file (``file``)."""
@@ -122,7 +126,10 @@ class RedirectFixes:
             for page, line in links:
                 path = files(page) if files is not None else None
                 fixes.append(
-                    {"page": page, "line": line, **fix, **({"file": path} if path else {})}
+                    cast(  # (the chain's fields between the place and its file)
+                        RedirectFix,
+                        {"page": page, "line": line, **fix, **({"file": path} if path else {})},
+                    )
                 )
         fixes.sort(key=lambda f: (f["page"], f["line"], f["from"]))
         return fixes

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from linkaudit.output.report.records import ReportEntry, Summary
+
 
 class RenderedPages:
     """Sees the entries with ``render``; adds the section and its counts.
@@ -26,7 +28,7 @@ class RenderedPages:
         self.rendered = 0
         self.requests = 0
 
-    def see(self, item: dict[str, Any]) -> None:
+    def see(self, item: ReportEntry) -> None:
         render = item["render"]
         failed = bool(render.get("error"))
         if item.get("not_modified") or item.get("from_cache"):
@@ -37,7 +39,7 @@ class RenderedPages:
             self.rendered += not failed
         self.pages.append({"page": item["url"], **render})
 
-    def counts(self, summary: dict[str, Any]) -> None:
+    def counts(self, summary: Summary) -> None:
         """The summary's counts of renders."""
         if self.mode == "never" and not self.pages:
             return

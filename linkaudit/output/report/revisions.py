@@ -22,6 +22,9 @@ from typing import Any
 from linkaudit.items import FEED_FIELDS, UrlResult
 from linkaudit.output.report.build import report_entries
 from linkaudit.output.report.facts import ReportFacts
+from linkaudit.output.report.records import (
+    ReportEntry,
+)
 from linkaudit.state.base import AuditState
 
 # an item's fields that an entry of the report may leave out (the optional
@@ -45,7 +48,7 @@ def revisions(state: AuditState, facts: ReportFacts) -> Iterator[dict[str, Any]]
             yield feed_item(entry)
 
 
-def feed_item(entry: dict[str, Any]) -> dict[str, Any]:
+def feed_item(entry: ReportEntry) -> dict[str, Any]:
     """A report entry as a revising feed item: every field of an item, in
     the feed's order (docs/item.schema.json)."""
     item = {name: entry.get(name, _DEFAULTS.get(name)) for name in FEED_FIELDS}

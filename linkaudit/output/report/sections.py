@@ -26,6 +26,9 @@ from linkaudit.output.report.fragments import MissingFragments
 from linkaudit.output.report.groups import Groups
 from linkaudit.output.report.kept import KeptEntries
 from linkaudit.output.report.offline import OfflineCheck, offline_entry
+from linkaudit.output.report.records import (
+    MissingFragment,
+)
 from linkaudit.output.report.redirects import RedirectFixes, looped
 from linkaudit.output.report.sitemap import SitemapSection
 from linkaudit.output.report.soft404 import Soft404s
@@ -112,7 +115,7 @@ class Sections:
         entry = entries[at]
         return entry if entry.url == url else None
 
-    def missing_fragments(self) -> dict[str, list[dict[str, Any]]]:
+    def missing_fragments(self) -> dict[str, list[MissingFragment]]:
         """Target URL -> its missing fragments (none unless asked for); what
         the builder gathered is freed (every link to a fragment: a set of
         places each)."""

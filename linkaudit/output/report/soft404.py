@@ -9,9 +9,10 @@ link.  The probes themselves are no links: never entries of the report.
 
 from __future__ import annotations
 
-from typing import Any
-
 from linkaudit.items import Outcome
+from linkaudit.output.report.records import (
+    ReportEntry,
+)
 from linkaudit.rules.soft404 import is_probe, pattern_of, resemblance
 from linkaudit.state.base import Entry
 
@@ -38,7 +39,7 @@ class Soft404s:
     def skip(url: str) -> bool:
         return is_probe(url)
 
-    def judge(self, entry: Entry, item: dict[str, Any]) -> bool:
+    def judge(self, entry: Entry, item: ReportEntry) -> bool:
         """Mark the entry when it is a soft 404; whether it is one."""
         result = entry.result
         if result is None or item["outcome"] != Outcome.OK:

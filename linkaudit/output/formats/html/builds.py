@@ -4,8 +4,6 @@ links out (``formats/builds.py``: the words every format shares)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from linkaudit.output.formats.builds import (
     NOT_PAGES,
     ORPHANS,
@@ -24,6 +22,7 @@ from linkaudit.output.formats.html.parts import (
     places,
     section,
 )
+from linkaudit.output.report.records import ReportEntry
 
 # the sections, for the page's table of contents
 NAV = (("orphans", "Orphans"), ("not-pages", "Not pages"), ("symlinks-out", "Symbolic links out"))
@@ -81,7 +80,7 @@ def _symlinks_section(report: Report) -> str:
     return section("symlinks-out", SYMLINKS_OUT, len(found), body)
 
 
-def _symlink_card(u: dict[str, Any]) -> str:
+def _symlink_card(u: ReportEntry) -> str:
     where = places(u["referrers"], u["referrer_count"])
     return (
         f'<article class="target" data-url="{esc(u["url"])}" data-outcome="ok">'

@@ -6,8 +6,6 @@ content as one: a link on one page only is its card, not a group of one)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from linkaudit.items import Outcome
 from linkaudit.output.formats.builds import symlink_target
 from linkaudit.output.formats.common import Report, app_shells, missing_fragments, rendered
@@ -24,11 +22,12 @@ from linkaudit.output.formats.html.parts import (
 )
 from linkaudit.output.formats.html.trend import broken_for
 from linkaudit.output.formats.places import linked_from
+from linkaudit.output.report.records import MissingFragment, ReportEntry, TemplateGroup
 from linkaudit.output.words import and_more, block_name
 from linkaudit.rules.suggest import WHY, suggestion_target
 
 
-def _target(entry: dict[str, Any], url: str, why: str, where: str, new: bool, h: int = 3) -> str:
+def _target(entry: ReportEntry, url: str, why: str, where: str, new: bool, h: int = 3) -> str:
     """A card: the target, what is wrong with it, where it is linked."""
     mark = " " + badge("new", "new") if new else ""
     far = "" if entry["near"] else ' <span class="muted">(another site)</span>'
@@ -39,9 +38,7 @@ def _target(entry: dict[str, Any], url: str, why: str, where: str, new: bool, h:
     )
 
 
-def _broken_card(
-    u: dict[str, Any], templates: dict[str, list[dict[str, Any]]], report: Report
-) -> str:
+def _broken_card(u: ReportEntry, templates: dict[str, list[TemplateGroup]], report: Report) -> str:
     why = f"{outcome_badge('broken', u['status'])} {esc(u['error'])}{_suggested(u)}"
     why += broken_for(u, report) + _archived(u)
     where = places(u["referrers"], u["referrer_count"])
@@ -57,13 +54,13 @@ def _broken_card(
     return _target(u, u["url"], why, where, bool(u.get("new")))
 
 
-def _gap_card(u: dict[str, Any], gap: dict[str, Any]) -> str:
+def _gap_card(u: ReportEntry, gap: MissingFragment) -> str:
     why = f"No element with the id <code>{esc(gap['fragment'])}</code> on the page."
     url = f"{u['url']}#{gap['fragment']}"
     return _target(u, url, why, places(gap["referrers"]), bool(gap.get("new")))
 
 
-def _soft_card(u: dict[str, Any]) -> str:
+def _soft_card(u: ReportEntry) -> str:
     why = f"{badge('soft 404', 'warn')} {esc(u.get('warning'))}"
     where = places(u["referrers"], u["referrer_count"])
     return _target(u, u["url"], why, where, bool(u.get("new")))
@@ -74,7 +71,7 @@ def broken_section(report: Report) -> str:
     it (new ones first, with a baseline)."""
     broken = [u for u in report["urls"] if u["outcome"] == Outcome.BROKEN]
     broken.sort(key=lambda u: not u.get("new"))  # stable: URL order within
-    templates: dict[str, list[dict[str, Any]]] = {}
+    templates: dict[str, list[TemplateGroup]] = {}
     for g in report.get("groups") or ():
         if g["kind"] == "template":
             templates.setdefault(g["target"], []).append(g)
@@ -154,11 +151,11 @@ def _fixed_section(report: Report) -> str:
     return section("fixed", "Fixed since the baseline", len(fixed), text)
 
 
-def _group_status(group: dict[str, Any]) -> str:
+def _group_status(group: TemplateGroup) -> str:
     return esc(group["status"] if group.get("status") is not None else group.get("error"))
 
 
-def says_more(group: dict[str, Any]) -> bool:
+def says_more(group: TemplateGroup) -> bool:
     """A group the broken-links list does not already say: a template
     link, or a link in the own content of several pages.  A broken link on
     one page is its card above, not a group of one."""
@@ -204,7 +201,7 @@ def groups_section(report: Report) -> str:
     return section("groups", "Grouped findings", len(groups), body)
 
 
-def _archived(u: dict[str, Any]) -> str:
+def _archived(u: ReportEntry) -> str:
     """--archive: the copy readers saw (linked, with its date) and the
     Robust Links markup to paste; or why there is none."""
     copy = u.get("archived")
@@ -220,7 +217,7 @@ def _archived(u: dict[str, Any]) -> str:
     return ""
 
 
-def _suggested(u: dict[str, Any]) -> str:
+def _suggested(u: ReportEntry) -> str:
     """A broken URL's suggestion: ``did you mean <a>URL</a>? (a typo)``."""
     found = u.get("suggestion")
     if not found:

@@ -4,8 +4,6 @@ never checked (blocked, unchecked)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from linkaudit.output.formats.common import Report, walled
 from linkaudit.output.formats.html.buildlinks import BUILD
 from linkaudit.output.formats.html.parts import (
@@ -18,6 +16,7 @@ from linkaudit.output.formats.html.parts import (
     section,
 )
 from linkaudit.output.formats.places import is_hop
+from linkaudit.output.report.records import RedirectFix, ReportEntry
 
 
 def redirects_section(report: Report) -> str:
@@ -57,7 +56,7 @@ def redirects_section(report: Report) -> str:
     return section("redirects", "Redirects", len(fixes), body)
 
 
-def _fix_row(fix: dict[str, Any]) -> str:
+def _fix_row(fix: RedirectFix) -> str:
     notes = []
     if fix["loop"]:
         notes.append(badge("loop", "bad"))
@@ -161,7 +160,7 @@ def _wall_item(wall: str, n: int) -> str:
     return f'<li data-wall="{esc(wall)}">{esc(wall)}: {count("walled", n)}</li>'
 
 
-def _first_place(entry: dict[str, Any]) -> str:
+def _first_place(entry: ReportEntry) -> str:
     """The first page and line that link ``entry`` (a page before a
     redirect that leads there), and how many more."""
     referrers = entry["referrers"]

@@ -16,6 +16,7 @@ from urllib.parse import quote
 from linkaudit.output.formats.common import no_line, shown
 from linkaudit.output.formats.html.buildlinks import BUILD
 from linkaudit.output.formats.places import is_hop
+from linkaudit.output.report.records import Place, SourceAt
 
 SHOWN_REFERRERS = 5  # a target's first pages in view; the rest behind <details>
 # Items a static list holds: past this, a list points at the all-URLs table,
@@ -79,7 +80,7 @@ def section(ident: str, title: str, n: int | None, body: str, level: int = 2) ->
     return f'<div id="{ident}" class="sub">{head}</div>'
 
 
-def places(referrers: list[dict[str, Any]], total: int | None = None) -> str:
+def places(referrers: list[Place], total: int | None = None) -> str:
     """The pages and lines that link to a target: the first few in view,
     the rest (to LIST_LIMIT) behind <details>; ``total``: the link count,
     when the report kept fewer referrers than it counted."""
@@ -105,13 +106,13 @@ def places(referrers: list[dict[str, Any]], total: int | None = None) -> str:
     return html
 
 
-def _no_line(referrer: dict[str, Any]) -> str:
+def _no_line(referrer: Place) -> str:
     """Why a referrer has no line, as the text says it (a redirect here)."""
     why = no_line(referrer)
     return "redirects here" if why == "redirect" else why
 
 
-def _place_list(referrers: Iterable[dict[str, Any]]) -> str:
+def _place_list(referrers: Iterable[Place]) -> str:
     items = []
     build = BUILD.get()
     for r in referrers:
@@ -139,7 +140,7 @@ def _place_list(referrers: Iterable[dict[str, Any]]) -> str:
     return f'<ul class="places">{"".join(items)}</ul>'
 
 
-def _source(referrer: dict[str, Any]) -> str:
+def _source(referrer: Place) -> str:
     """A place's source file and line (``source``; a link whose URL a
     definition holds: the definition's), a link to the file when the page
     can reach it; "" for a place without one."""
@@ -148,16 +149,17 @@ def _source(referrer: dict[str, Any]) -> str:
         return ""
     defined = source.get("defined")
     said = ""
+    at: SourceAt = source  # the line to edit
     if isinstance(defined, dict) and isinstance(defined.get("file"), str):
         used = f"line {source.get('line')}"
         if defined["file"] != source["file"]:
             used = f"{source['file']}:{source.get('line')}"
         said = f' <span class="muted">(the definition of the link at {esc(used)})</span>'
-        source = defined
+        at = defined
     build = BUILD.get()
-    href = build.source_href(source["file"]) if build is not None else None
-    name = build.files.file(source["file"]) if build is not None else source["file"]
-    line = f' <span class="line">line {esc(source["line"])}</span>' if source.get("line") else ""
+    href = build.source_href(at["file"]) if build is not None else None
+    name = build.files.file(at["file"]) if build is not None else at["file"]
+    line = f' <span class="line">line {esc(at["line"])}</span>' if at.get("line") else ""
     return anchor(name, href) + line + said
 
 

@@ -6,6 +6,7 @@ their files and linked to them (``buildlinks.py``)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from linkaudit.output.formats.common import Report
@@ -38,11 +39,11 @@ COLUMNS = (
 )
 
 
-def _rank(entry: dict[str, Any]) -> tuple[int, str]:
+def _rank(entry: Mapping[str, Any]) -> tuple[int, str]:
     return SEVERITY.index(entry["outcome"]), entry["url"]
 
 
-def table_row(entry: dict[str, Any]) -> dict[str, Any]:
+def table_row(entry: Mapping[str, Any]) -> dict[str, Any]:
     """What the table shows of an entry: its columns, its flags when set,
     and its first referrer (``from``: url, line)."""
     row = {k: entry[k] for k in ROW_KEYS if entry.get(k) is not None}

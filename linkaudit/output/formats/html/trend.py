@@ -18,6 +18,7 @@ from linkaudit.items import Outcome
 from linkaudit.output.formats.common import Report
 from linkaudit.output.formats.html.chart import chart, figures, when
 from linkaudit.output.formats.html.parts import count, esc, link, section
+from linkaudit.output.report.records import ReportEntry
 from linkaudit.output.words import age
 
 LONGEST = 10  # URLs (and pages) in the "longest broken" lists
@@ -37,7 +38,7 @@ def _run(since: str, audits: int, now: str) -> str:
     )
 
 
-def broken_for(entry: dict[str, Any], report: Report) -> str:
+def broken_for(entry: ReportEntry, report: Report) -> str:
     """Beside a broken link: ``broken for 12 days, 5 audits``, or ``new``
     in the first audit that found it broken; "" without ``--db``."""
     since, audits = entry.get("broken_since"), entry.get("audits_broken")

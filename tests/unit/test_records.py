@@ -1,0 +1,77 @@
+"""The report's typed records (``output/report/records.py``, ``items.Place``)
+say what docs/report.schema.json says: each names the fields its JSON
+shape has, no other (but those a format adds as it reads), the required
+ones required.  The type checker holds the code to the records; this holds
+the records to the contract, so neither drifts from the other."""
+
+from __future__ import annotations
+
+import typing
+from typing import Any
+
+import pytest
+
+from linkaudit.output.report import records
+from tests.conftest import SCHEMA
+
+DEFS, TOP = SCHEMA["$defs"], SCHEMA["properties"]
+
+# record -> (its shape in the schema, the fields it has beside the schema's)
+SHAPES: dict[str, tuple[dict[str, Any], set[str]]] = {
+    # deployed: a format's reading of a build's report (formats/naming.py)
+    "Place": (DEFS["referrer"], {"deployed"}),
+    "SourceLine": (DEFS["source"], set()),
+    "SourceAt": (DEFS["source"]["properties"]["defined"], set()),
+    "Summary": (TOP["summary"], set()),
+    "GetOnlyHost": (TOP["summary"]["properties"]["get_only_hosts"]["items"], set()),
+    "TemplateGroup": (TOP["groups"]["items"], set()),
+    "RedirectFix": (TOP["redirect_fixes"]["items"], set()),
+    # new: a missing fragment no baseline had (build.py, --baseline)
+    "MissingFragment": (DEFS["url"]["properties"]["missing_fragments"]["items"], {"new"}),
+    "BuildSection": (TOP["build"], set()),
+    "BuildSources": (TOP["build"]["properties"]["sources"], set()),
+    "NotPage": (TOP["build"]["properties"]["not_pages"]["items"], set()),
+    # file: a build's entry names its file (report/naming.py); deployed: as Place's
+    "ReportEntry": (DEFS["url"], {"file", "deployed"}),
+}
+
+
+def _fields(record: type) -> tuple[set[str], set[str]]:
+    """(required, optional) fields of a TypedDict, read from its hints
+    (``__required_keys__`` misses NotRequired under postponed annotations)."""
+    hints = typing.get_type_hints(record, include_extras=True)
+    required = set()
+    for name, hint in hints.items():
+        origin = typing.get_origin(hint)
+        if origin is typing.Required or (origin is not typing.NotRequired and record.__total__):
+            required.add(name)
+    return required, set(hints) - required
+
+
+def test_every_record_is_checked():
+    assert set(SHAPES) == set(records.__all__)
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_a_record_has_the_fields_of_its_shape(name):
+    shape, beside = SHAPES[name]
+    required, optional = _fields(getattr(records, name))
+    assert required | optional == set(shape["properties"]) | beside
+    assert required == set(shape.get("required", ()))
+
+
+def test_records_are_types_only():
+    """A record is a plain dict at run time: what the report writes."""
+    fix: records.RedirectFix = {
+        "page": "p",
+        "line": 1,
+        "from": "a",
+        "to": "b",
+        "kind": "permanent",
+        "statuses": [301],
+        "hops": 1,
+        "final_outcome": "ok",
+        "final_status": 200,
+        "loop": False,
+    }
+    assert type(fix) is dict
