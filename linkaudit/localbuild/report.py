@@ -128,9 +128,9 @@ class BuildReport:
         for target, gaps in missing.items():
             for gap in gaps:
                 for referrer in gap["referrers"]:
-                    # (a rendered link's place has no line: not guarded here, as the
-                    # entries' are above; left as it was, the types say so)
-                    wanted[referrer["url"]][referrer["line"]].add(target)  # type: ignore[index]
+                    line = referrer["line"]
+                    if line is not None:  # (a rendered link's place has no line to read)
+                        wanted[referrer["url"]][line].add(target)
         self._read_places(wanted)
 
     def _read_places(self, wanted: dict[str, dict[int, set[str]]]) -> None:
