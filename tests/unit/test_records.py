@@ -26,13 +26,12 @@ SHAPES: dict[str, tuple[dict[str, Any], set[str]]] = {
     "GetOnlyHost": (TOP["summary"]["properties"]["get_only_hosts"]["items"], set()),
     "TemplateGroup": (TOP["groups"]["items"], set()),
     "RedirectFix": (TOP["redirect_fixes"]["items"], set()),
-    # new: a missing fragment no baseline had (build.py, --baseline)
-    "MissingFragment": (DEFS["url"]["properties"]["missing_fragments"]["items"], {"new"}),
+    "MissingFragment": (DEFS["url"]["properties"]["missing_fragments"]["items"], set()),
     "BuildSection": (TOP["build"], set()),
     "BuildSources": (TOP["build"]["properties"]["sources"], set()),
     "NotPage": (TOP["build"]["properties"]["not_pages"]["items"], set()),
-    # file: a build's entry names its file (report/naming.py); deployed: as Place's
-    "ReportEntry": (DEFS["url"], {"file", "deployed"}),
+    # deployed: as Place's
+    "ReportEntry": (DEFS["url"], {"deployed"}),
 }
 
 
