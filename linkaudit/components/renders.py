@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 from scrapy.http import Request, Response
 from twisted.python.failure import Failure
@@ -28,6 +29,14 @@ from linkaudit.components.pages import Pages
 from linkaudit.meta import CHECK_URL, DEPTH, PHASE, REFERRER, RENDER, RENDERED
 from linkaudit.network.failures import failed_request
 from linkaudit.rules.rendered import RenderFacts
+
+# a render request's download slot, by its host (rendering/paced.py)
+RENDER_SLOT = "{} (renders)"
+
+
+def slot_of_render(host: str) -> str:
+    return RENDER_SLOT.format(host)
+
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +68,8 @@ class Renders:
             "verbatim_url": True,
             # the page's own answer stands for its robots.txt check: asked already
             "dont_obey_robotstxt": True,
+            # not its host's slot: the browser's requests wait there (paced.py)
+            "download_slot": slot_of_render(urlsplit(response.url).hostname or ""),
         }
         if reply.referrer:
             meta[REFERRER] = reply.referrer
