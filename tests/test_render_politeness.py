@@ -187,8 +187,8 @@ def test_a_burst_of_requests_ends_with_its_pages_render(tmp_path):
     settle = 2.0
     with TestServer(routes) as site:
         out = run(
-            tmp_path, f"{site.url}/", "--render", "always", "--delay", "0.2",
-            "-s", "LINKAUDIT_DELAY_MARGIN=0", "-s", f"LINKAUDIT_RENDER_SETTLE={settle}",
+            tmp_path, f"{site.url}/", "--render", "always", "--delay", "0.3",
+            "-s", "LINKAUDIT_DELAY_MARGIN=0.2", "-s", f"LINKAUDIT_RENDER_SETTLE={settle}",
             "--report", "r.json", timeout=120,
         )  # fmt: skip
         log = list(site.log)
@@ -196,11 +196,57 @@ def test_a_burst_of_requests_ends_with_its_pages_render(tmp_path):
     report = json.loads((tmp_path / "r.json").read_text())
     validate(report)
     sent = [h for h in log if h.path.startswith("/burst/")]
-    # about settle / delay of them (2 s at 0.2 s: ten), never the hundred
-    assert 2 <= len(sent) <= 20, len(sent)
+    # about settle / delay of them (2 s at 0.5 s: four, more under load,
+    # when the page's DOM is read late), never the hundred
+    assert 2 <= len(sent) <= 40, len(sent)
     arrivals = [h.arrived for h in sent]
-    assert min(b - a for a, b in itertools.pairwise(arrivals)) >= 0.2 - 0.05
-    assert report["summary"]["requests"] == len(log)
+    assert min(b - a for a, b in itertools.pairwise(arrivals)) >= 0.3 - 0.05
+    assert report["summary"]["requests"] == len(log), (
+        str([(h.method, h.path) for h in log]),
+        report["summary"],
+    )
+
+
+def test_a_redirect_the_browser_meets_is_asked_of_robots_txt_too(tmp_path):
+    """A script's request that redirects: the target is one more request of
+    the page, asked of the audit's rules first: an allowed one reaches the
+    script (the link it builds from it is checked), one robots.txt
+    disallows is never requested."""
+    app = (
+        "fetch('/moved').then(function (r) { return r.json(); }).then(function (j) {"
+        "  document.getElementById('root').innerHTML = '<a href=\"/' + j.next + '\">n</a>';"
+        "});"
+        "fetch('/moved-private').catch(function () {});"
+    )
+    routes = {
+        "/": shell("/app.js"),
+        "/app.js": Route(body=app, content_type="text/javascript"),
+        "/moved": Route(status=302, headers={"Location": "/data.json"}),
+        "/moved-private": Route(status=302, headers={"Location": "/private/x.json"}),
+        "/data.json": Route(body='{"next": "target"}', content_type="application/json"),
+        "/private/x.json": Route(body="{}", content_type="application/json"),
+        "/target": "<p>the target</p>",
+        "/robots.txt": Route(
+            body="User-agent: *\nDisallow: /private/\n", content_type="text/plain"
+        ),
+    }
+    with TestServer(routes) as site:
+        out = run(
+            tmp_path, f"{site.url}/", "--render", "always", "--delay", "0", "--report", "r.json"
+        )
+        log = list(site.log)
+    assert out.returncode == 0, out.stdout + out.stderr[-2000:]
+    report = json.loads((tmp_path / "r.json").read_text())
+    validate(report)
+    paths = [h.path for h in log]
+    assert "/data.json" in paths and "/private/x.json" not in paths
+    assert f"{site.url}/target" in {u["url"] for u in report["urls"]}
+    (home,) = [r for r in report["rendered"] if r["page"] == f"{site.url}/"]
+    assert home["requests"] == 4 and home["refused"] == 1  # app.js, 2 redirects, 1 target
+    assert report["summary"]["requests"] == len(log), (
+        str([(h.method, h.path) for h in log]),
+        report["summary"],
+    )
 
 
 def test_a_websocket_is_asked_of_robots_txt_too(tmp_path):

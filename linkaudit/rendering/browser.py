@@ -62,7 +62,7 @@ from linkaudit.config import config_of
 from linkaudit.meta import RENDER, RENDERED
 from linkaudit.rendering.memory import Watchdog
 from linkaudit.rendering.paced import PacedFetch
-from linkaudit.rendering.page import PageRead, PageSession, close_page
+from linkaudit.rendering.page import PageRead, PageSession
 from linkaudit.rendering.reach import Reach
 from linkaudit.signals import request_sent
 
@@ -267,11 +267,11 @@ class Browser:
             return await asyncio.wait_for(asyncio.shield(task), self.timeout)
         except TimeoutError:
             task.cancel()
-            await close_page(session.page)
+            await session.close()
             raise RenderTimeout(f"it did not finish within {self.timeout:g} s") from None
         except asyncio.CancelledError:
             task.cancel()
-            await close_page(session.page)
+            await session.close()
             if session in self.stopped:  # by the memory bound, not by the crawl
                 raise RenderMemory(
                     f"the browser used more than {self.memory // MiB} MiB (LINKAUDIT_RENDER_MEMORY)"
@@ -314,7 +314,7 @@ class Browser:
         except PageRead:
             pass
         finally:
-            await close_page(session.page)
+            await session.close()
         if not session.done:  # (scrapy-playwright gave an answer without running the read)
             raise RenderFailed("the browser gave no DOM")
         answer: Response = request.meta[RENDER]

@@ -4,9 +4,12 @@ host's pace.
 A rendered page's scripts, styles and data requests (those ``reach.py``
 admits) are not sent by the browser: each becomes a request of the audit
 that Scrapy's downloader sends (``engine.download_async``), and its answer
-is given to the browser (``route.fulfill``).  So each waits in its host's
-download slot as the audit's own requests do, and what ``hosts/`` sets
-there holds for it:
+is given to the browser (``route.fulfill``).  Its redirects are followed
+here, each target asked of the page's rules first and counted as a request
+of the page: the browser would follow them out of its routes' sight (the
+old way let a redirect reach what robots.txt disallows).  So each waits in
+its host's download slot as the audit's own requests do, and what
+``hosts/`` sets there holds for it:
 
 - the per-host delay and its margin (``hosts/pacing.py``), robots.txt's
   ``Crawl-delay`` (``hosts/crawldelay.py``) and the back-off's slower pace,
@@ -21,27 +24,26 @@ there holds for it:
 They pass the downloader middlewares (``--header``/``--auth`` for the
 site's hosts, the cookie jar, Web Bot Auth signatures) and are counted as
 the audit's requests are, when sent (``summary.requests``; a shared audit's
-count in Redis).  A redirect is given to the browser as it came: the
-browser asks for its target, which ``reach.py`` admits or refuses anew
-(followed here, the target would escape that check).  A body larger than
-``LINKAUDIT_PAGE_MAXSIZE`` (compressed or expanded) is refused, as a
-failed request: a script cut short would run wrong.  Whatever the
-downloader cannot get (refused, timed out, a host that cannot be reached)
-is a failed request for the page, never an error of the audit.
+count in Redis).  A body larger than ``LINKAUDIT_PAGE_MAXSIZE``
+(compressed or expanded) is refused, as a failed request: a script cut
+short would run wrong.  Whatever the downloader cannot get (refused, timed
+out, a host that cannot be reached) is a failed request for the page, never
+an error of the audit.
 
 A page's own render request is not in its host's slot
-(``components/renders.py``: ``slot_of_render``):
-it sends nothing to the host (its document is the crawl's answer), and
-waiting there it would hold a place its own scripts need (with one
-connection a host, they would wait for it until the render's time cap).
+(``components/renders.py``: ``slot_of_render``): it sends nothing to the
+host (its document is the crawl's answer), and waiting there it would hold
+a place its own scripts need (with one connection a host, they would wait
+for it until the render's time cap).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Protocol
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from playwright.async_api import Request as BrowserRequest
 from playwright.async_api import Route
@@ -54,8 +56,12 @@ from linkaudit import internals
 from linkaudit.config import config_of
 from linkaudit.hosts.holds import HostHolds
 from linkaudit.meta import BROWSER, HELD_BY_ANSWER, MAXSIZE, TRUNCATED
+from linkaudit.rules.rendered import RenderFacts
 
 logger = logging.getLogger(__name__)
+
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
+MAX_REDIRECTS = 20  # as Chromium gives up
 
 # request headers the downloader sets itself: the connection's, and the
 # encodings (the decompression middleware's, to its caps)
@@ -91,35 +97,46 @@ class PacedFetch:
 
     async def __call__(self, route: Route, request: BrowserRequest, page: Rendering) -> None:
         """Answer the browser's ``request`` for ``page`` (a request of a
-        page that no longer renders is never sent)."""
+        page that no longer renders is never sent).  Whatever fails, the
+        route is aborted, never left to the next handler: scrapy-playwright's
+        would have the browser send it itself, out of the host's pace."""
+        try:
+            await self._answer(route, request, page)
+        except Exception as exc:  # noqa: BLE001 (its page closed meanwhile, most often)
+            logger.debug("%s asked by a rendered page: %s", request.url, exc)
+            await _abort(route)
+
+    async def _answer(self, route: Route, request: BrowserRequest, page: Rendering) -> None:
+        if not page.alive():
+            await _abort(route)
+            return
         headers = {
             name: value
             for name, value in (await request.all_headers()).items()
             if name.lower() not in NOT_SENT and not name.startswith(":")
         }
-        for name, value in fetch_metadata(request).items():
-            headers.setdefault(name, value)
+        kind = request.resource_type
+        try:
+            origin = request.frame.url
+        except Exception:  # noqa: BLE001 (a detached frame: no page to compare with)
+            origin = None
         ours = Request(
             request.url,
             method=request.method,
-            headers=headers,
+            headers={**fetch_metadata(kind, origin, request.url), **headers},
             dont_filter=True,
             meta={
                 BROWSER: True,
                 # reach.py asked robots.txt (the crawl's parsers) already
                 "dont_obey_robotstxt": True,
-                "dont_redirect": True,
+                "dont_redirect": True,  # followed below, each hop asked of reach.py
                 "dont_retry": True,
                 "handle_httpstatus_all": True,
                 "download_maxsize": self.maxsize,
                 MAXSIZE: self.maxsize,
             },
         )
-        try:
-            response = await self._download(ours, page)
-        except Exception as exc:  # noqa: BLE001 (the page's request failed, not the audit)
-            logger.debug("%s asked by a rendered page: %s", request.url, exc)
-            response = None
+        response = await self._followed(ours, kind, origin, page)
         if response is None or response.meta.get(TRUNCATED) or not page.alive():
             await _abort(route)
             return
@@ -129,6 +146,35 @@ class PacedFetch:
             )
         except Exception:  # noqa: BLE001 (its page closed meanwhile)
             pass
+
+    async def _followed(
+        self, request: Request, kind: str, origin: str | None, page: Rendering
+    ) -> Response | None:
+        """The answer, its redirects followed here: the browser would
+        follow them out of its routes' sight, so each target is asked of
+        the page's rules (``reach.py``) as a request of its own, and
+        counted so; None: it failed, or a target was refused."""
+        for _ in range(MAX_REDIRECTS + 1):
+            try:
+                response = await self._download(request, page)
+            except Exception as exc:  # noqa: BLE001 (the page's request failed, not the audit)
+                logger.debug("%s asked by a rendered page: %s", request.url, exc)
+                return None
+            location = response.headers.get(b"Location") if response is not None else None
+            if response is None or response.status not in REDIRECTS or not location:
+                return response
+            target = urljoin(request.url, location.decode("latin-1").strip())
+            method = "GET" if response.status in (301, 302, 303) else request.method
+            if not target.startswith(("http:", "https:")) or await page.admit(
+                target, method, False
+            ):
+                page.facts.refused += 1
+                return None
+            page.facts.requests += 1
+            headers = fetch_metadata(kind, origin, target)
+            request = request.replace(url=target, method=method)
+            request.headers.update(headers)
+        return None  # too many redirects, as a browser gives up
 
     async def _download(self, request: Request, page: Rendering) -> Response | None:
         """The answer, after the host's hold if it has one; asked again
@@ -177,6 +223,9 @@ class Rendering(Protocol):
     ``PageSession``)."""
 
     pending: set[Request]  # its requests handed to the downloader, not answered yet
+    facts: RenderFacts  # its requests and refusals counted there
+    # why a request (URL, method, with a body) may not be sent, or None: reach.py
+    admit: Callable[[str, str, bool], Awaitable[str | None]]
 
     def alive(self) -> bool: ...
 
@@ -192,17 +241,14 @@ _DEST = {"script": "script", "stylesheet": "style"}
 _NO_CORS = frozenset({"script", "stylesheet"})
 
 
-def fetch_metadata(request: BrowserRequest) -> dict[str, str]:
-    """The ``Sec-Fetch-*`` headers Chromium would have sent with the
-    browser's ``request``, which a server's resource-isolation policy may
-    read (its site judged by scheme and host: the same host on another
-    port is same-site, another host cross-site)."""
-    kind = request.resource_type
-    try:
-        page = urlsplit(request.frame.url)
-    except Exception:  # noqa: BLE001 (a detached frame: no page to compare with)
-        page = None
-    target = urlsplit(request.url)
+def fetch_metadata(kind: str, origin: str | None, url: str) -> dict[str, str]:
+    """The ``Sec-Fetch-*`` headers Chromium would send with a request of
+    the resource ``kind`` for ``url`` from a page at ``origin``, which a
+    server's resource-isolation policy may read (its site judged by scheme
+    and host: the same host on another port is same-site, another host
+    cross-site)."""
+    page = urlsplit(origin) if origin else None
+    target = urlsplit(url)
     if page is None:
         site = "cross-site"
     elif (page.scheme, page.netloc) == (target.scheme, target.netloc):

@@ -173,6 +173,8 @@ class PageSession:
         self.fetch = fetch
         self.direct = 0  # requests the browser sent itself (a WebSocket's handshake)
         self.pending: set[Any] = set()  # its requests in the downloader, not answered yet
+        self.waiting: set[Route] = set()  # the browser's requests waiting for those answers
+        self.ended = False  # closing: nothing more is sent for it
         self.facts = RenderFacts()
         self.page: Page | None = None
         self.started = time.monotonic()
@@ -209,6 +211,20 @@ class PageSession:
         await page.add_init_script(script=NO_DOWNLOADS)
 
     async def _route(self, route: Route, request: BrowserRequest) -> None:
+        """The policy of one request; a fault in it (the page closed while
+        robots.txt was asked) aborts the request: a route handler that
+        raises leaves it to the next one, scrapy-playwright's, which has
+        the browser send it, unasked and out of its host's pace."""
+        try:
+            await self._policy(route, request)
+        except Exception as exc:  # noqa: BLE001
+            logger.debug("%s asked by a rendered page: %s", request.url, exc)
+            try:
+                await route.abort("failed")
+            except Exception:  # noqa: BLE001 (handled already, or its page closed)
+                pass
+
+    async def _policy(self, route: Route, request: BrowserRequest) -> None:
         facts = self.facts
         assert self.page is not None  # routed from prepare(), which has its page
         if request.is_navigation_request() and request.frame == self.page.main_frame:
@@ -231,14 +247,34 @@ class PageSession:
             return
         facts.requests += 1
         if self.fetch is not None:  # sent by the crawl's downloader, at its host's pace
-            await self.fetch(route, request, self)
+            self.waiting.add(route)
+            try:
+                await self.fetch(route, request, self)
+            finally:
+                self.waiting.discard(route)
             return
         self._sent_directly()
         await route.fallback()  # scrapy-playwright's route sends it (its User-Agent ours)
 
     def alive(self) -> bool:
         """The page still renders (a request of a page that ended is not sent)."""
-        return not self.done and not self.crashed and not (self.page and self.page.is_closed())
+        if self.ended or self.done or self.crashed:
+            return False
+        return not (self.page and self.page.is_closed())
+
+    async def close(self) -> None:
+        """Close the page, its requests still waiting for an answer aborted
+        first: Chromium sends a request that is still held by a route when
+        its page closes (its interception ends with the page), so a
+        script's request waiting for its host's turn would go out at once."""
+        self.ended = True
+        for route in list(self.waiting):
+            try:
+                await route.abort("failed")
+            except Exception:  # noqa: BLE001 (answered meanwhile)
+                pass
+        self.waiting.clear()
+        await close_page(self.page)
 
     def _sent_directly(self) -> None:
         self.direct += 1
@@ -328,7 +364,7 @@ class PageSession:
                 self.maxsize,
                 len(facts.dom),
             )
-        await close_page(page)
+        await self.close()
         raise PageRead()
 
 
