@@ -29,6 +29,10 @@ def shell(script: str) -> str:
     return f'<!DOCTYPE html><title>App</title><div id="root"></div><script src="{script}"></script>'
 
 
+# a robots.txt that keeps /private/ out
+NO_PRIVATE = Route(body="User-agent: *\nDisallow: /private/\n", content_type="text/plain")
+
+
 def fetch_and_link(cdn: str) -> str:
     """A script that asks the other host for data it may and may not read,
     then links one page."""
@@ -46,9 +50,7 @@ def by_browser(hit) -> bool:
 
 def test_renders_wait_for_the_delay_and_ask_robots_of_every_host(tmp_path):
     cdn_routes = {
-        "/robots.txt": Route(
-            body="User-agent: *\nDisallow: /private/\n", content_type="text/plain"
-        ),
+        "/robots.txt": NO_PRIVATE,
         "/data.json": Route(
             body="{}", content_type="application/json", headers={"Access-Control-Allow-Origin": "*"}
         ),
@@ -207,6 +209,17 @@ def test_a_burst_of_requests_ends_with_its_pages_render(tmp_path):
     )
 
 
+def _rendered(tmp_path, routes: dict, mode: str):
+    """The audit of a site of ``routes`` rendered (``--render MODE``, no
+    delay): its run, the server's log and the report (validated)."""
+    with TestServer(routes) as site:
+        out = run(tmp_path, f"{site.url}/", "--render", mode, "--delay", "0", "--report", "r.json")
+        log = list(site.log)
+    report = json.loads((tmp_path / "r.json").read_text())
+    validate(report)
+    return out, log, report
+
+
 def test_a_redirect_the_browser_meets_is_asked_of_robots_txt_too(tmp_path):
     """A script's request that redirects: the target is one more request of
     the page, asked of the audit's rules first: an allowed one reaches the
@@ -226,22 +239,14 @@ def test_a_redirect_the_browser_meets_is_asked_of_robots_txt_too(tmp_path):
         "/data.json": Route(body='{"next": "target"}', content_type="application/json"),
         "/private/x.json": Route(body="{}", content_type="application/json"),
         "/target": "<p>the target</p>",
-        "/robots.txt": Route(
-            body="User-agent: *\nDisallow: /private/\n", content_type="text/plain"
-        ),
+        "/robots.txt": NO_PRIVATE,
     }
-    with TestServer(routes) as site:
-        out = run(
-            tmp_path, f"{site.url}/", "--render", "always", "--delay", "0", "--report", "r.json"
-        )
-        log = list(site.log)
+    out, log, report = _rendered(tmp_path, routes, "always")
     assert out.returncode == 0, out.stdout + out.stderr[-2000:]
-    report = json.loads((tmp_path / "r.json").read_text())
-    validate(report)
     paths = [h.path for h in log]
     assert "/data.json" in paths and "/private/x.json" not in paths
-    assert f"{site.url}/target" in {u["url"] for u in report["urls"]}
-    (home,) = [r for r in report["rendered"] if r["page"] == f"{site.url}/"]
+    assert [u["outcome"] for u in report["urls"] if u["url"].endswith("/target")] == ["ok"]
+    (home,) = [r for r in report["rendered"] if not r["page"].endswith("/target")]
     assert home["requests"] == 4 and home["refused"] == 1  # app.js, 2 redirects, 1 target
     assert report["summary"]["requests"] == len(log), (
         str([(h.method, h.path) for h in log]),
@@ -258,18 +263,10 @@ def test_a_websocket_is_asked_of_robots_txt_too(tmp_path):
     routes = {
         "/": shell("/app.js"),
         "/app.js": Route(body=script, content_type="text/javascript"),
-        "/robots.txt": Route(
-            body="User-agent: *\nDisallow: /private/\n", content_type="text/plain"
-        ),
+        "/robots.txt": NO_PRIVATE,
     }
-    with TestServer(routes) as site:
-        out = run(
-            tmp_path, f"{site.url}/", "--render", "auto", "--delay", "0", "--report", "r.json"
-        )
-        log = list(site.log)
+    out, log, report = _rendered(tmp_path, routes, "auto")
     assert out.returncode == 1, out.stderr[-2000:]  # /next is a 404: found by the render
-    report = json.loads((tmp_path / "r.json").read_text())
-    validate(report)
     upgrades = [h.path for h in log if h.headers.get("Upgrade") == "websocket"]
     assert upgrades == ["/live"]  # the allowed one's handshake; never the disallowed one
     assert not [h for h in log if h.path.startswith("/private/")]
