@@ -34,3 +34,8 @@ CACHED = "cached"  # response flag: answered from the audit database, not reques
 # it (rules/rendered.py: RenderFacts)
 RENDER = "la_render"
 RENDERED = "la_rendered"
+# a request a rendered page's browser made, sent by the crawl's downloader
+# at its host's pace (rendering/paced.py), and whether its answer's
+# Retry-After held the host (hosts/retryafter.py: asked again after the wait)
+BROWSER = "la_browser"
+HELD_BY_ANSWER = "la_held_by_answer"

@@ -73,7 +73,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     # names that never resolve, which the offline rule leaves out too)
     "network": _COMMON | {"config", "rendering", "rules"},
     # --render: the browser (scrapy-playwright) and what one page may do in it
-    "rendering": _COMMON | {"config", "rules"},
+    # (hosts: a held host's hold, which the browser's own requests wait for too)
+    "rendering": _COMMON | {"config", "rules", "hosts"},
     # what happens to requests to one host: its pace and its health
     "hosts": _COMMON | {"config", "audit", "rules", "network"},
     "middlewares": _COMMON | {"rules", "config", "state", "network", "audit"},

@@ -5,6 +5,7 @@ User-Agent; the page's document is never asked for by the browser."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 import time
@@ -91,6 +92,115 @@ def test_renders_wait_for_the_delay_and_ask_robots_of_every_host(tmp_path):
         if k.lower() == "user-agent"
     }
     assert len(agents) == 1 and agents.pop().startswith("linkaudit/")
+
+
+# the browser's own requests, at their host's pace -----------------------------
+PACED_APP = """
+var cdn = "CDN";
+Promise.all([
+  fetch("/d1.json"), fetch("/d2.json"), fetch("/d3.json"),
+  fetch(cdn + "/a.json"), fetch(cdn + "/b.json"), fetch(cdn + "/slow.json"),
+]).then(function (answers) {
+  if (answers.every(function (r) { return r.ok; })) {
+    document.getElementById("root").innerHTML = '<a href="/all-answered">next</a>';
+  }
+});
+"""
+CRAWL_DELAY = 1.5
+HOLD = 2  # the CDN's Retry-After, on its first answer for /slow.json
+
+
+def test_the_browsers_own_requests_wait_for_their_hosts_pace(tmp_path):
+    """What a rendered page's scripts ask for goes at its host's pace: the
+    site's delay between the page's data requests, the other host's
+    Crawl-delay, and its Retry-After (the host held: nothing sent to it
+    before the wait is over, then the request asked again); the answers
+    reach the script (the link it adds once all answered is checked), and
+    every one is counted as a request of the audit."""
+    cors = {"Access-Control-Allow-Origin": "*"}
+    cdn_routes = {
+        "/robots.txt": Route(
+            body=f"User-agent: *\nCrawl-delay: {CRAWL_DELAY}\n", content_type="text/plain"
+        ),
+        "/a.json": Route(body="{}", content_type="application/json", headers=cors),
+        "/b.json": Route(body="{}", content_type="application/json", headers=cors),
+        "/slow.json": Route(
+            body="{}",
+            content_type="application/json",
+            headers=cors,
+            sequence=[(429, {"Retry-After": str(HOLD), **cors}), (200, cors)],
+        ),
+    }
+    with TestServer(cdn_routes, host="127.0.0.2") as cdn:
+        data = Route(body="{}", content_type="application/json")
+        site_routes = {
+            "/": shell("/app.js"),
+            "/app.js": Route(
+                body=PACED_APP.replace("CDN", cdn.url), content_type="text/javascript"
+            ),
+            "/d1.json": data,
+            "/d2.json": data,
+            "/d3.json": data,
+            "/all-answered": "<p>all answered</p>",
+        }
+        with TestServer(site_routes) as site:
+            out = run(
+                tmp_path, f"{site.url}/", "--render", "always", "--delay", str(DELAY),
+                "-s", f"LINKAUDIT_DELAY_MARGIN={MARGIN}", "-s", "LINKAUDIT_RENDER_TIMEOUT=30",
+                "-s", "LINKAUDIT_RENDER_SETTLE=25",
+                "--report", "r.json", timeout=120,
+            )  # fmt: skip
+            site_log, cdn_log = list(site.log), list(cdn.log)
+    assert out.returncode == 0, out.stdout + out.stderr[-2000:]
+    report = json.loads((tmp_path / "r.json").read_text())
+    validate(report)
+    urls = {u["url"][len(site.url) :]: u for u in report["urls"] if u["url"].startswith(site.url)}
+    assert urls["/all-answered"]["outcome"] == "ok"  # every answer reached the script
+    # the site: its requests, the browser's among them, a delay apart as the server saw them
+    arrivals = sorted(h.arrived for h in site_log)
+    gaps = [b - a for a, b in itertools.pairwise(arrivals)]
+    assert [h for h in site_log if h.path.startswith("/d")] and min(gaps) >= DELAY - 0.05, gaps
+    # the other host: robots.txt's Crawl-delay between each two of its requests ...
+    cdn_arrivals = [h.arrived for h in cdn_log]
+    cdn_gaps = [b - a for a, b in itertools.pairwise(cdn_arrivals)]
+    assert min(cdn_gaps) >= CRAWL_DELAY - 0.05, [(h.path, h.status, h.arrived) for h in cdn_log]
+    # ... and its Retry-After: asked again, with nothing sent to it before the wait was over
+    (held,) = [h for h in cdn_log if h.status == 429]
+    after = [h for h in cdn_log if h.arrived > held.arrived]
+    assert [h.path for h in after if h.path == "/slow.json"] == ["/slow.json"]
+    assert after[0].arrived - held.arrived >= HOLD - 0.05, after
+    # counted as the audit's requests, the browser's too
+    summary = report["summary"]
+    assert summary["requests"] == len(site_log) + len(cdn_log), summary
+
+
+def test_a_burst_of_requests_ends_with_its_pages_render(tmp_path):
+    """A script that asks its host for a hundred things at once: they go at
+    the host's pace while the page renders, and what was not sent when the
+    render ended (the page read after LINKAUDIT_RENDER_SETTLE) never is."""
+    burst = "for (var i = 0; i < 100; i++) fetch('/burst/' + i).catch(function () {});"
+    routes = {
+        "/": shell("/app.js"),
+        "/app.js": Route(body=burst, content_type="text/javascript"),
+        "/burst/*": Route(body="{}", content_type="application/json"),
+    }
+    settle = 2.0
+    with TestServer(routes) as site:
+        out = run(
+            tmp_path, f"{site.url}/", "--render", "always", "--delay", "0.2",
+            "-s", "LINKAUDIT_DELAY_MARGIN=0", "-s", f"LINKAUDIT_RENDER_SETTLE={settle}",
+            "--report", "r.json", timeout=120,
+        )  # fmt: skip
+        log = list(site.log)
+    assert out.returncode == 0, out.stdout + out.stderr[-2000:]
+    report = json.loads((tmp_path / "r.json").read_text())
+    validate(report)
+    sent = [h for h in log if h.path.startswith("/burst/")]
+    # about settle / delay of them (2 s at 0.2 s: ten), never the hundred
+    assert 2 <= len(sent) <= 20, len(sent)
+    arrivals = [h.arrived for h in sent]
+    assert min(b - a for a, b in itertools.pairwise(arrivals)) >= 0.2 - 0.05
+    assert report["summary"]["requests"] == len(log)
 
 
 def test_a_websocket_is_asked_of_robots_txt_too(tmp_path):

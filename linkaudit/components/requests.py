@@ -5,14 +5,16 @@ A page's render (phase ``render``, ``--render``) is a request of the same
 URL that carries the page's own answer as plain data (``meta[RENDER]``:
 ``rules/rendered.py``, ``PageAnswer``): the download handler gives it to
 the browser (``linkaudit/rendering/``) as its document, so the page is not
-requested twice; the request still waits its turn in the host's download
-slot (the per-host delay applies to renders).  Its answer is the page's
+requested twice; it waits its turn in a download slot of its own
+(``slot_of_render``), not its host's, where the page's scripts' requests
+wait theirs (``rendering/paced.py``).  Its answer is the page's
 own again, with what the browser made of it (``meta[RENDERED]``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from scrapy.http import Request
 
@@ -26,6 +28,13 @@ from linkaudit.rules.referrer import referrer_header
 from linkaudit.rules.rendered import PageAnswer
 from linkaudit.rules.soft404 import is_probe
 from linkaudit.state.base import AuditState, Pending
+
+# a render request's download slot, by its host (rendering/paced.py)
+RENDER_SLOT = "{} (renders)"
+
+
+def slot_of_render(host: str) -> str:
+    return RENDER_SLOT.format(host)
 
 
 def check_request(
@@ -136,6 +145,8 @@ class CheckRequests:
             "verbatim_url": True,
             # the page's own answer stands for its robots.txt check: asked already
             "dont_obey_robotstxt": True,
+            # not its host's slot: the browser's requests wait there (paced.py)
+            "download_slot": slot_of_render(urlsplit(reply.url).hostname or ""),
         }
         if reply.referrer:
             meta[REFERRER] = reply.referrer

@@ -127,6 +127,15 @@ class HostHolds:
         self._waiting += 1
         return True
 
+    def remaining(self, request: Request) -> float:
+        """Seconds left of the hold of ``request``'s host (0: not held): what
+        a rendered page's own request waits before it is sent
+        (``rendering/paced.py``; it is not in the scheduler to be set aside)."""
+        if not self.until:
+            return 0.0
+        key = self.crawler.engine.downloader.get_slot_key(request)
+        return max(0.0, self.until.get(key, 0.0) - time.monotonic())
+
     def waiting(self) -> int:
         """Requests set aside, in all."""
         return self._waiting

@@ -28,7 +28,7 @@ from scrapy.http import Request, Response
 from linkaudit.config import config_of
 from linkaudit.exceptions import RobotsTxtWait
 from linkaudit.hosts.holds import HostHolds
-from linkaudit.meta import HELD_ONCE, RETRY_AFTER_TRIES, ROBOTS_TXT
+from linkaudit.meta import BROWSER, HELD_BY_ANSWER, HELD_ONCE, RETRY_AFTER_TRIES, ROBOTS_TXT
 from linkaudit.rules.statuses import delay_seconds, http_date, is_bot_wall
 
 logger = logging.getLogger(__name__)
@@ -91,6 +91,10 @@ class RetryAfterMiddleware:
             wait,
         )
         self.stats.inc_value("linkaudit/retry_after")
+        if request.meta.get(BROWSER):  # a rendered page's: the host waits, paced.py asks again
+            self.holds.hold(request, wait)
+            request.meta[HELD_BY_ANSWER] = True
+            return response
         if request.meta.get(ROBOTS_TXT):  # its host waits, not its download
             until = self.holds.hold(request, wait, robots=True)
             raise RobotsTxtWait(f"{request.url} asked to wait {wait:g} s", tries + 1, until)

@@ -62,6 +62,7 @@ from linkaudit import internals
 from linkaudit.config import config_of
 from linkaudit.meta import RENDER, RENDERED
 from linkaudit.rendering.memory import Watchdog
+from linkaudit.rendering.paced import PacedFetch
 from linkaudit.rendering.page import PageRead, PageSession, close_page
 from linkaudit.rendering.reach import Reach
 from linkaudit.rules.rendered import PageAnswer
@@ -162,6 +163,7 @@ class Browser:
         self.user_agent = crawler.settings.get("USER_AGENT")
         self.settings = playwright_settings(config, self.user_agent)
         self.reach = Reach(crawler)  # what the browser's requests may reach
+        self.paced = PacedFetch(crawler)  # and how they are sent: at their host's pace
         self.handler: Any = None
         self.lock = asyncio.Lock()
         self.slots = asyncio.Semaphore(config["LINKAUDIT_RENDER_PAGES"])  # pages at once
@@ -235,6 +237,7 @@ class Browser:
             self.maxsize,
             # counted as sent, as the handler counts its own (Redis's count of a shared audit)
             lambda: self.crawler.signals.send_catch_log(request_sent, request=request),
+            fetch=self.paced,
         )
         request.meta[RENDERED] = session.facts
         request.meta.update(
@@ -288,12 +291,17 @@ class Browser:
             raise
         finally:
             self.inflight.pop(task, None)
+            # what its scripts asked for and the downloader has not sent: never sent now
+            dropped = self.paced.drop(session)
+            if dropped:
+                self.crawler.stats.inc_value("linkaudit/render_requests_dropped", dropped)
             if not self.inflight and self.memory_watch is not None:
                 self.memory_watch.rendering.clear()
             self.stopped.discard(session)
             self.interrupted.discard(session)
-            # the browser's requests are requests of the audit (summary.requests)
-            self.crawler.stats.inc_value("downloader/request_count", session.facts.requests)
+            # the browser's requests are requests of the audit (summary.requests):
+            # those the downloader sent are counted as it sent them (paced.py)
+            self.crawler.stats.inc_value("downloader/request_count", session.direct)
             self.crawler.stats.inc_value("linkaudit/renders")
             session.facts.seconds = session.facts.seconds or time.monotonic() - session.started
 

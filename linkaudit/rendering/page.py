@@ -49,6 +49,9 @@ FETCHED = frozenset({"script", "stylesheet", "xhr", "fetch", "eventsource"})
 # the one the crawl decoded, whole
 NOT_PASSED = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 _ANY = re.compile("")  # every URL
+# sends a request the browser makes and gives its answer (paced.py), for
+# the page (the session: whether it still renders, its requests pending)
+Fetch = Callable[[Route, BrowserRequest, Any], Awaitable[None]]
 MAX_NAVIGATIONS = 20  # a script's navigations kept (each a link; a loop could make thousands)
 MAX_URL = 65536  # characters of a navigation's URL kept (URLLENGTH_LIMIT's default)
 QUIET = 0.5  # seconds without a request in flight: the network is quiet (as networkidle)
@@ -154,6 +157,7 @@ class PageSession:
         settle: float,
         maxsize: int,
         sent: Callable[[], object] | None = None,
+        fetch: Fetch | None = None,
     ):
         self.url = url
         self.status = status
@@ -164,6 +168,11 @@ class PageSession:
         self.settle = settle
         self.maxsize = maxsize
         self.sent = sent  # told of each request the browser sends (a shared audit counts it)
+        # what sends the browser's requests (paced.py: the crawl's downloader,
+        # at the host's pace); None: the browser sends them itself
+        self.fetch = fetch
+        self.direct = 0  # requests the browser sent itself (a WebSocket's handshake)
+        self.pending: set[Any] = set()  # its requests in the downloader, not answered yet
         self.facts = RenderFacts()
         self.page: Page | None = None
         self.started = time.monotonic()
@@ -221,9 +230,20 @@ class PageSession:
             await route.abort("blockedbyclient")
             return
         facts.requests += 1
+        if self.fetch is not None:  # sent by the crawl's downloader, at its host's pace
+            await self.fetch(route, request, self)
+            return
+        self._sent_directly()
+        await route.fallback()  # scrapy-playwright's route sends it (its User-Agent ours)
+
+    def alive(self) -> bool:
+        """The page still renders (a request of a page that ended is not sent)."""
+        return not self.done and not self.crashed and not (self.page and self.page.is_closed())
+
+    def _sent_directly(self) -> None:
+        self.direct += 1
         if self.sent is not None:
             self.sent()
-        await route.fallback()  # scrapy-playwright's route sends it (its User-Agent ours)
 
     async def _socket(self, socket: WebSocketRoute) -> None:
         """A WebSocket the page opens: its handshake is an HTTP request,
@@ -233,8 +253,7 @@ class PageSession:
             url = "http" + url[2:]
         if url.startswith(("http:", "https:")) and await self.admit(url, "GET", False) is None:
             self.facts.requests += 1
-            if self.sent is not None:
-                self.sent()
+            self._sent_directly()  # (a WebSocket cannot go through Scrapy's downloader)
             socket.connect_to_server()
             return
         self.facts.refused += 1

@@ -27,7 +27,15 @@ from linkaudit.hosts.holds import HostHolds
 from linkaudit.hosts.pacehint import PaceHint
 from linkaudit.hosts.pacing import DelayMargin
 from linkaudit.hosts.retryafter import RetryAfterMiddleware, retry_after_seconds
-from linkaudit.meta import BACKOFF_TRIES, CHECK_URL, HELD_ONCE, RETRY_AFTER_TRIES, ROBOTS_TXT
+from linkaudit.meta import (
+    BACKOFF_TRIES,
+    BROWSER,
+    CHECK_URL,
+    HELD_BY_ANSWER,
+    HELD_ONCE,
+    RETRY_AFTER_TRIES,
+    ROBOTS_TXT,
+)
 from tests.helpers.crawlers import Clock, crawler, engined
 
 SITE = "http://site.test"
@@ -131,6 +139,24 @@ def test_a_429_holds_its_host_and_its_request_is_asked_again(clock):
     clock.advance(0.2)
     assert [r.url for r in engine.crawled] == [f"{SITE}/busy", f"{SITE}/other"]
     assert HostHolds.of(made).until == {} and HostHolds.of(made).waiting() == 0
+
+
+def test_a_rendered_pages_429_holds_its_host_and_is_answered_to_the_browser(clock):
+    """A request the browser of a rendered page made (rendering/paced.py):
+    its Retry-After holds the host for every request, and its answer is
+    handed back (the browser's fetch waits for the hold and asks again)."""
+    made, _ = engined()
+    middleware = RetryAfterMiddleware.from_crawler(made)
+    holds_ = HostHolds.of(made)
+    request = Request(f"{SITE}/data.json", meta={BROWSER: True})
+    assert holds_.remaining(request) == 0
+    answer = _answer(request, 429, **{"Retry-After": "3"})
+    assert middleware.process_response(request, answer) is answer
+    assert request.meta[HELD_BY_ANSWER] and holds_.until == {"site.test": clock.now + 3}
+    assert holds_.set_aside(check("/other"))  # the audit's own requests wait too
+    clock.advance(1)
+    assert holds_.remaining(Request(f"{SITE}/again")) == pytest.approx(2)
+    assert holds_.remaining(Request("http://far.test/x")) == 0
 
 
 @pytest.mark.parametrize(
