@@ -102,7 +102,7 @@ class CheckPath:
         render, shell = NEVER, None
         # the render's inputs, read only where the table asks them (a page to scan)
         if self.render != NEVER and near and html and phase in (Phase.GET, Phase.FALLBACK):
-            if verdict == OK and reply.text is not None:  # (no text: nothing to render)
+            if verdict == OK and not replayed and reply.text is not None:  # (no text: none)
                 render = self.render
                 shell = reply.app_shell if render == AUTO else None
         answer = Answer(
