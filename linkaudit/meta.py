@@ -28,9 +28,10 @@ RETRY_AFTER_TRIES = "la_retry_after_tries"
 HELD_ONCE = "la_held_once"  # set aside for a host's wait once: not again (hosts/holds.py)
 BACKOFF_TRIES = "la_backoff_tries"  # asks again of a URL a struggling host failed
 CACHED = "cached"  # response flag: answered from the audit database, not requested
-# a render of a scanned page (--render): the page's own answer, which the
-# browser is given as its document (no second request), and what the
-# browser made of it (rules/rendered.py: RenderFacts)
+# a render of a scanned page (--render, phase "render"): the page's own
+# answer as plain data (rules/rendered.py: PageAnswer), which the browser is
+# given as its document (no second request), and what the browser made of
+# it (rules/rendered.py: RenderFacts)
 RENDER = "la_render"
 RENDERED = "la_rendered"
 # a request a rendered page's browser made, sent by the crawl's downloader

@@ -392,6 +392,45 @@ def test_a_reader_of_its_own_is_seen(source):
     assert _judges_and_readers(ast.parse(source))
 
 
+# A page's render is a phase of the check path: its request carries the
+# page's answer as plain data, its answer is a Reply like any other.  Only
+# the crawl's glue (components/checks.py: the spider's response made a Reply)
+# reads Scrapy's Response; no component branches on the render's meta key.
+_RESPONSE_GLUE = {"checks.py"}
+
+
+def _scrapy_responses_and_render_keys(tree: ast.Module, glue: bool = False) -> set[str]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("scrapy"):
+            if not glue:
+                found |= {a.name for a in node.names if a.name.endswith("Response")}
+        elif isinstance(node, ast.Compare) and ast.unparse(node.left) == "RENDER":
+            found.add(ast.unparse(node))
+    return found
+
+
+def test_no_component_takes_a_scrapy_response_or_reads_a_render_flag():
+    own = {
+        path.name: found
+        for path in sorted((PACKAGE / "components").glob("*.py"))
+        if (found := _scrapy_responses_and_render_keys(_tree(path), path.name in _RESPONSE_GLUE))
+    }
+    assert own == {}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from scrapy.http import Response\n",
+        "from scrapy.http import HtmlResponse, Request\n",
+        "if RENDER in response.meta:\n    pass\n",
+    ],
+)
+def test_a_response_or_a_render_flag_in_a_component_is_seen(source):
+    assert _scrapy_responses_and_render_keys(ast.parse(source))
+
+
 def test_private_names_of_others_only_in_internals():
     ours = _ours()
     found = {}

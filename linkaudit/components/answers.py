@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from linkaudit.rules.appshell import looks_like_app_shell
+from linkaudit.rules.rendered import RenderFacts
 from linkaudit.rules.statuses import media_type
 
 # how an answer was obtained
@@ -35,7 +37,9 @@ class Reply:
     whether the body was cut at the size cap, what the redirect middleware
     read of a ``Location`` (the target, or why there is none), the referrer
     the URL was found on, ``via``: how it was obtained, and what the audit
-    database knew of the URL (``history``).  ``source``:
+    database knew of the URL (``history``).  A render's answer (phase
+    ``render``) is the page's own answer, as fetched, with what the browser
+    made of it (``rendered``: its DOM, or why the render failed).  ``source``:
     the Scrapy response, for the little only the crawl has (its request,
     for the check's next one; the page archive's signal)."""
 
@@ -56,11 +60,18 @@ class Reply:
     via: str = NETWORK
     history: Any = None  # what the audit database knew of the URL (replay.py)
     source: Any = None
+    rendered: RenderFacts | None = None  # a render's answer (phase render)
 
     @cached_property
     def text(self) -> str | None:
         """The body decoded; None when it is not text."""
         return self.decode()
+
+    @cached_property
+    def app_shell(self) -> str | None:
+        """Why its text looks like an app shell (``rules/appshell.py``), or
+        None; read once, whoever asks (the decision table, the page's result)."""
+        return looks_like_app_shell(self.text or "")
 
     @property
     def kind(self) -> str | None:

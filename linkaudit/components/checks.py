@@ -5,8 +5,11 @@ A response becomes the components' own value for an answer
 (``answers.py``: :func:`reply_of`), which takes the path every route of an
 audit shares (``path.py``: the status judged, the decision table read, a
 reader or the result); "one more request of the check" becomes its next
-Scrapy request (``requests.py``).  A request without an answer goes to the
-failure judge (``failures.py``).  What they yield, the spider yields:
+Scrapy request (``requests.py``), a page's render among them, whose answer
+(the page's own, with what the browser made of it) takes the same path.
+A request without an answer goes to the failure judge (``failures.py``);
+a render that failed comes back to the path as the page's answer, its
+render's error said.  What they yield, the spider yields:
 requests to the scheduler, results (``UrlResult``) to the item pipelines.
 """
 
@@ -17,7 +20,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from scrapy.crawler import Crawler
-from scrapy.http import Response, TextResponse
+from scrapy.http import HtmlResponse, Request, Response, TextResponse
 from twisted.python.failure import Failure
 
 from linkaudit.audit import Audit
@@ -27,7 +30,6 @@ from linkaudit.components.failures import FailureJudge
 from linkaudit.components.pages import Pages
 from linkaudit.components.path import CheckPath
 from linkaudit.components.probes import Probes
-from linkaudit.components.renders import Renders
 from linkaudit.components.replay import Replay
 from linkaudit.components.requests import CheckRequests
 from linkaudit.components.sitemaps import Sitemaps
@@ -41,9 +43,10 @@ from linkaudit.meta import (
     PHASE,
     REFERRER,
     RENDER,
+    RENDERED,
     TRUNCATED,
 )
-from linkaudit.network.failures import failed_request
+from linkaudit.rules.rendered import PageAnswer, RenderFacts
 from linkaudit.signals import robots_sitemaps
 
 logger = logging.getLogger(__name__)
@@ -67,12 +70,18 @@ class Checks:
         self.discovery = Discovery(config, audit.rules, audit.state, audit.count, audit.link_faults)
         self.replay = Replay(audit, self.discovery)
         self.probes = Probes(audit)
-        render = self._render if config["LINKAUDIT_RENDER"] != "never" else None
-        self.pages = Pages(audit, self.discovery, self.probes, crawler.signals, render)
-        self.renders = Renders(self.pages, reply_of, callback, errback)
+        self.pages = Pages(audit, self.discovery, self.probes, crawler.signals)
         self.sitemaps = Sitemaps(audit, self.discovery)
-        self.failures = FailureJudge(audit, self.requests, self.replay)
-        self.path = CheckPath(audit, self.pages, self.probes, self.sitemaps, self.replay, self._ask)
+        self.path = CheckPath(
+            audit,
+            self.pages,
+            self.probes,
+            self.sitemaps,
+            self.replay,
+            self.requests.ask,
+            config["LINKAUDIT_RENDER"],
+        )
+        self.failures = FailureJudge(audit, self.requests, self.replay, self._unrendered)
         if config["LINKAUDIT_ROBOTS_SITEMAPS"]:
             crawler.signals.connect(self.sitemaps.robots_sitemaps, signal=robots_sitemaps)
 
@@ -95,21 +104,25 @@ class Checks:
     def on_response(self, response: Response) -> Iterator[Any]:
         """The answer of one request of a check, handed on as the decision
         table says (``CheckPath``)."""
-        if RENDER in response.meta:  # a page's render (renders.py)
-            return self.renders.rendered(response)
         return self.path.on_reply(reply_of(response))
 
-    def _render(self, reply: Reply) -> Any:
-        return self.renders.ask(reply)
-
-    def _ask(self, reply: Reply, phase: str) -> Any:
-        """The check's next request, in ``phase``."""
-        return self.requests.next(reply.source.request, phase)
-
     def on_error(self, failure: Failure) -> Iterator[Any]:
-        if RENDER in failed_request(failure).meta:
-            return self.renders.failed(failure)
         return self.failures.on_error(failure)
+
+    def _unrendered(self, request: Request, facts: RenderFacts) -> Iterator[Any]:
+        """A render that failed (``facts.error``: why), its page's answer on
+        the path as a render's answer: the page read from its HTML."""
+        request.meta[RENDERED] = facts
+        page: PageAnswer = request.meta[RENDER]
+        response = HtmlResponse(
+            page.url,
+            status=page.status,
+            headers=page.headers,
+            body=page.body,
+            encoding=page.encoding,
+            request=request,
+        )
+        return self.path.on_reply(reply_of(response))
 
 
 def reply_of(response: Response) -> Reply:
@@ -133,4 +146,5 @@ def reply_of(response: Response) -> Reply:
         via=STORED if CACHED in response.flags else NETWORK,
         history=meta.get(HISTORY),
         source=response,
+        rendered=meta.get(RENDERED),  # a render's answer: what the browser made of the page
     )

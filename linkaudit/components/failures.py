@@ -16,13 +16,20 @@ times out is asked again with GET, and that GET is the retry: a URL waits
 out at most two timeouts, whichever way it is asked.  A host that never
 answered anything and timed out is condemned by the host failure cache
 (hosts/failures.py): its retry fails at once with the same words.
+
+A page's render that failed (a timeout, a crash, the memory bound, a
+browser that did not start, an audit closing early) is no verdict on the
+page, whose answer is already there: it goes back to the check path as
+the render's answer, the page's own, with why the render failed
+(``RenderFacts.error``), and the page is read from its HTML, with a
+warning.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from scrapy.exceptions import IgnoreRequest
@@ -42,7 +49,7 @@ from linkaudit.exceptions import (
     RobotsUnanswered,
 )
 from linkaudit.items import Method, Outcome, UrlResult
-from linkaudit.meta import CHECK_URL, DEPTH, HISTORY, PHASE
+from linkaudit.meta import CHECK_URL, DEPTH, HISTORY, PHASE, RENDERED
 from linkaudit.network.failures import (
     describe_failure,
     failed_exception,
@@ -51,6 +58,7 @@ from linkaudit.network.failures import (
     is_timeout,
 )
 from linkaudit.rules.decisions import Phase
+from linkaudit.rules.rendered import RenderFacts
 
 logger = logging.getLogger(__name__)
 
@@ -61,10 +69,18 @@ class FailureJudge:
     """What a request without an answer means (the spider's errback hands
     each failure here)."""
 
-    def __init__(self, audit: Audit, requests: CheckRequests, replay: Replay):
+    def __init__(
+        self,
+        audit: Audit,
+        requests: CheckRequests,
+        replay: Replay,
+        unrendered: Callable[[Request, RenderFacts], Iterator[Any]],
+    ):
         self.audit = audit
         self.requests = requests
         self.replay = replay
+        # a failed render's page handed back to the check path (checks.py)
+        self.unrendered = unrendered
         self.timeout = audit.config["DOWNLOAD_TIMEOUT"]
 
     def on_error(self, failure: Failure) -> Iterator[Any]:
@@ -79,6 +95,12 @@ class FailureJudge:
         request = failed_request(failure)
         meta = request.meta
         url = meta[CHECK_URL]
+        if meta[PHASE] == Phase.RENDER:  # whatever stopped it: the page is read
+            facts = meta.get(RENDERED) or RenderFacts()
+            facts.error = facts.error or _render_failure(failure)
+            logger.warning("%s could not be rendered (%s): read from its HTML", url, facts.error)
+            yield from self.unrendered(request, facts)
+            return
         exc = failed_exception(failure)
         if isinstance(exc, Interrupted):
             return  # never sent: the report lists it unchecked
@@ -126,3 +148,14 @@ class FailureJudge:
         retry.priority = request.priority + 1
         self.audit.count("linkaudit/timeouts_retried")
         return retry
+
+
+def _render_failure(failure: Failure) -> str:
+    """Why a render failed, in one line: our own words as they are; a
+    browser's or Playwright's error with its name."""
+    text = str(failure.value).strip().splitlines()
+    first = text[0][:200] if text else ""
+    name = type(failure.value).__name__
+    if type(failure.value).__module__.startswith("linkaudit.") and first:
+        return first
+    return f"{name}: {first}" if first else name

@@ -14,9 +14,9 @@ from linkaudit.components.discovery import Discovery
 from linkaudit.components.probes import Probes
 from linkaudit.components.rendered import scan_rendered
 from linkaudit.items import Outcome, UrlResult, page_stats
-from linkaudit.rules.appshell import looks_like_app_shell
+from linkaudit.rules.decisions import Phase
 from linkaudit.rules.html import extract_links
-from linkaudit.rules.rendered import NEVER, RenderFacts, should_render
+from linkaudit.rules.rendered import RenderFacts
 from linkaudit.rules.statuses import (
     http_date_iso,
     status_text,
@@ -30,9 +30,7 @@ if TYPE_CHECKING:
 class Pages:
     """The readers of a page, a far page's anchors and a redirect, on
     either route (``signals``: the crawl's, for the page archive; the walk
-    of a build has none).  ``render``: what the route makes of "render this
-    page" (the crawl: its render request, ``renders.py``; the walk never
-    renders: a build to render is crawled)."""
+    of a build has none)."""
 
     def __init__(
         self,
@@ -40,30 +38,26 @@ class Pages:
         discovery: Discovery,
         probes: Probes,
         signals: SignalManager | None = None,
-        render: Callable[[Reply], Any] | None = None,
     ):
         self.audit = audit
         self.discovery = discovery
         self.probes = probes
         self.signals = signals
-        self.render = render
-        self.mode = audit.config["LINKAUDIT_RENDER"] if render is not None else NEVER
         self.maxsize = audit.config["LINKAUDIT_PAGE_MAXSIZE"]
 
-    def page(self, reply: Reply, facts: RenderFacts | None = None) -> Iterator[Any]:
-        """A near HTML page: scanned, its result with its links, then the
-        results of the new links settled on sight.  A page to render is
-        not read yet: its render is asked for, and ``facts`` (what the
-        browser made of it) come back with it."""
+    def page(self, reply: Reply) -> Iterator[Any]:
+        """A near HTML page (or stylesheet): scanned, its result with its
+        links, then the results of the new links settled on sight.  A
+        render's answer (``reply.rendered``: what the browser made of the
+        page) is read from the page's HTML and its DOM; a render that
+        failed, from its HTML, with a warning."""
         audit = self.audit
         url, depth, truncated = reply.url, reply.depth, reply.truncated
         kind = reply.kind
         stylesheet = kind in audit.css_types
-        html = kind in audit.html_types and reply.text is not None
-        shell = looks_like_app_shell(reply.text or "") if html and self.mode != NEVER else None
-        if facts is None and html and self.render is not None and should_render(self.mode, shell):
-            yield self.render(reply)
-            return
+        facts = reply.rendered
+        if facts is None and reply.phase == Phase.RENDER:
+            facts = RenderFacts(error="the browser gave no DOM")
         render: dict[str, Any] | None = None
         if facts is not None and facts.error is None:
             text = (reply.text or "")[: self.maxsize] if truncated else reply.text
@@ -96,7 +90,7 @@ class Pages:
             soft = {k: v for k, v in soft.items() if k not in ("soft_404", "warning")}
         if stats is not None and reply.text is not None and facts is None:
             # its links exist only once scripts run: not checked
-            soft["app_shell"] = shell if self.mode != NEVER else looks_like_app_shell(reply.text)
+            soft["app_shell"] = reply.app_shell
         if render is not None:
             soft["render"] = render
             if render.get("dom_truncated"):  # cut in the browser, before it reached us

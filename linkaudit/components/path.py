@@ -43,7 +43,9 @@ from linkaudit.rules.decisions import (
     decide,
     host_of,
 )
+from linkaudit.rules.rendered import AUTO, NEVER
 from linkaudit.rules.statuses import (
+    OK,
     judge_status,
     status_text,
     unchecked_reason,
@@ -55,7 +57,9 @@ logger = logging.getLogger(__name__)
 class CheckPath:
     """The readers of one audit, and an answer's way through them.
     ``ask(reply, phase)``: what the route makes of "one more request of
-    this check, in ``phase``" (the crawl: its Scrapy request)."""
+    this check, in ``phase``" (the crawl: its Scrapy request); ``render``:
+    ``--render`` (the walk of a build never renders: a build to render is
+    crawled)."""
 
     def __init__(
         self,
@@ -65,6 +69,7 @@ class CheckPath:
         sitemaps: Sitemaps,
         replay: Replay,
         ask: Callable[[Reply, str], Any],
+        render: str = NEVER,
     ):
         self.audit = audit
         self.pages = pages
@@ -72,6 +77,7 @@ class CheckPath:
         self.sitemaps = sitemaps
         self.replay = replay
         self.ask = ask
+        self.render = render
         self.accept = audit.config["LINKAUDIT_ACCEPT_STATUS"]
         self.fragments = audit.config["LINKAUDIT_CHECK_FRAGMENTS"]
         # URL -> the status of the HEAD its GET (``fallback``) confirms: the
@@ -92,15 +98,24 @@ class CheckPath:
         )
         kind = reply.kind
         replayed = reply.history is not None and (reply.via == STORED or reply.status == 304)
+        near, html, phase = audit.is_near(reply.url), kind in audit.html_types, Phase(reply.phase)
+        render, shell = NEVER, None
+        # the render's inputs, read only where the table asks them (a page to scan)
+        if self.render != NEVER and near and html and phase in (Phase.GET, Phase.FALLBACK):
+            if verdict == OK and not replayed and reply.text is not None:  # (no text: none)
+                render = self.render
+                shell = reply.app_shell if render == AUTO else None
         answer = Answer(
-            Phase(reply.phase),
+            phase,
             verdict,
-            near=audit.is_near(reply.url),
+            near=near,
             kind=kind,
             scan=kind in audit.scan_types,
-            html=kind in audit.html_types,
+            html=html,
             fragments=self.fragments,
             replayed=replayed,
+            render=render,
+            app_shell=shell,
         )
         return answer, verdict
 

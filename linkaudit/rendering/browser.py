@@ -2,7 +2,8 @@
 the system's Chromium, made the first time a page is to be rendered.
 
 ``HttpDownloadHandler`` (``linkaudit/network/handler.py``) hands it the
-requests that carry a render (``meta[RENDER]``); everything else goes to
+requests that carry a render (``meta[RENDER]``: the page's own answer, as
+plain data, ``rules/rendered.py``); everything else goes to
 the network as before.  scrapy-playwright is configured from linkaudit's
 settings (:func:`playwright_settings`): Chromium from ``LINKAUDIT_BROWSER``
 (``executable_path``: Playwright's own browser download is never used),
@@ -64,6 +65,7 @@ from linkaudit.rendering.memory import Watchdog
 from linkaudit.rendering.paced import PacedFetch
 from linkaudit.rendering.page import PageRead, PageSession
 from linkaudit.rendering.reach import Reach
+from linkaudit.rules.rendered import PageAnswer
 from linkaudit.signals import request_sent
 
 logger = logging.getLogger(__name__)
@@ -221,7 +223,7 @@ class Browser:
         handler = await self.start()
         if self.broken is not None:
             raise RenderFailed(self.broken)
-        answer: Response = request.meta[RENDER]
+        answer: PageAnswer = request.meta[RENDER]
         session = PageSession(
             answer.url,
             answer.status,
@@ -307,8 +309,9 @@ class Browser:
         """The page opened by scrapy-playwright (its document given, not
         requested), read by ``session`` (a page method, which closes the
         page: scrapy-playwright's next step on it then fails, as meant);
-        closed whatever happens.  The response is the page's own answer,
-        without a body: the crawl reads ``meta[RENDERED]``."""
+        closed whatever happens.  The response is the page's own answer
+        again (a render's answer, phase ``render``), with what the browser
+        made of it in ``meta[RENDERED]``."""
         try:
             await handler.download_request(request)
         except PageRead:
@@ -317,13 +320,13 @@ class Browser:
             await session.close()
         if not session.done:  # (scrapy-playwright gave an answer without running the read)
             raise RenderFailed("the browser gave no DOM")
-        answer: Response = request.meta[RENDER]
+        answer: PageAnswer = request.meta[RENDER]
         return HtmlResponse(
             answer.url,
             status=answer.status,
-            headers=session.headers,
-            body=b"",
-            encoding="utf-8",
+            headers=answer.headers,
+            body=answer.body,
+            encoding=answer.encoding,
             request=request,
             flags=["rendered"],
         )

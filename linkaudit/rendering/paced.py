@@ -31,7 +31,7 @@ out, a host that cannot be reached) is a failed request for the page, never
 an error of the audit.
 
 A page's own render request is not in its host's slot
-(``components/renders.py``: ``slot_of_render``): it sends nothing to the
+(``components/requests.py``: ``slot_of_render``): it sends nothing to the
 host (its document is the crawl's answer), and waiting there it would hold
 a place its own scripts need (with one connection a host, they would wait
 for it until the render's time cap).

@@ -6,11 +6,15 @@ whose HEAD answers proved no hint), then maybe ``get`` (a near page to
 scan), ``fallback`` (the GET of the same URL after a HEAD answered with
 anything but 2xx: HEAD is a hint, a GET's answer is the verdict),
 ``anchors`` (a far HTML page downloaded for its ids, --check-fragments),
-``sitemap`` (a sitemap downloaded to read) or ``probe`` (a soft-404
-probe's GET).  An answer, its phase, whether the URL is near
-and what it was served as decide the next step: one more request (in which
-phase), read the body (scan a page, read a sitemap or a far page's
-anchors), or the result (ok, a redirect, broken, unchecked).
+``sitemap`` (a sitemap downloaded to read), ``probe`` (a soft-404
+probe's GET) or ``render`` (a near HTML page given to the browser,
+``--render``: always, or ``auto`` when its HTML looks like an app shell;
+its answer is the page's own, with what the browser made of it).  An
+answer, its phase, whether the URL is near and what it was served as (and,
+for a page to render, ``--render`` and whether it looks like an app shell)
+decide the next step: one more request (in which phase), read the body
+(scan a page, read a sitemap or a far page's anchors), or the result (ok,
+a redirect, broken, unchecked).
 
 :func:`decide` is that table, and nothing else: no request, no state.  Two
 questions need the audit's state (is the URL a sitemap to read; are its
@@ -26,6 +30,7 @@ from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from linkaudit.items import Outcome
+from linkaudit.rules.rendered import NEVER, should_render
 from linkaudit.rules.statuses import BROKEN, FALLBACK, OK, REDIRECT, StatusVerdict
 
 
@@ -39,6 +44,7 @@ class Phase(StrEnum):
     ANCHORS = "anchors"  # a far HTML page's GET for its anchors (also the state's mark)
     PROBE = "probe"  # a soft-404 probe's GET
     SITEMAP = "sitemap"  # a sitemap's GET (also the state's mark for sitemaps)
+    RENDER = "render"  # a near HTML page's render by the browser (--render); never owed
 
 
 class Act(StrEnum):
@@ -134,6 +140,10 @@ class Answer(NamedTuple):
     html: bool  # the kind is HTML's
     fragments: bool = False  # --check-fragments
     replayed: bool = False  # answered from the audit database (fresh, or a 304)
+    render: str = NEVER  # --render: never, auto, always (the walk of a build: never)
+    # why the page's HTML looks like an app shell (rules/appshell.py), None:
+    # it does not; asked only of a near HTML page's text with --render auto
+    app_shell: str | None = None
 
 
 class Decision(NamedTuple):
@@ -164,7 +174,12 @@ def decide(answer: Answer, marked: Callable[[str], bool]) -> Decision:
     if phase == SITEMAP:
         return Decision(READ_SITEMAP)
     if scanned:
-        return Decision(REQUEST, GET) if phase == HEAD else Decision(SCAN)
+        if phase == HEAD:
+            return Decision(REQUEST, GET)
+        if phase in (GET, Phase.FALLBACK) and answer.html:
+            if should_render(answer.render, answer.app_shell):
+                return Decision(REQUEST, Phase.RENDER)
+        return Decision(SCAN)  # a page (or stylesheet), or its render's answer
     if phase in (HEAD, GET) and answer.fragments and answer.html and not answer.near:
         if marked(ANCHORS):
             return Decision(REQUEST, ANCHORS)

@@ -48,13 +48,29 @@ def source_line(line: int | None) -> int | None:
     return line if line is not None and line > RENDERED_LINE else None
 
 
+@dataclass(frozen=True)
+class PageAnswer:
+    """A page's own answer, as a render's request carries it
+    (``meta[RENDER]``): plain data, the browser's document (not requested
+    again) and the render's answer to the crawl, which reads the page from
+    its HTML as fetched and from its DOM.  ``headers``: names to their
+    values, as the crawl read them (a name may repeat); ``encoding``: what
+    the crawl decoded its text with, so it reads the same text again."""
+
+    url: str
+    status: int
+    headers: dict[bytes, list[bytes]]
+    body: bytes
+    encoding: str | None = None
+
+
 @dataclass
 class RenderFacts:
     """What the browser made of a page: the DOM once it settled, the
     navigations its script made, its requests (sent, refused), whether the
     network went quiet, and how long it took.  Filled by
     ``linkaudit/rendering/``; ``error``: why the render failed (the page is
-    then scanned from its HTML)."""
+    then scanned from its HTML, with a warning: never a broken page)."""
 
     dom: str = ""  # at most LINKAUDIT_PAGE_MAXSIZE characters of it
     dom_size: int = 0  # the whole DOM's length: over the cap, the DOM was cut

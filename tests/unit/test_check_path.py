@@ -24,6 +24,7 @@ from linkaudit.items import UrlResult
 from linkaudit.meta import ANCHORS
 from linkaudit.rules.decisions import first_phase
 from linkaudit.rules.recheck import History
+from linkaudit.rules.rendered import RenderFacts
 from linkaudit.state.memory import MemoryState
 
 SITE = "http://site.test/"
@@ -97,6 +98,41 @@ def test_a_near_page_is_scanned_its_links_with_their_lines():
     assert result.links == [(SITE + "a.html", 2), ("https://far.test/x", 3)]
     assert result.page is not None and result.page["links"] == 2
     assert audit.state.waiting() == 2  # both queued for their own checks
+
+
+SHELL = '<div id="root"></div><script src="app.js"></script>'
+
+
+def test_a_page_is_rendered_as_the_table_says_and_its_render_read_as_its_answer():
+    """--render auto: an app shell's GET asks for its render (a page that is
+    none is read at once); the render's answer, the page's own with its
+    DOM, is read with the DOM's links; a failed render, from its HTML."""
+    check, _audit = path()
+    check.render = "auto"
+    (asked,) = check.on_reply(reply(SITE, "get", text=SHELL))
+    assert isinstance(asked, Asked) and asked.phase == "render"
+    (result,) = results(list(check.on_reply(reply(SITE + "p", "get", text="<p>words</p>"))))
+    assert result.outcome == "ok" and result.render is None
+    dom = '<div id="root"><a href="b.html">b</a></div><script src="app.js"></script>'
+    facts = RenderFacts(dom=dom, dom_size=len(dom), settled=True)
+    out = list(check.on_reply(reply(SITE, "render", text=SHELL, rendered=facts)))
+    (result,) = [r for r in results(out) if r.url == SITE]
+    assert (result.outcome, result.status, result.method) == ("ok", 200, "GET")
+    assert (SITE + "b.html", 0) in result.links  # a link only the DOM has: no line
+    assert result.render["added"] == [SITE + "b.html"] and result.app_shell is None
+    failed = RenderFacts(error="it did not finish within 5 s")
+    (result,) = results(list(check.on_reply(reply(SITE, "render", text=SHELL, rendered=failed))))
+    assert result.outcome == "ok" and result.render["error"] == "it did not finish within 5 s"
+    assert result.warning == (
+        "not rendered (it did not finish within 5 s): its links were read from its HTML"
+    )
+
+
+def test_the_walk_of_a_build_never_renders_and_names_an_app_shell():
+    check, _audit = path()  # the walk's path: --render never
+    (result,) = results(list(check.on_reply(reply(SITE, "get", text=SHELL))))
+    assert result.outcome == "ok" and result.render is None
+    assert result.app_shell is not None
 
 
 def test_a_far_head_that_fails_is_asked_again_with_get_and_only_that_is_the_verdict():

@@ -21,13 +21,16 @@ from linkaudit.rules.decisions import (
     SITEMAP,
     Answer,
     Decision,
+    Phase,
     contradicts,
     decide,
     first_phase,
     host_of,
 )
 
-HTML, PNG, XML = "text/html", "image/png", "application/xml"
+HTML, PNG, XML, CSS = "text/html", "image/png", "application/xml", "text/css"
+RENDER = Phase.RENDER
+SHELL = "an empty mount element"  # why a page looks like an app shell (rules/appshell.py)
 
 
 def answer(phase=HEAD, verdict="ok", near=True, kind=HTML, **fields):
@@ -77,6 +80,23 @@ ROWS = [
     # a far page asked with GET at once (a host checked with GET only)
     (answer(GET, near=False, fragments=True), (ANCHORS,), Decision(REQUEST, ANCHORS)),
     (answer(GET, near=False, fragments=True), (), Decision(RESULT, outcome="ok")),
+    # --render: a near HTML page's GET asks for its render, whose answer is scanned
+    (answer(GET, render="always"), (), Decision(REQUEST, RENDER)),
+    (answer("fallback", render="always"), (), Decision(REQUEST, RENDER)),
+    (answer(GET, render="auto", app_shell=SHELL), (), Decision(REQUEST, RENDER)),
+    (answer("fallback", render="auto", app_shell=SHELL), (), Decision(REQUEST, RENDER)),
+    (answer(GET, render="auto"), (), Decision(SCAN)),  # no app shell: read as it is
+    (answer(GET, render="never", app_shell=SHELL), (), Decision(SCAN)),  # (the walk's)
+    (answer(HEAD, render="always"), (), Decision(REQUEST, GET)),  # its body first
+    (answer(RENDER, render="always"), (), Decision(SCAN)),  # never rendered twice
+    (answer(RENDER, render="auto", app_shell=SHELL), (), Decision(SCAN)),
+    (answer(RENDER), (), Decision(SCAN)),  # a render's answer: the page, read
+    # not pages to render: a stylesheet, a far page, a page that failed or moved
+    (answer(GET, kind=CSS, scan=True, render="always"), (), Decision(SCAN)),
+    (answer(GET, near=False, render="always"), (), Decision(RESULT, outcome="ok")),
+    (answer(GET, "broken", render="always"), (), Decision(RESULT, outcome="broken")),
+    (answer(GET, "redirect", render="always"), (), Decision(REDIRECTED)),
+    (answer(GET, render="always", replayed=True), (), Decision(REPLAY)),
 ]
 
 
@@ -97,6 +117,8 @@ def test_each_row_of_the_table(given: Answer, marked: tuple[str, ...], expected:
         answer(HEAD, kind=PNG),  # not a type a sitemap is served as
         answer(HEAD, near=False, fragments=False),
         answer(GET, near=True),
+        answer(GET, render="always"),
+        answer(RENDER, render="always"),
     ],
 )
 def test_the_state_is_asked_only_where_a_row_needs_it(given: Answer):
