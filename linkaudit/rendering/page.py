@@ -305,12 +305,21 @@ class PageSession:
     async def _quiet(self) -> bool:
         """Wait for the network to be quiet (no request in flight for
         :data:`QUIET` seconds) or the script to navigate, at most ``settle``
-        seconds: whether it did."""
+        seconds of the page's own time: whether it did.  The time its
+        requests wait for an answer from the crawl's downloader (their
+        host's turn: the delay, ``Crawl-delay``, a hold; ``paced.py``) is
+        not counted: at the polite default a page that asks its host for
+        five things would otherwise be read before the fourth came back.
+        The render's time cap (``LINKAUDIT_RENDER_TIMEOUT``) bounds it all."""
         deadline = time.monotonic() + self.settle
+        last = time.monotonic()
         while True:
             if self.crashed:  # nothing more will come: the render fails (browser.py)
                 raise PageClosed("its renderer crashed")
             now = time.monotonic()
+            if self.waiting:  # its requests wait for their host's turn: not the page's time
+                deadline += now - last
+            last = now
             if self.navigated.is_set() or (self.inflight <= 0 and now - self.changed >= QUIET):
                 return True
             if now >= deadline:
