@@ -238,6 +238,7 @@ class Browser:
             # counted as sent, as the handler counts its own (Redis's count of a shared audit)
             lambda: self.crawler.signals.send_catch_log(request_sent, request=request),
             fetch=self.paced,
+            timeout=self.timeout,
         )
         request.meta[RENDERED] = session.facts
         request.meta.update(

@@ -56,6 +56,9 @@ MAX_NAVIGATIONS = 20  # a script's navigations kept (each a link; a loop could m
 MAX_URL = 65536  # characters of a navigation's URL kept (URLLENGTH_LIMIT's default)
 QUIET = 0.5  # seconds without a request in flight: the network is quiet (as networkidle)
 POLL = 0.05  # seconds between two looks at the requests in flight
+# the settle wait, paused while the page's requests wait for their host's
+# turn, ends by this share of the render's time cap (page.py: _quiet)
+READ_BY = 0.8
 _GUARDED: weakref.WeakSet[Any] = weakref.WeakSet()  # contexts that refuse other pages' requests
 # A link with a ``download`` attribute that a script clicks is fetched by
 # Chromium's download manager, out of reach of ``page.route`` (the context's
@@ -158,6 +161,7 @@ class PageSession:
         maxsize: int,
         sent: Callable[[], object] | None = None,
         fetch: Fetch | None = None,
+        timeout: float | None = None,
     ):
         self.url = url
         self.status = status
@@ -171,6 +175,7 @@ class PageSession:
         # what sends the browser's requests (paced.py: the crawl's downloader,
         # at the host's pace); None: the browser sends them itself
         self.fetch = fetch
+        self.timeout = timeout  # the render's time cap (browser.py), s
         self.direct = 0  # requests the browser sent itself (a WebSocket's handshake)
         self.pending: set[Any] = set()  # its requests in the downloader, not answered yet
         self.waiting: set[Route] = set()  # the browser's requests waiting for those answers
@@ -310,15 +315,19 @@ class PageSession:
         host's turn: the delay, ``Crawl-delay``, a hold; ``paced.py``) is
         not counted: at the polite default a page that asks its host for
         five things would otherwise be read before the fourth came back.
-        The render's time cap (``LINKAUDIT_RENDER_TIMEOUT``) bounds it all."""
+        It is never waited past :data:`READ_BY` of the render's time cap
+        (``LINKAUDIT_RENDER_TIMEOUT``), so that a page that keeps asking (a
+        script polling its host) is still read, not failed by the cap."""
         deadline = time.monotonic() + self.settle
         last = time.monotonic()
+        latest = self.started + READ_BY * self.timeout if self.timeout else None
         while True:
             if self.crashed:  # nothing more will come: the render fails (browser.py)
                 raise PageClosed("its renderer crashed")
             now = time.monotonic()
             if self.waiting:  # its requests wait for their host's turn: not the page's time
-                deadline += now - last
+                extended = deadline + (now - last)
+                deadline = extended if latest is None else max(deadline, min(extended, latest))
             last = now
             if self.navigated.is_set() or (self.inflight <= 0 and now - self.changed >= QUIET):
                 return True
