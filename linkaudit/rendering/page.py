@@ -273,12 +273,10 @@ class PageSession:
         its page closes (its interception ends with the page), so a
         script's request waiting for its host's turn would go out at once."""
         self.ended = True
-        for route in list(self.waiting):
-            try:
-                await route.abort("failed")
-            except Exception:  # noqa: BLE001 (answered meanwhile)
-                pass
-        self.waiting.clear()
+        waiting, self.waiting = list(self.waiting), set()
+        # at once (a hundred in turn took tenths of a second under load);
+        # one answered meanwhile fails alone
+        await asyncio.gather(*(route.abort("failed") for route in waiting), return_exceptions=True)
         await close_page(self.page)
 
     def _sent_directly(self) -> None:
