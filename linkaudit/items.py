@@ -48,6 +48,22 @@ class Outcome(StrEnum):
 OUTCOMES: tuple[Outcome, ...] = tuple(Outcome)
 
 
+class GroupKind(StrEnum):
+    """A group of a broken target's places (``groups``): the pages' shared
+    template (a head, navigation, footer), or one page's own places."""
+
+    TEMPLATE = "template"
+    PAGE = "page"
+
+
+class FixKind(StrEnum):
+    """A redirect fix (``redirect_fixes``): every hop permanent (301, 308),
+    or some hop temporary (302, 303, 307)."""
+
+    PERMANENT = "permanent"
+    TEMPORARY = "temporary"
+
+
 class Method(StrEnum):
     """The HTTP method of the request that decided a result."""
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from linkaudit.items import Outcome
+from linkaudit.items import GroupKind, Outcome
 from linkaudit.output.report.records import Place as PlaceRecord
 from linkaudit.output.report.records import ReportEntry, TemplateGroup
 from linkaudit.output.words import age, group_text
@@ -150,7 +150,7 @@ def _link(entry: ReportEntry, groups: list[TemplateGroup]) -> Link:
     referrers: list[PlaceRecord] = []
     if groups:
         for group in groups:
-            if group.get("kind") == "template":
+            if group.get("kind") == GroupKind.TEMPLATE:
                 places.append(Place("", template=group_text(group), pages=group.get("pages", 0)))
             else:
                 referrers.extend(group.get("referrers") or ())

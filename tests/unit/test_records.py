@@ -74,3 +74,16 @@ def test_records_are_types_only():
         "loop": False,
     }
     assert type(fix) is dict
+
+
+def test_the_kinds_formats_compare_are_the_schemas_words():
+    """A group's and a redirect fix's kind are enumerations whose values are
+    the schema's words: a format that compares with them compares with what
+    the report writes."""
+    from linkaudit.items import FixKind, GroupKind, Method, Outcome
+
+    assert [k.value for k in GroupKind] == TOP["groups"]["items"]["properties"]["kind"]["enum"]
+    fixes = TOP["redirect_fixes"]["items"]["properties"]["kind"]["enum"]
+    assert [k.value for k in FixKind] == fixes
+    assert [o.value for o in Outcome] == DEFS["outcome"]["enum"]
+    assert {m.value for m in Method} == {"HEAD", "GET"}

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from linkaudit.items import Outcome
+from linkaudit.items import GroupKind, Outcome
 from linkaudit.output.formats.places import (
     first_places,
     is_hop,
@@ -189,7 +189,7 @@ def places_of(
     if mine:
         own = []
         for group in mine:
-            if group["kind"] == "template":
+            if group["kind"] == GroupKind.TEMPLATE:
                 lines.append(say_group(group))
             else:
                 own.extend(group["referrers"])

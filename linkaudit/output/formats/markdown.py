@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from linkaudit.items import OUTCOMES, Outcome
+from linkaudit.items import OUTCOMES, FixKind, Outcome
 from linkaudit.output.formats.builds import (
     NOT_PAGES,
     SYMLINKS_OUT,
@@ -161,7 +161,7 @@ def as_markdown(report: Report, options: Options = DEFAULT) -> str:
     )
     fixes: dict[str, list[RedirectFix]] = {}
     for fix in report.get("redirect_fixes") or ():
-        if fix["kind"] == "permanent":
+        if fix["kind"] == FixKind.PERMANENT:
             fixes.setdefault(fix["from"], []).append(fix)
     rows = [_fix_row(chosen, limit) for chosen in fixes.values()]
     page.table(
@@ -205,7 +205,7 @@ def _head(report: Report) -> list[str]:
     if s.get("missing_fragments"):
         title += f", {plural(s['missing_fragments'], 'missing fragment')}"
     update = len(
-        {f["from"] for f in report.get("redirect_fixes") or () if f["kind"] == "permanent"}
+        {f["from"] for f in report.get("redirect_fixes") or () if f["kind"] == FixKind.PERMANENT}
     )
     if update:
         title += f", {plural(update, 'link')} to update"

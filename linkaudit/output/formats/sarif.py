@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from linkaudit import PROJECT_URL, __version__
+from linkaudit.items import GroupKind
 from linkaudit.output.formats.builds import (
     BUILD_COUNTS,
     SYMLINK_OUT,
@@ -57,7 +58,7 @@ def as_sarif(report: Report, options: object = None) -> str:
             suggested = {**u["suggestion"], "url": name(u["suggestion"]["url"])}
             text += f"; {suggestion_text(suggested, u['url'])}"
         # the largest template block in words (they come most pages first)
-        blocks = [g for g in by_target.get(name(u["url"]), ()) if g["kind"] == "template"]
+        blocks = [g for g in by_target.get(name(u["url"]), ()) if g["kind"] == GroupKind.TEMPLATE]
         if blocks:
             text += f"; {group_text(blocks[0])}"
             text += f" and {len(blocks) - 1} other blocks" if len(blocks) > 1 else ""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from linkaudit.items import OUTCOMES, Outcome
+from linkaudit.items import OUTCOMES, FixKind, Outcome
 from linkaudit.output.formats.builds import (
     LISTED,
     NOT_PAGES,
@@ -100,11 +100,11 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
             lines.append(f"  {target(u, gap['fragment'])}  [no such anchor on the page]{new}")
             lines.extend("    " + x for x in places_of(gap["referrers"], None, {}, limit=limit))
     fixes = report.get("redirect_fixes") or []
-    lines.extend(_fix_lines(fixes, "permanent", "Links to update", limit))
+    lines.extend(_fix_lines(fixes, FixKind.PERMANENT, "Links to update", limit))
     if report.get("fixed"):
         lines.append(f"Fixed ({len(report['fixed'])}):")
         lines.extend(f"  {url}" for url in report["fixed"])
-    lines.extend(_fix_lines(fixes, "temporary", "Links to temporary redirects", limit))
+    lines.extend(_fix_lines(fixes, FixKind.TEMPORARY, "Links to temporary redirects", limit))
     lines.extend(_build_lines(report, limit))
     if s.get("internal_errors"):
         faulty = [u for u in report["urls"] if is_internal_error(u)]
@@ -155,7 +155,7 @@ def headline(report: dict[str, Any]) -> str:
     if s.get("missing_fragments"):
         parts.append(plural(s["missing_fragments"], "missing fragment"))
     update = len(
-        {f["from"] for f in report.get("redirect_fixes") or () if f["kind"] == "permanent"}
+        {f["from"] for f in report.get("redirect_fixes") or () if f["kind"] == FixKind.PERMANENT}
     )
     if update:
         parts.append(plural(update, "link") + " to update")

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from linkaudit.items import Outcome
+from linkaudit.items import GroupKind, Outcome
 from linkaudit.output.report.records import Place, ReportEntry, TemplateGroup
 from linkaudit.rules.html.landmarks import BLOCK_WORDS
 from linkaudit.rules.templates import RUN, RUNS, BlockIndex
@@ -153,13 +153,13 @@ class Groups:
         for kind, referrers in by_kind.items():
             if _pages(referrers) >= self.min_pages:
                 referrers.sort(key=_place)
-                found.append(_group(item, "template", referrers, kind, signatures[kind]))
+                found.append(_group(item, GroupKind.TEMPLATE, referrers, kind, signatures[kind]))
             else:
                 own.extend(referrers)
         found.sort(key=lambda g: (-g["pages"], g["block"]))
         if own:
             own.sort(key=_place)
-            found.append(_group(item, "page", own))
+            found.append(_group(item, GroupKind.PAGE, own))
         return found
 
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import cast
 from urllib.parse import urlsplit
 
-from linkaudit.items import Outcome
+from linkaudit.items import FixKind, Outcome
 from linkaudit.output.report.records import (
     Place,
     RedirectFix,
@@ -116,7 +116,9 @@ class RedirectFixes:
             fix = {
                 "from": url,
                 "to": chain[-1],
-                "kind": "permanent" if all(s in PERMANENT for s in statuses) else "temporary",
+                "kind": FixKind.PERMANENT
+                if all(s in PERMANENT for s in statuses)
+                else FixKind.TEMPORARY,
                 "statuses": statuses,
                 "hops": len(statuses),
                 "final_outcome": end[0],

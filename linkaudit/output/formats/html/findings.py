@@ -6,7 +6,7 @@ content as one: a link on one page only is its card, not a group of one)."""
 
 from __future__ import annotations
 
-from linkaudit.items import Outcome
+from linkaudit.items import GroupKind, Outcome
 from linkaudit.output.formats.builds import symlink_target
 from linkaudit.output.formats.common import Report, app_shells, missing_fragments, rendered
 from linkaudit.output.formats.html.parts import (
@@ -73,7 +73,7 @@ def broken_section(report: Report) -> str:
     broken.sort(key=lambda u: not u.get("new"))  # stable: URL order within
     templates: dict[str, list[TemplateGroup]] = {}
     for g in report.get("groups") or ():
-        if g["kind"] == "template":
+        if g["kind"] == GroupKind.TEMPLATE:
             templates.setdefault(g["target"], []).append(g)
     body = "".join(_broken_card(u, templates, report) for u in broken[:LIST_LIMIT])
     body += more_note(len(broken), "URLs")
@@ -159,7 +159,7 @@ def says_more(group: TemplateGroup) -> bool:
     """A group the broken-links list does not already say: a template
     link, or a link in the own content of several pages.  A broken link on
     one page is its card above, not a group of one."""
-    return group["kind"] == "template" or group["pages"] > 1
+    return group["kind"] == GroupKind.TEMPLATE or group["pages"] > 1
 
 
 def groups_section(report: Report) -> str:
@@ -170,10 +170,10 @@ def groups_section(report: Report) -> str:
     groups = [g for g in report["groups"] if says_more(g)]
     parts = []
     # template groups first: one line each stands for many pages
-    for g in sorted(groups, key=lambda g: g["kind"] != "template")[:LIST_LIMIT]:
+    for g in sorted(groups, key=lambda g: g["kind"] != GroupKind.TEMPLATE)[:LIST_LIMIT]:
         # each page once (a build's file served at / and /index.html is one)
         pages = list({r.get("file") or r["url"]: r for r in g["referrers"]}.values())
-        if g["kind"] == "template":
+        if g["kind"] == GroupKind.TEMPLATE:
             first = ", ".join(link(p["url"], file=p.get("file")) for p in pages[:3])
             first += and_more(len(pages) - 3)
             words = (

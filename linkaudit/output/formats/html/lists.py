@@ -4,6 +4,7 @@ never checked (blocked, unchecked)."""
 
 from __future__ import annotations
 
+from linkaudit.items import FixKind
 from linkaudit.output.formats.common import Report, walled
 from linkaudit.output.formats.html.buildlinks import BUILD
 from linkaudit.output.formats.html.parts import (
@@ -39,8 +40,12 @@ def redirects_section(report: Report) -> str:
     ]
     body = f'<ul class="callouts">{"".join(calls)}</ul>' if calls else ""
     for kind, title, intro in (
-        ("permanent", "Links to update", "The target moved for good: link to the end instead."),
-        ("temporary", "Links to temporary redirects", "The site says the move is temporary."),
+        (
+            FixKind.PERMANENT,
+            "Links to update",
+            "The target moved for good: link to the end instead.",
+        ),
+        (FixKind.TEMPORARY, "Links to temporary redirects", "The site says the move is temporary."),
     ):
         chosen = [f for f in fixes if f["kind"] == kind]
         if chosen:
