@@ -31,10 +31,12 @@ from __future__ import annotations
 import re
 
 from linkaudit.sources.blocks import UNSAFE, _literal_before, _squeezed
+from linkaudit.sources.links import WILD
 from linkaudit.sources.literal import Literal, line_holding
 
-# `text`_ / `text <href>`_ (not __: anonymous)
-REFERENCE = re.compile(r"`([^`<>]+?)(?:\s*<([^<>`]+)>)?`_(?!_)")
+# `text`_ / `text <href>`_, and `text <href>`__ (anonymous: group 3; one
+# without its href pairs with an anonymous target, refused)
+REFERENCE = re.compile(r"`([^`<>]+?)(?:\s*<([^<>`]+)>)?`_(_?)(?!_)")
 SIMPLE = re.compile(r"(?<![\w`\\])(\w+(?:[-.+:]\w+)*)_(?![\w`])")  # word_
 TARGET = re.compile(r"^\.\.[ \t]+_(?:`([^`]+)`|([^:`\\]+)):(.*)$", re.M)
 INCLUDE = re.compile(r"^\s*\.\.\s+include::", re.M)
@@ -48,6 +50,10 @@ NOT_PARAGRAPH = re.compile(
 # a Sphinx cross-reference with an explicit title (the page shows the title)
 ROLE_REF = re.compile(r"(?<![\w\\`:]):(ref|doc):`([^`<>]+?)\s*<([^<>`]+)>`(?!_)")
 INLINE_LITERAL = re.compile(r"``([^`]+)``")
+# any role (the page shows what Sphinx makes of it: a document's title, a
+# function's name): a wildcard in the block's words (``links.WILD``)
+ANY_ROLE = re.compile(r"(?<![\w\\`:]):\w[\w:.+-]*:`[^`]+`(?![`_])")
+BULLET = re.compile(r"^[-*+\u2022\u2023\u2043] +(?=\S)")
 EMPHASIS = re.compile(r"\*\*([^*]+)\*\*|\*([^*]+)\*")
 
 
@@ -85,13 +91,21 @@ def find_rest(text: str, name: str) -> tuple[Literal, int | None] | None:
             return None
         ref_line, words = found
         defined = at + 1
-    else:  # `text <href>`_
+    else:  # `text <href>`_, its text perhaps begun on the lines above
+        start = at
+        while start > 0 and lines[start - 1].strip():
+            start -= 1
+        head = "\n".join(lines[start : at + 1])
+        on_line = len(head) - len(lines[at])
         refs = [
-            m for m in REFERENCE.finditer(lines[at]) if m.group(2) and name in _squeezed(m.group(2))
+            m
+            for m in REFERENCE.finditer(head)
+            if m.group(2) and m.end() > on_line and name in _squeezed(m.group(2))
         ]
         if len(refs) != 1 or refs[0].group(2).strip().endswith("_"):
             return None
-        ref_line, words, href = at, refs[0].group(1).strip(), refs[0].group(2).strip()
+        ref_line, href = at, refs[0].group(2).strip()
+        words = " ".join(refs[0].group(1).split())
     block = _paragraph(lines, ref_line)
     if block is None:
         return None
@@ -134,6 +148,8 @@ def _named(text: str, label: str) -> tuple[int, str] | None:
     None unless there is exactly one, on one line."""
     found = []
     for m in REFERENCE.finditer(text):
+        if m.group(3):
+            continue  # anonymous: no name (one without its href is refused: UNSAFE)
         if m.group(2) is None and _name(m.group(1)) == label:
             found.append((m.start(), m.group(0), m.group(1)))
         elif m.group(2) is not None and _name(m.group(2)).rstrip("_") == label:
@@ -145,14 +161,19 @@ def _named(text: str, label: str) -> tuple[int, str] | None:
         return None  # (|name|_: a substitution's reference to it)
     start, _, words = found[0]
     line = text.count("\n", 0, start)
-    if "``" in text.split("\n")[line]:
-        return None  # in an inline literal, it would be no reference
+    written = text.split("\n")[line]
+    column = start - (text.rfind("\n", 0, start) + 1)
+    if written.count("``") % 2 or any(
+        m.start() <= column < m.end() for m in INLINE_LITERAL.finditer(written)
+    ):
+        return None  # in an inline literal (perhaps wrapped), it would be no reference
     return line, " ".join(words.split())
 
 
 def _paragraph(lines: list[str], at: int) -> str | None:
-    """The words of the plain, unindented paragraph holding line ``at``
-    as the page shows them, or None (see the module's doc)."""
+    """The words of the plain paragraph holding line ``at`` as the page
+    shows them (a role's: ``WILD``), or None (see the module's doc): an
+    unindented paragraph, or the text of a bullet list item (``_item``)."""
     start = at
     while start > 0 and lines[start - 1].strip():
         start -= 1
@@ -160,9 +181,14 @@ def _paragraph(lines: list[str], at: int) -> str | None:
     while end < len(lines) and lines[end].strip():
         end += 1
     block = lines[start:end]
-    if any(line[:1].isspace() or ADORNMENT.match(line) for line in block):
+    if BULLET.match(block[0]):
+        item = _item(block, at - start)
+        if item is None:
+            return None
+        block = item
+    elif any(line[:1].isspace() for line in block):
         return None
-    if NOT_PARAGRAPH.match(block[0]):
+    if any(ADORNMENT.match(line) for line in block) or NOT_PARAGRAPH.match(block[0]):
         return None
     before = start - 1
     while before >= 0 and not lines[before].strip():
@@ -174,12 +200,46 @@ def _paragraph(lines: list[str], at: int) -> str | None:
         if _literal_before(lines, first, start):
             return None
     joined = " ".join(block)
-    if any(c in joined for c in "\\|") or "]_" in joined or re.search(r":\w[\w:.-]*:`", joined):
+    if any(c in joined for c in "\\|" + WILD) or "]_" in joined:
         return None
-    words = REFERENCE.sub(lambda m: m.group(1), joined)
+    words = ANY_ROLE.sub(WILD, joined)
+    if any(m.group(3) and not m.group(2) for m in REFERENCE.finditer(words)):
+        return None  # `text`__: an anonymous target's (none: UNSAFE), or an error
+    words = REFERENCE.sub(lambda m: m.group(1), words)
     words = SIMPLE.sub(lambda m: m.group(1), words)
     words = INLINE_LITERAL.sub(lambda m: m.group(1), words)
     words = EMPHASIS.sub(lambda m: m.group(1) or m.group(2), words)
     if "`" in words or "*" in words:
         return None
     return " ".join(words.split())
+
+
+def _item(block: list[str], at: int) -> list[str] | None:
+    """The paragraph lines of the bullet list item holding line ``at`` of
+    a run of lines without a blank one (``block``), its marker taken off:
+    docutils' item body is its first line's text and the lines under it,
+    their common indent taken off (``get_first_known_indented``), so they
+    are one paragraph when each is indented alike.  None: an item whose
+    marker differs, an unindented line that is none's, lines indented
+    unlike (a definition list, a block quote), a nested list."""
+    starts = []
+    for i, line in enumerate(block):
+        if BULLET.match(line):
+            if line[0] != block[0][0]:
+                return None  # another list, begun without a blank line
+            starts.append(i)
+        elif not line[:1].isspace():
+            return None
+    first = max(i for i in starts if i <= at)
+    last = next((i for i in starts if i > at), len(block))
+    rest = block[first + 1 : last]
+    if any("\t" in line for line in block[first:last]):
+        return None
+    if len({len(line) - len(line.lstrip(" ")) for line in rest}) > 1:
+        return None
+    text = [block[first][BULLET.match(block[first]).end() :]] + [  # type: ignore[union-attr]
+        line.lstrip(" ") for line in rest
+    ]
+    if any(NOT_PARAGRAPH.match(line) or BULLET.match(line) for line in text[1:]):
+        return None  # a nested list, a directive (as the first line: _paragraph)
+    return text

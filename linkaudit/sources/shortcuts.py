@@ -12,7 +12,7 @@ from urllib.parse import unquote, urldefrag
 from linkaudit.sources.built import BuiltPage
 from linkaudit.sources.files import SourceFiles
 from linkaudit.sources.layout import MARKDOWN, REST
-from linkaudit.sources.links import SourceLink, norm, text_key
+from linkaudit.sources.links import WILD, SourceLink, norm, text_key, words_agree
 from linkaudit.sources.literal import target_name
 from linkaudit.sources.match import (
     Mapped,
@@ -68,10 +68,11 @@ def literal(sources: SourceFiles, rules: Rules, page: Page, j: int, resolved: st
     if (
         found is None
         or text_key(found.text) != text_key(built.text)
-        or text_key(found.block) != text_key(built.block)
+        or not words_agree(found.block, built.block)
     ):
         return None
-    link = SourceLink(page.source, found.line, found.href, norm(found.text), norm(found.block),
+    block = norm(found.block.replace(WILD, "…"))  # (what a role shows: not known here)
+    link = SourceLink(page.source, found.line, found.href, norm(found.text), block,
                       kind, defined, page.source if defined is not None else None)  # fmt: skip
     if target not in candidates(link, page.rel, sources.directory_of(page.source),
                                 rules):  # fmt: skip

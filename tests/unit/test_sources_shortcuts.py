@@ -7,6 +7,7 @@ is bench/README.md's comparison (every place's source, old against new)."""
 from __future__ import annotations
 
 from linkaudit.sources.blocks import rest_part
+from linkaudit.sources.links import WILD, words_agree
 from linkaudit.sources.literal import find, target_name
 from linkaudit.sources.rest import rest_links
 from linkaudit.sources.restliteral import find_rest, find_role
@@ -195,9 +196,7 @@ def test_rest_literal_refuses_what_docutils_may_read_otherwise():
         "an alias": "`x <Lost_>`_ and `Lost`_.\n\n" + named,
         "a substitution": "|Lost|_ and `Lost`_.\n\n" + named,
         "indented": "para\n\n    `a <gone.html>`_\n",
-        "list item": "- `a <gone.html>`_\n",
         "section title": "`a <gone.html>`_\n================\n",
-        "role": "see :doc:`x` and `a <gone.html>`_\n",
         "escape": "\\* `a <gone.html>`_\n",
         "table": "| `a <gone.html>`_ |\n",
         "inline literal": "``Lost_`` only.\n\n" + named,
@@ -241,10 +240,9 @@ def test_rest_role_refuses_what_docutils_may_read_otherwise():
         "short form": "see :ref:`x <~gone>`.\n",
         "twice": "see :ref:`a <gone>`.\n\nand :ref:`b <gone>`.\n",
         "the name elsewhere": "see :ref:`a <gone>`.\n\n.. _gone:\n",
-        "another role": "see :ref:`a <gone>` and :func:`f`.\n",
         "markup in the title": "see :ref:`*a* <gone>`.\n",
         "indented": "para\n\n    see :ref:`a <gone>`.\n",
-        "list item": "- see :ref:`a <gone>`.\n",
+        "nested list item": "- x\n\n  - see :ref:`a <gone>`.\n",
         "in a word": "see x:ref:`a <gone>`.\n",
         "include": "see :ref:`a <gone>`.\n\n.. include:: x.rst\n",
         "a role defined": ".. role:: ref\n\nsee :ref:`a <gone>`.\n",
@@ -253,3 +251,78 @@ def test_rest_role_refuses_what_docutils_may_read_otherwise():
     for why, text in refused.items():
         assert find_role(text, "gone", "ref") is None, why
     assert find_role("see :ref:`a <gone>`.\n", "gone", "ref") is not None
+
+
+def test_rest_literal_finds_list_items_roles_and_wrapped_references():
+    """Flask's proof build: a bullet list item (its continuation indented
+    under its text), a role in the paragraph (the page shows what Sphinx
+    makes of it: a wildcard in the block's words), a reference wrapped
+    over lines, a name beside an inline literal, an anonymous reference
+    with its URL: the line, target and definition line docutils' parse
+    gives, no docutils."""
+    text = (
+        "Title\n=====\n\n"
+        "* `Werkzeug`_ implements WSGI.\n* `Jinja`_ is a template language that\n"
+        "  renders the pages.\n\n"
+        "-   Use a tool like `fabric`_ to push code\n    to the server(s).\n\n"
+        "- `Google App Engine <missing-s9.html>`_\n\n"
+        "`Apache httpd`_ is a server. With one of the servers listed in\n"
+        ":doc:`index`, it is often good.\n\n"
+        "Use a question mark, see `SQL Injections\n<missing-s29.html>`_.\n\n"
+        "using `gevent`_. This is not ``async/await``. See :doc:`/gevent` for\nmore.\n\n"
+        "-   `Flask-specific documentation <missing-s15.html>`__\n\n"
+        ".. _Werkzeug: https://x.example/werkzeug\n.. _Jinja: missing-s19.html\n"
+        ".. _fabric: fabric-page.html\n.. _Apache httpd: missing-s3.html\n"
+        ".. _gevent: missing-s13.html\n"
+    )
+    parsed = {link.target: link for link in rest_links("a.rst", text)}
+    cases = {
+        "missing-s19": ("Jinja", "Jinja is a template language that renders the pages."),
+        "fabric-page": ("fabric", "Use a tool like fabric to push code to the server(s)."),
+        "missing-s9": ("Google App Engine", "Google App Engine"),
+        "missing-s3": ("Apache httpd", f"Apache httpd is a server. With one of the servers listed in {WILD}, it is often good."),
+        "missing-s29": ("SQL Injections", "Use a question mark, see SQL Injections."),
+        "missing-s13": ("gevent", f"using gevent. This is not async/await. See {WILD} for more."),
+        "missing-s15": ("Flask-specific documentation", "Flask-specific documentation"),
+    }  # fmt: skip
+    for name, (words, block) in cases.items():
+        found = find_rest(text, name)
+        assert found is not None, name
+        literal, defined = found
+        link = parsed[literal.href]
+        assert (literal.line, defined) == (link.line, link.defined), name
+        assert (literal.text, literal.block) == (words, block), name
+        assert words_agree(literal.block, link.block.replace("index", "Deploying")), name
+
+
+def test_rest_literal_refuses_lists_and_roles_docutils_may_read_otherwise():
+    named = ".. _Lost: gone.html\n"
+    refused = {
+        "continuation unindented": "- `Lost`_ and\nmore.\n\n" + named,
+        "continuations unlike": "- `Lost`_ and\n  more\n    again.\n\n" + named,
+        "nested list": "- a\n\n  - `Lost`_ and\n\n" + named,
+        "list in the item": "- `Lost`_ and\n  - b\n\n" + named,
+        "another marker": "- a\n* `Lost`_\n\n" + named,
+        "a directive in the item": "- `Lost`_\n  .. note:: x\n\n" + named,
+        "enumerated": "1. `Lost`_\n\n" + named,
+        "item of a quoted literal": "Code::\n\n- `Lost`_\n\n" + named,
+        "in an inline literal": "``Lost_`` and `x`.\n\n" + named,
+        "a literal wrapped": "``a\nLost_`` b.\n\n" + named,
+        "anonymous without URL": "`a <gone.html>`_ and `b`__\n",
+        "a role's suffix form": "`a <gone.html>`_ and `x`:doc:\n",
+        "wrapped, twice": "`a\n<gone.html>`_ `b <gone.html>`_\n",
+    }
+    for why, text in refused.items():
+        assert find_rest(text, "gone") is None, why
+    item = "- `Lost`_ and\n  more.\n\n" + named
+    assert find_rest(item, "gone") is not None
+
+
+def test_words_agree_wildcards_only_what_a_role_shows():
+    block = f"servers listed in {WILD}, it is good."
+    assert words_agree(block, "servers listed in Deploying to Production, it is good.")
+    assert words_agree(block, "servers listed in x, it is good")
+    assert not words_agree(block, "servers listed, it is good.")  # a fixed word missing
+    assert not words_agree(block, "servers listed in x, it is good. More")
+    assert not words_agree(block, "Some servers listed in x, it is good.")
+    assert not words_agree("a b", "a c") and words_agree("A, b!", "a b")
