@@ -62,11 +62,15 @@ def _name(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
-def find_rest(text: str, name: str) -> tuple[Literal, int | None] | None:
+def find_rest(
+    text: str, name: str, nth: int = 0, count: int = 1
+) -> tuple[Literal, int | None] | None:
     """The one reference whose target holds ``name`` (lower case, as
     ``literal._squeezed`` compares), and the 1-based line of the target
     that defines its URL (None: written inline), or None (see the
-    module's doc)."""
+    module's doc).  A named target referenced ``count`` times (the built
+    page's links to it, in its order): the ``nth`` of its references, in
+    the file's order (docutils makes them in that order, each its link)."""
     if not name or _squeezed(text).count(name) != 1:
         return None
     if UNSAFE.search(text) or INCLUDE.search(text):
@@ -87,9 +91,9 @@ def find_rest(text: str, name: str) -> tuple[Literal, int | None] | None:
         if sum(1 for t in TARGET.finditer(text) if _name(t.group(1) or t.group(2)) == label) != 1:
             return None
         found = _named(text, label)
-        if found is None:
+        if found is None or len(found) != count:
             return None
-        ref_line, words = found
+        ref_line, words = found[nth]
         defined = at + 1
     else:  # `text <href>`_, its text perhaps begun on the lines above
         start = at
@@ -102,7 +106,7 @@ def find_rest(text: str, name: str) -> tuple[Literal, int | None] | None:
             for m in REFERENCE.finditer(head)
             if m.group(2) and m.end() > on_line and name in _squeezed(m.group(2))
         ]
-        if len(refs) != 1 or refs[0].group(2).strip().endswith("_"):
+        if count != 1 or len(refs) != 1 or refs[0].group(2).strip().endswith("_"):
             return None
         ref_line, href = at, refs[0].group(2).strip()
         words = " ".join(refs[0].group(1).split())
@@ -143,9 +147,10 @@ def find_role(text: str, name: str, role: str) -> Literal | None:
     return Literal(at + 1, target, " ".join(title.split()), block)
 
 
-def _named(text: str, label: str) -> tuple[int, str] | None:
-    """The line (0-based) and text of the one reference to ``label``,
-    None unless there is exactly one, on one line."""
+def _named(text: str, label: str) -> list[tuple[int, str]] | None:
+    """The line (0-based) and text of each reference to ``label``, in
+    the file's order, None unless each is on one line and in a paragraph
+    ``_paragraph`` reads (none in a literal block, whose words make no link)."""
     found = []
     for m in REFERENCE.finditer(text):
         if m.group(3):
@@ -157,17 +162,21 @@ def _named(text: str, label: str) -> tuple[int, str] | None:
     for m in SIMPLE.finditer(text):
         if _name(m.group(1)) == label:
             found.append((m.start(), m.group(0), m.group(1)))
-    if len(found) != 1 or "\n" in found[0][1] or "|_" in text:
+    if not found or any("\n" in f[1] for f in found) or "|_" in text:
         return None  # (|name|_: a substitution's reference to it)
-    start, _, words = found[0]
-    line = text.count("\n", 0, start)
-    written = text.split("\n")[line]
-    column = start - (text.rfind("\n", 0, start) + 1)
-    if written.count("``") % 2 or any(
-        m.start() <= column < m.end() for m in INLINE_LITERAL.finditer(written)
-    ):
-        return None  # in an inline literal (perhaps wrapped), it would be no reference
-    return line, " ".join(words.split())
+    lines = text.split("\n")
+    named = []
+    for start, _, words in sorted(found):
+        line = text.count("\n", 0, start)
+        column = start - (text.rfind("\n", 0, start) + 1)
+        if lines[line].count("``") % 2 or any(
+            m.start() <= column < m.end() for m in INLINE_LITERAL.finditer(lines[line])
+        ):
+            return None  # in an inline literal (perhaps wrapped), it would be no reference
+        if _paragraph(lines, line) is None:
+            return None
+        named.append((line, " ".join(words.split())))
+    return named
 
 
 def _paragraph(lines: list[str], at: int) -> str | None:

@@ -48,7 +48,7 @@ def literal(sources: SourceFiles, rules: Rules, page: Page, j: int, resolved: st
     name = target_name(target)
     if name is None:
         return None
-    defined = None
+    defined, hits = None, None
     if page.source.endswith(MARKDOWN):
         found = sources.literal(page.source, *name)
         if found is None:  # the name written elsewhere too: the href as written, once
@@ -57,7 +57,9 @@ def literal(sources: SourceFiles, rules: Rules, page: Page, j: int, resolved: st
     elif page.source.endswith(REST):
         found, kind = None, "rst"
         if name[1] is None:  # (a fragment: the document's ids, but a :ref:'s elsewhere)
-            rest = sources.rest_literal(page.source, name[0])
+            hits = _hits(page, base, target, name)  # a name referenced twice: each in turn
+            nth = hits.index(j) if j in hits else -1
+            rest = sources.rest_literal(page.source, name[0], nth, len(hits)) if nth >= 0 else None
             found, defined = rest if rest is not None else (None, None)
         if found is None and (name[1] is None or urldefrag(target)[0] != urldefrag(key(base))[0]):
             role = "doc" if name[1] is None else "ref"
@@ -77,16 +79,25 @@ def literal(sources: SourceFiles, rules: Rules, page: Page, j: int, resolved: st
     if target not in candidates(link, page.rel, sources.directory_of(page.source),
                                 rules):  # fmt: skip
         return None
+    if hits is None:
+        hits = _hits(page, base, target, name)
+    return Mapped(link, "") if len(hits) == 1 or (kind == "rst" and defined is not None) else None
+
+
+def _hits(page: Page, base: str | None, target: str, name: tuple[str, str | None]) -> list[int]:
+    """The page's links to ``target``, in its order."""
+    assert page.built is not None
     # a fragment's name is held by any href (not empty) that is the target
     # (the one "#": none decoded from its path), a quick test before resolving it
     # on each of a page's thousand links
     sifted = name[1] is not None and target.count("#") == 1
-    same = 0
-    for href in page.built.links.hrefs:
+    found = []
+    for k, href in enumerate(page.built.links.hrefs):
         if sifted and href.strip() and name[0] not in squeezed(unquote(href)).lower():
             continue
-        same += resolve(base, href)[1] == target
-    return Mapped(link, "") if same == 1 else None
+        if resolve(base, href)[1] == target:
+            found.append(k)
+    return found
 
 
 def part(

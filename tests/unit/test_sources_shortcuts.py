@@ -326,3 +326,26 @@ def test_words_agree_wildcards_only_what_a_role_shows():
     assert not words_agree(block, "servers listed in x, it is good. More")
     assert not words_agree(block, "Some servers listed in x, it is good.")
     assert not words_agree("a b", "a c") and words_agree("A, b!", "a b")
+
+
+def test_rest_literal_maps_a_name_referenced_twice_in_turn():
+    """Flask's deploying/gevent.rst references `gevent`_ twice: the built
+    page's two links to it, in order, are the file's two references, as
+    docutils makes them; refused where one is in no paragraph read or
+    the counts differ."""
+    text = (
+        "Title\n=====\n\nPrefer :doc:`x` rather than using `gevent`_ directly.\n\n"
+        "`gevent`_ allows writing asynchronous code.\n\n.. _gevent: missing-s5.html\n"
+    )
+    parsed = [link for link in rest_links("a.rst", text) if "missing-s5" in link.target]
+    found = [find_rest(text, "missing-s5", nth, 2) for nth in (0, 1)]
+    assert [(f[0].line, f[1], f[0].text) for f in found if f] == [
+        (link.line, link.defined, link.text) for link in parsed
+    ]
+    assert [f[0].line for f in found if f] == [4, 6]
+    assert find_rest(text, "missing-s5") is None  # one built link: the counts differ
+    assert find_rest(text, "missing-s5", 0, 3) is None
+    in_code = text.replace("\n\n`gevent`_ allows", "::\n\n    `gevent`_ allows")
+    assert find_rest(in_code, "missing-s5", 0, 2) is None  # one in a literal block
+    aliased = text + "\n`x <gevent_>`_\n"
+    assert find_rest(aliased, "missing-s5", 0, 2) is None
