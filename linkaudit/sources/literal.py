@@ -24,12 +24,18 @@ import re
 from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
+from linkaudit.sources.links import WILD
+
 LINK = re.compile(r"(!?)\[([^\[\]`\\<>]*)\]\(([^()\s<>\\`]+)\)")
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,}|:{3,})(.*)$")
-# a fence inside a list item or a block quote: where it ends is the parser's to say
-NESTED_FENCE = re.compile(r"^\s*(?:(?:[>*+-]|\d+[.)])\s*)+(?:`{3}|~{3}|:{3})", re.M)
+# a fence inside a list item or a block quote: where it ends is the parser's
+# to say (on the marker's line: a quote's last ">" line before a fence at
+# the margin, click's faqs.md, leaves the fence at the margin)
+NESTED_FENCE = re.compile(r"^[ \t]*(?:(?:[>*+-]|\d+[.)])[ \t]*)+(?:`{3}|~{3}|:{3})", re.M)
 STARTS = re.compile(r"^ {0,3}(?:[-*+]\s|\d+[.)]\s|#{1,6}\s)|^\s*[-*+]\s")
 HEADING = re.compile(r"^ {0,3}#{1,6}\s")
+ROW = re.compile(r"^ {0,3}\|")  # a table's row, as the literal path reads one
+DELIMITER = re.compile(r"^ {0,3}\|?(?:\s*:?-+:?\s*\|)*\s*:?-+:?\s*\|?\s*$")
 MARKER = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+|>\s*|#{1,6}\s+)*")
 SQUEEZE = re.compile(r"[\s\\]+")
 # a code span: a run of backticks to the next run as long (CommonMark)
@@ -53,6 +59,7 @@ class Literal(NamedTuple):
     href: str
     text: str
     block: str  # the block's words, its links' texts for the links
+    image: bool = False  # ![alt](src): its text the alt
 
 
 def _squeezed(text: str) -> str:
@@ -150,6 +157,13 @@ def find(
     if HEADING.match(lines[at]) and end > at + 1:
         return None
     block = "\n".join(lines[start:end])
+    cells = _cells(lines, at)
+    if cells is not None:  # a table's row: the block is the cell holding the link
+        wanted = name if href is None else _squeezed(href)
+        holding = [c for c in cells if wanted in _squeezed(c)]
+        if len(holding) != 1:
+            return None
+        block, start = holding[0], at
     if liquid and ("{{" in block or "{%" in block or _in_liquid_block(text, at)):
         return None
     if any(c in block for c in "\\|\t") or any(
@@ -157,22 +171,57 @@ def find(
     ):
         return None
     masked = CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), block)
+    before = masked.split("\n")[: at - start]
     line = masked.split("\n")[at - start]
     if "`" in line or "<" in line:
         return None
+    on_line = sum(len(b) + 1 for b in before)  # where line ``at`` starts in the block
     links = [
         m
-        for m in LINK.finditer(line)
-        if (name in _squeezed(m.group(3)) if href is None else m.group(3) == href)
+        for m in LINK.finditer(masked)
+        if on_line <= m.start(3) < on_line + len(line)
+        and (name in _squeezed(m.group(3)) if href is None else m.group(3) == href)
     ]
-    if len(links) != 1 or links[0].group(1):
+    if len(links) != 1 or (links[0].group(1) and masked[: links[0].start()].endswith("[")):
+        return None  # (an image in a link's text: the link's words hold it)
+    # the text as the page shows it: its code spans (blanked in ``masked``,
+    # whole inside the brackets, which no span holds) as their content; an
+    # image's (its alt) is no text of the block
+    written = block[links[0].start(2) : links[0].end(2)]
+    spoken = CODE.sub(lambda m: m.group(2), ROLE.sub(WILD, block))
+    unmarked = "\n".join(MARKER.sub("", b) for b in spoken.split("\n"))
+    shown = LINK.sub(lambda m: "" if m.group(1) else m.group(2), unmarked).split("\n")
+    text = " ".join(CODE.sub(lambda m: m.group(2), written).split())
+    image = bool(links[0].group(1))
+    return Literal(at + 1, links[0].group(3), text, " ".join(shown), image)
+
+
+def _cells(lines: list[str], at: int) -> list[str] | None:
+    """The cells of line ``at`` when it is a body row of a GFM table (the
+    lines around it without a blank one: a header row, a delimiter row,
+    rows, each begun with ``|``), as markdown-it splits it; [] (none
+    found: refused) where the parser may read the row otherwise: an
+    escape or a tab, a code span holding ``|``, a row of another count
+    of cells than the header's; None: no table."""
+    if "|" not in lines[at]:
         return None
-    # the text as the page shows it: its code spans (blanked in ``line``,
-    # whole inside the brackets, which no span holds) as their content
-    written = block.split("\n")[at - start][links[0].start(2) : links[0].end(2)]
-    spoken = CODE.sub(lambda m: m.group(2), ROLE_NAME.sub("", block))
-    words = " ".join(LINK.sub(r"\2", MARKER.sub("", b)) for b in spoken.split("\n"))
-    return Literal(at + 1, links[0].group(3), CODE.sub(lambda m: m.group(2), written), words)
+    first = at
+    while first > 0 and lines[first - 1].strip():
+        first -= 1
+    last = at + 1
+    while last < len(lines) and lines[last].strip():
+        last += 1
+    rows = lines[first:last]
+    if len(rows) < 2 or not DELIMITER.match(rows[1]) or "|" not in rows[1]:
+        return None
+    if at - first < 2 or any(not ROW.match(row) or "\\" in row or "\t" in row for row in rows):
+        return []
+    if any("|" in m.group(0) for row in rows for m in CODE.finditer(row)):
+        return []
+    split = [row.strip().removeprefix("|").removesuffix("|").split("|") for row in rows]
+    if len({len(cells) for cells in split}) != 1:
+        return []
+    return [cell.strip() for cell in split[at - first]]
 
 
 def target_name(resolved_key: str) -> tuple[str, str | None] | None:

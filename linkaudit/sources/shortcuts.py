@@ -53,7 +53,7 @@ def literal(sources: SourceFiles, rules: Rules, page: Page, j: int, resolved: st
         found = sources.literal(page.source, *name)
         if found is None:  # the name written elsewhere too: the href as written, once
             found = sources.literal(page.source, *name, page.built.links.hrefs[j].strip())
-        kind = "inline"
+        kind = "image" if found is not None and found.image else "inline"
     elif page.source.endswith(REST):
         found, kind = None, "rst"
         if name[1] is None:  # (a fragment: the document's ids, but a :ref:'s elsewhere)

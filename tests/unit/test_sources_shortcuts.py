@@ -74,7 +74,7 @@ def test_literal_refuses_what_the_parser_may_read_otherwise():
         "code span": "`[a](gone.md)`\n",
         "table": "| [a](gone.md) | b |\n",
         "escape": "\\[a](gone.md)\n",
-        "image": "![a](gone.md)\n",
+        "image in a link": "[![a](gone.md)](x.md)\n",
         "fence in a list": "- ```\n  [a](gone.md)\n  ```\n",
         "html block": "<div>\n[a](gone.md)\n</div>\n",
         "wrapped target": "[a](gone\n.md)\n",
@@ -349,3 +349,77 @@ def test_rest_literal_maps_a_name_referenced_twice_in_turn():
     assert find_rest(in_code, "missing-s5", 0, 2) is None  # one in a literal block
     aliased = text + "\n`x <gevent_>`_\n"
     assert find_rest(aliased, "missing-s5", 0, 2) is None
+
+
+def test_literal_finds_table_cells_images_wrapped_texts_and_roles():
+    """click's MyST proof build: a link and an image in a table's cells
+    (the block is the cell, as the page's ``<td>``; an image's alt is its
+    text and no text of the block), link text wrapped over lines holding
+    a code span, a list item holding a role (the page shows the section's
+    title: a wildcard): the line, target and text markdown-it gives."""
+    from linkaudit.sources.markdown import markdown_links
+
+    text = (
+        "# T\n\nSome are listed below:\n\n"
+        "| Project | Description | Activity |\n|---|:---:|---|\n"
+        "| [Typer](https://x.example/typer) | Type hints. | ![Last commit](gone-s1.md) |\n"
+        "| [rich-click](gone-rich.md) | Format `help` output. | ![Last commit](x.svg) |\n\n"
+        "Redirects it via {func}`os.dup2`, inspired by [Pytest's\n`capfd`](gone-s37.md).\n"
+        "This catches output.\n\n"
+        "- [aliases](gone-s29.md) : An advanced example that implements\n  {ref}`aliases`.\n"
+        "- [b](x.md) : other.\n\n"
+        "A badge ![PyPI - Version](gone-s23.svg) here.\n"
+    )
+    parsed = {link.target: link for link in markdown_links("a.md", text, "myst")}
+    cases = {
+        "gone-s1": ("Last commit", "", True),
+        "gone-rich": ("rich-click", "rich-click", False),
+        "gone-s37": ("Pytest's capfd", f"Redirects it via {WILD}, inspired by Pytest's capfd. "
+                     "This catches output.", False),
+        "gone-s29": ("aliases", f"aliases : An advanced example that implements {WILD}.", False),
+        "gone-s23": ("PyPI - Version", "A badge  here.", True),
+    }  # fmt: skip
+    for name, (words, block, image) in cases.items():
+        found = find(text, name)
+        assert found is not None, name
+        link = parsed[found.href]
+        assert (found.line, found.text) == (link.line, link.text), name
+        assert (found.text, found.block, found.image) == (words, block, image), name
+        assert image == (link.kind == "image"), name
+    assert words_agree(
+        find(text, "gone-s37").block, parsed["gone-s37.md"].block.replace("os.dup2", "os.dup2()")
+    )
+
+
+def test_literal_refuses_tables_the_parser_may_read_otherwise():
+    head = "| a | b |\n|---|---|\n"
+    refused = {
+        "no delimiter row": "| [a](gone.md) | b |\n| c | d |\n",
+        "the header row": "| [a](gone.md) | b |\n|---|---|\n| c | d |\n",
+        "an escaped pipe": head + "| [a](gone.md) | b \\| c |\n",
+        "a pipe in a code span": head + "| [a](gone.md) | `b|c` |\n",
+        "a row of more cells": head + "| [a](gone.md) | b | c |\n",
+        "a row not begun with a pipe": head + "[a](gone.md) | b\n",
+        "in a list": "- | a | b |\n  |---|---|\n  | [a](gone.md) | b |\n",
+        "a tab": head + "| [a](gone.md) |\tb |\n",
+    }
+    for why, text in refused.items():
+        assert find(text, "gone") is None, why
+    assert find(head + "| [a](gone.md) | b |\n", "gone") is not None
+
+
+def test_literal_a_fence_after_a_quote_is_at_the_margin():
+    """click's faqs.md: a fenced block whose last line is ">" then the
+    closing fence at the margin; the link below is found, as markdown-it
+    finds it, and a fence on a quote's or an item's line still refuses."""
+    from linkaudit.sources.markdown import markdown_links
+
+    text = "```{code-block} text\n> a\n>\n```\nWords (see [PEP 686](gone-s19.md)).\n"
+    found = find(text, "gone-s19")
+    (link,) = [x for x in markdown_links("a.md", text, "myst") if "gone" in x.target]
+    assert found is not None and (found.line, found.text) == (link.line, link.text) == (
+        5,
+        "PEP 686",
+    )
+    assert find("> ```\n> x\n\n[a](gone.md)\n", "gone") is None
+    assert find("- ```\n  x\n\n[a](gone.md)\n", "gone") is None
