@@ -1,23 +1,32 @@
 """A reStructuredText file's link found without docutils: the one
 reference whose target holds a name the file holds once, written inline
-(`` `text <href>`_ ``) or as a named reference (`` `text`_ `` or
-``text_``) to the one explicit target that defines it (``.. _text:
-href``), in a plain paragraph; so most places of findings in a Sphinx
-project are mapped without importing docutils (its import alone is most
-of a small build's 10 % bound) or parsing the file.
+(`` `text <href>`_ ``, its text perhaps wrapped from the lines above, or
+anonymous: `` `text <href>`__ ``) or as a named reference (`` `text`_ ``,
+``text_``, an alias `` `text <text_>`_ ``, a substitution's ``|text|_``
+whose ``replace::`` is plain words or a literal) to the one explicit
+target that defines it (``.. _text: href``), in a plain paragraph or a
+bullet list item's; so most places of findings in a Sphinx project are
+mapped without importing docutils (its import alone is most of a small
+build's 10 % bound) or parsing the file.  A name referenced N times is
+mapped when the built page has N links to it: the k-th link, the k-th
+reference in the file's order (``shortcuts.literal`` asks for it).
 
 As with Markdown (``literal.py``), the line is only a proposal:
 ``shortcuts.literal`` maps it when the tool can have made the built link
-of it, its text and its block's words are the built link's, and the built
-page has one link to that target.  Anything docutils could read otherwise
-refuses it (None: the parser decides): a fragment (ids the whole document
-makes), what pairs or reads across blocks (``blocks.UNSAFE``: anonymous
-targets, roles the file defines, simple tables), an include, the name on
-another line or twice, a target defined twice or by another target, a
-name referenced twice or across lines, and a paragraph that is not a
-plain one: indented (a block quote, a list item's, a directive's body),
-a list, a field list, a table, a section title, a comment or directive,
-a quoted literal block, an escape, a substitution, a footnote, a role.
+of it, its text and its block's words are the built link's (a role in the
+block, whose shown words only Sphinx knows, is a wildcard there: the words
+around it must still match in order), and the built page has as many
+links to that target as the file references.  Anything docutils could
+read otherwise refuses it (None: the parser decides): a fragment (ids the
+whole document makes), what pairs across blocks (anonymous targets, roles
+the file defines), a line in or beside a simple table, an include, the
+name on another line or twice, a target defined twice or by another
+target, a reference across lines (but an inline one's text), and a
+paragraph that is not a plain one: indented (a block quote, a directive's
+body), a list item whose lines are indented unlike or that holds a list,
+an enumerated or field list, a table, a section title, a comment or
+directive, a quoted literal block, an escape, another substitution, a
+footnote.
 
 A Sphinx ``:ref:`title <label>``` or ``:doc:`title <path>``` is found
 so too (``find_role``): the one role on the one line holding the name
@@ -30,7 +39,7 @@ from __future__ import annotations
 
 import re
 
-from linkaudit.sources.blocks import UNSAFE, _literal_before, _squeezed
+from linkaudit.sources.blocks import _literal_before, _squeezed
 from linkaudit.sources.links import WILD
 from linkaudit.sources.literal import Literal, line_holding
 
@@ -53,6 +62,13 @@ INLINE_LITERAL = re.compile(r"``([^`]+)``")
 # any role (the page shows what Sphinx makes of it: a document's title, a
 # function's name): a wildcard in the block's words (``links.WILD``)
 ANY_ROLE = re.compile(r"(?<![\w\\`:]):\w[\w:.+-]*:`[^`]+`(?![`_])")
+# what pairs or reads across blocks (``blocks.UNSAFE`` but simple tables,
+# whose lines ``_in_table`` refuses): anonymous targets, roles the file defines
+UNSAFE = re.compile(r"^\s*(?:\.\.\s+)?__[\s:]|^\s*\.\.\s+(?:default-)?role::", re.M)
+TABLE_BORDER = re.compile(r"^=+(?: +=+)+\s*$")
+# |name|_ (|name|__: anonymous), and a substitution's replace:: definition
+SUBSTITUTION = re.compile(r"(?<![\w|\\])\|([^|\s](?:[^|]*[^|\s])?)\|(__?)(?![\w|])")
+REPLACE = re.compile(r"^\.\.[ \t]+\|([^|]+)\|[ \t]+replace::[ \t]*(.*)$", re.M)
 BULLET = re.compile(r"^[-*+\u2022\u2023\u2043] +(?=\S)")
 EMPHASIS = re.compile(r"\*\*([^*]+)\*\*|\*([^*]+)\*")
 
@@ -77,7 +93,7 @@ def find_rest(
         return None
     lines = text.split("\n")
     at = line_holding(lines, name)
-    if at is None:
+    if at is None or _in_table(lines, at, at):
         return None
     defined: int | None = None
     target = TARGET.match(lines[at])
@@ -90,10 +106,17 @@ def find_rest(
             return None  # the URL goes on (or more follows)
         if sum(1 for t in TARGET.finditer(text) if _name(t.group(1) or t.group(2)) == label) != 1:
             return None
-        found = _named(text, label)
+        replaced = _replaced(text, label)
+        shown = lines
+        if replaced is not None:
+            shown = SUBSTITUTION.sub(
+                lambda m: replaced if _name(m.group(1)) == label else m.group(0), text
+            ).split("\n")
+        found = _named(text, label, shown, replaced)
         if found is None or len(found) != count:
             return None
         ref_line, words = found[nth]
+        lines = shown
         defined = at + 1
     else:  # `text <href>`_, its text perhaps begun on the lines above
         start = at
@@ -147,10 +170,15 @@ def find_role(text: str, name: str, role: str) -> Literal | None:
     return Literal(at + 1, target, " ".join(title.split()), block)
 
 
-def _named(text: str, label: str) -> list[tuple[int, str]] | None:
-    """The line (0-based) and text of each reference to ``label``, in
-    the file's order, None unless each is on one line and in a paragraph
-    ``_paragraph`` reads (none in a literal block, whose words make no link)."""
+def _named(
+    text: str, label: str, shown: list[str], replaced: str | None
+) -> list[tuple[int, str]] | None:
+    """The line (0-based) and text of each reference to ``label`` (an
+    alias's, `` `text <label_>`_ ``, too), in the file's order, None
+    unless each is on one line and in a paragraph ``_paragraph`` reads
+    (none in a literal block, whose words make no link):
+    ``shown``, the file's lines, a substitution's references to ``label``
+    as the page shows them, ``replaced`` (``_replaced``)."""
     found = []
     for m in REFERENCE.finditer(text):
         if m.group(3):
@@ -158,12 +186,23 @@ def _named(text: str, label: str) -> list[tuple[int, str]] | None:
         if m.group(2) is None and _name(m.group(1)) == label:
             found.append((m.start(), m.group(0), m.group(1)))
         elif m.group(2) is not None and _name(m.group(2)).rstrip("_") == label:
-            return None  # `text <label_>`_: an alias
+            alias = m.group(2).strip()
+            if not alias.endswith("_") or alias.endswith("__"):
+                return None  # (`text <label>`_: a URL holding the name)
+            found.append((m.start(), m.group(0), m.group(1)))  # `text <label_>`_: an alias
+    spans = [m.span() for m in REFERENCE.finditer(text)]
     for m in SIMPLE.finditer(text):
+        if any(a <= m.start() < b for a, b in spans):
+            continue  # (an alias's name_, inside its reference)
         if _name(m.group(1)) == label:
             found.append((m.start(), m.group(0), m.group(1)))
-    if not found or any("\n" in f[1] for f in found) or "|_" in text:
-        return None  # (|name|_: a substitution's reference to it)
+    for m in SUBSTITUTION.finditer(text):  # |name|_: a substitution's reference to it
+        if _name(m.group(1)) == label:
+            if m.group(2) == "__" or replaced is None:
+                return None
+            found.append((m.start(), m.group(0), replaced))
+    if not found or any("\n" in f[1] for f in found):
+        return None
     lines = text.split("\n")
     named = []
     for start, _, words in sorted(found):
@@ -173,10 +212,47 @@ def _named(text: str, label: str) -> list[tuple[int, str]] | None:
             m.start() <= column < m.end() for m in INLINE_LITERAL.finditer(lines[line])
         ):
             return None  # in an inline literal (perhaps wrapped), it would be no reference
-        if _paragraph(lines, line) is None:
+        if _paragraph(shown, line) is None:
             return None
         named.append((line, " ".join(words.split())))
     return named
+
+
+def _in_table(lines: list[str], first: int, last: int) -> bool:
+    """Lines ``first`` to ``last`` meet a simple table (whose blank lines
+    end no block): from a border at the margin to the next border a blank
+    line or the end follows, as far as docutils' table reaches or further
+    (``isolate_simple_table`` may end it at its third border)."""
+    i = 0
+    while i < len(lines):
+        if TABLE_BORDER.match(lines[i]):
+            j = i + 1
+            while j < len(lines) and not (
+                TABLE_BORDER.match(lines[j]) and (j + 1 == len(lines) or not lines[j + 1].strip())
+            ):
+                j += 1
+            if i <= last and first <= j:
+                return True
+            i = j
+        i += 1
+    return False
+
+
+def _replaced(text: str, label: str) -> str | None:
+    """What the page shows for the substitution ``|label|``: its one
+    definition's ``replace::`` text on one line, an inline literal's
+    content or plain words; None: none, or any other markup."""
+    found = [m for m in REPLACE.finditer(text) if _name(m.group(1)) == label]
+    if len(found) != 1:
+        return None
+    end = found[0].end()
+    after = text[end + 1 :].split("\n", 1)[0] if end < len(text) else ""
+    if after[:1].isspace() and after.strip():
+        return None  # the text goes on
+    words = INLINE_LITERAL.sub(lambda m: m.group(1), found[0].group(2).strip())
+    if not words or any(c in words for c in "`*|_\\<>[]:"):
+        return None
+    return words
 
 
 def _paragraph(lines: list[str], at: int) -> str | None:
@@ -190,6 +266,8 @@ def _paragraph(lines: list[str], at: int) -> str | None:
     while end < len(lines) and lines[end].strip():
         end += 1
     block = lines[start:end]
+    if _in_table(lines, start, end - 1):
+        return None
     if BULLET.match(block[0]):
         item = _item(block, at - start)
         if item is None:

@@ -423,3 +423,44 @@ def test_literal_a_fence_after_a_quote_is_at_the_margin():
     )
     assert find("> ```\n> x\n\n[a](gone.md)\n", "gone") is None
     assert find("- ```\n  x\n\n[a](gone.md)\n", "gone") is None
+
+
+def test_rest_literal_aliases_substitutions_and_simple_tables():
+    """Flask's mongoengine.rst (`Name`_ and an alias `text <Name_>`_ to the
+    same target), gevent.rst (|gevent.spawn|_, its text a replace::
+    substitution's), quickstart.rst (a simple table elsewhere in the file):
+    the lines, texts and blocks docutils' parse gives, no docutils."""
+    table = "=====  =====\nA      B\n\nC      D\n=====  =====\n\n"
+    text = (
+        "Title\n=====\n\nA server and `Flask-MongoEngine`_ are required. ::\n\n    pip x\n\n"
+        + table
+        + "Check out their `documentation <Flask-MongoEngine_>`_ as well.\n\n"
+        "To run tasks, use\n|gevent.spawn|_:\n\n"
+        ".. |gevent.spawn| replace:: ``gevent.spawn()``\n"
+        ".. _gevent.spawn: gone-spawn.html\n.. _Flask-MongoEngine: gone-mongo.html\n\n"
+        "Configures the `Jinja\n<gone-jinja.html>`_ engine.\n"
+    )
+    parsed: dict[str, list] = {}
+    for link in rest_links("a.rst", text):
+        parsed.setdefault(link.target, []).append(link)
+    for name, count in (("gone-mongo", 2), ("gone-spawn", 1), ("gone-jinja", 1)):
+        links = parsed[name + ".html"]
+        assert len(links) == count
+        for nth, link in enumerate(links):
+            found = find_rest(text, name, nth, count)
+            assert found is not None, (name, nth)
+            assert (found[0].line, found[1], found[0].text) == (link.line, link.defined, link.text)
+            assert words_agree(found[0].block, link.block), (name, nth)
+    assert find_rest(text, "gone-spawn")[0].text == "gevent.spawn()"  # type: ignore[index]
+    refused = {
+        "in the table": "=====  =====\n`a <gone.html>`_  B\n=====  =====\n",
+        "after a blank line in the table": "=====  =====\nA      B\n\n`a <gone.html>`_  x\n"
+        "=====  =====\n",
+        "a table not closed": "=====  =====\nA      B\n\n`a <gone.html>`_ x\n",
+        "a substitution of markup": "|Lost|_ x\n\n.. |Lost| replace:: *a*\n.. _Lost: gone.html\n",
+        "a substitution undefined": "|Lost|_ x\n\n.. _Lost: gone.html\n",
+        "a substitution anonymous": "|Lost|__ x\n\n.. |Lost| replace:: a\n.. _Lost: gone.html\n",
+        "an image substitution": "|Lost|_ x\n\n.. |Lost| image:: a.png\n.. _Lost: gone.html\n",
+    }  # fmt: skip
+    for why, text in refused.items():
+        assert find_rest(text, "gone") is None, why
