@@ -1,22 +1,27 @@
 """A Markdown file's link found without its parser: the one inline link
-``[text](href)`` of a file whose target holds a name the file holds once,
-in a plain paragraph, so most places of findings in a Markdown project are
-mapped without importing markdown-it (a tenth of a small build's walk) or
-parsing the file.
+``[text](href)`` or image ``![alt](src)`` of a file whose target holds a
+name the file holds once, in a plain paragraph, a list item, a heading or
+a GFM table's cell (its text perhaps wrapped over lines), so most places
+of findings in a Markdown project are mapped without importing markdown-it
+(a tenth of a small build's walk) or parsing the file.
 
 The line is only a proposal: ``places.py`` maps it when the tool can have
 made the built link of it (``match.candidates``), its text and its block's
-words are the built link's, and the built page has one link to that
-target.  Anything the parser could read otherwise refuses it (None: the
-parser decides): the name on another line or twice, a line in a fenced or
-indented code block, in front matter, in a table, in an HTML block or a
-comment, in a code span, with an escape, an image or HTML; a block whose
-words (code spans' text included) are not the built block's; in a Jekyll
-file, a block holding Liquid or a line inside a Liquid block whose content
-is not the page's Markdown (``highlight``, ``raw``, ``comment``,
-``capture``).  (A Jekyll file's other Liquid, an include's HTML or a link
-Liquid spells, cannot make a second link to the target unseen: the built
-page must have one.)"""
+words are the built link's (a table's cell: the cell's words, as the
+page's ``<td>``; a MyST role, whose shown words only Sphinx knows: a
+wildcard, the words around it checked in order), and the built page has
+one link to that target.  Anything the parser could read otherwise refuses
+it (None: the parser decides): the name on another line or twice, a line
+in a fenced or indented code block, in front matter, in an HTML block or a
+comment, in a code span, with an escape or HTML; an image inside a link's
+text; a table whose rows are not all begun with ``|``, of unlike counts of
+cells, with an escape or a code span holding ``|``, or the link in its
+header row; a block whose words (code spans' text included) are not the
+built block's; in a Jekyll file, a block holding Liquid or a line inside a
+Liquid block whose content is not the page's Markdown (``highlight``,
+``raw``, ``comment``, ``capture``).  (A Jekyll file's other Liquid, an
+include's HTML or a link Liquid spells, cannot make a second link to the
+target unseen: the built page must have one.)"""
 
 from __future__ import annotations
 
