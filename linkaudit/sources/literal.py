@@ -251,5 +251,11 @@ def line_holding(lines: list[str], name: str) -> int | None:
     """The index of the one line whose squeezed text holds ``name``; None
     when no line or several do (the name split across lines, or written
     twice: a literal path refuses both)."""
-    holding = [i for i, line in enumerate(lines) if name in _squeezed(line)]
+    holding = [
+        i
+        for i, line in enumerate(lines)
+        # (``_squeezed`` without its regex where the line has no escape to decode)
+        if name in ("".join(line.split()).lower() if "%" not in line and "\\" not in line
+                    else _squeezed(line))
+    ]  # fmt: skip
     return holding[0] if len(holding) == 1 else None

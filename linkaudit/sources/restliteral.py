@@ -93,7 +93,10 @@ def find_rest(
         return None
     lines = text.split("\n")
     at = line_holding(lines, name)
-    if at is None or _in_table(lines, at, at):
+    if at is None:
+        return None
+    tables = _tables(lines)
+    if _in_table(tables, at, at):
         return None
     defined: int | None = None
     target = TARGET.match(lines[at])
@@ -112,7 +115,7 @@ def find_rest(
             shown = SUBSTITUTION.sub(
                 lambda m: replaced if _name(m.group(1)) == label else m.group(0), text
             ).split("\n")
-        found = _named(text, label, shown, replaced)
+        found = _named(text, label, shown, replaced, tables)
         if found is None or len(found) != count:
             return None
         ref_line, words = found[nth]
@@ -133,7 +136,7 @@ def find_rest(
             return None
         ref_line, href = at, refs[0].group(2).strip()
         words = " ".join(refs[0].group(1).split())
-    block = _paragraph(lines, ref_line)
+    block = _paragraph(lines, ref_line, tables)
     if block is None:
         return None
     return Literal(ref_line + 1, href, words, block), defined
@@ -164,14 +167,16 @@ def find_role(text: str, name: str, role: str) -> Literal | None:
         return None
     start, end = found[0].span()
     shown = [*lines[:at], lines[at][:start] + title + lines[at][end:], *lines[at + 1 :]]
-    block = _paragraph(shown, at)  # (the role as the page shows it: any other refuses)
+    block = _paragraph(
+        shown, at, _tables(shown)
+    )  # (the role as the page shows it: any other refuses)
     if block is None:
         return None
     return Literal(at + 1, target, " ".join(title.split()), block)
 
 
 def _named(
-    text: str, label: str, shown: list[str], replaced: str | None
+    text: str, label: str, shown: list[str], replaced: str | None, tables: list[tuple[int, int]]
 ) -> list[tuple[int, str]] | None:
     """The line (0-based) and text of each reference to ``label`` (an
     alias's, `` `text <label_>`_ ``, too), in the file's order, None
@@ -180,7 +185,8 @@ def _named(
     ``shown``, the file's lines, a substitution's references to ``label``
     as the page shows them, ``replaced`` (``_replaced``)."""
     found = []
-    for m in REFERENCE.finditer(text):
+    references = list(REFERENCE.finditer(text))
+    for m in references:
         if m.group(3):
             continue  # anonymous: no name (one without its href is refused: UNSAFE)
         if m.group(2) is None and _name(m.group(1)) == label:
@@ -190,8 +196,9 @@ def _named(
             if not alias.endswith("_") or alias.endswith("__"):
                 return None  # (`text <label>`_: a URL holding the name)
             found.append((m.start(), m.group(0), m.group(1)))  # `text <label_>`_: an alias
-    spans = [m.span() for m in REFERENCE.finditer(text)]
-    for m in SIMPLE.finditer(text):
+    spans = [m.span() for m in references]
+    simple = SIMPLE.finditer(text) if label + "_" in text.lower() else ()  # (its scan: slow)
+    for m in simple:
         if any(a <= m.start() < b for a, b in spans):
             continue  # (an alias's name_, inside its reference)
         if _name(m.group(1)) == label:
@@ -212,30 +219,34 @@ def _named(
             m.start() <= column < m.end() for m in INLINE_LITERAL.finditer(lines[line])
         ):
             return None  # in an inline literal (perhaps wrapped), it would be no reference
-        if _paragraph(shown, line) is None:
+        if _paragraph(shown, line, tables) is None:
             return None
         named.append((line, " ".join(words.split())))
     return named
 
 
-def _in_table(lines: list[str], first: int, last: int) -> bool:
-    """Lines ``first`` to ``last`` meet a simple table (whose blank lines
-    end no block): from a border at the margin to the next border a blank
-    line or the end follows, as far as docutils' table reaches or further
+def _tables(lines: list[str]) -> list[tuple[int, int]]:
+    """The simple tables' lines (first, last), whose blank lines end no
+    block: from a border at the margin to the next border a blank line or
+    the end follows, as far as docutils' table reaches or further
     (``isolate_simple_table`` may end it at its third border)."""
+    found = []
     i = 0
     while i < len(lines):
-        if TABLE_BORDER.match(lines[i]):
+        if lines[i].startswith("=") and TABLE_BORDER.match(lines[i]):
             j = i + 1
             while j < len(lines) and not (
                 TABLE_BORDER.match(lines[j]) and (j + 1 == len(lines) or not lines[j + 1].strip())
             ):
                 j += 1
-            if i <= last and first <= j:
-                return True
+            found.append((i, j))
             i = j
         i += 1
-    return False
+    return found
+
+
+def _in_table(tables: list[tuple[int, int]], first: int, last: int) -> bool:
+    return any(i <= last and first <= j for i, j in tables)
 
 
 def _replaced(text: str, label: str) -> str | None:
@@ -255,7 +266,7 @@ def _replaced(text: str, label: str) -> str | None:
     return words
 
 
-def _paragraph(lines: list[str], at: int) -> str | None:
+def _paragraph(lines: list[str], at: int, tables: list[tuple[int, int]]) -> str | None:
     """The words of the plain paragraph holding line ``at`` as the page
     shows them (a role's: ``WILD``), or None (see the module's doc): an
     unindented paragraph, or the text of a bullet list item (``_item``)."""
@@ -266,7 +277,7 @@ def _paragraph(lines: list[str], at: int) -> str | None:
     while end < len(lines) and lines[end].strip():
         end += 1
     block = lines[start:end]
-    if _in_table(lines, start, end - 1):
+    if _in_table(tables, start, end - 1):
         return None
     if BULLET.match(block[0]):
         item = _item(block, at - start)
