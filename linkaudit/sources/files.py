@@ -38,7 +38,7 @@ class SourceFiles:
         self._lower: dict[str, Words] = {}
         self._held: dict[str, set[str]] = {}  # a needle -> the files holding it
         self._literals: dict[tuple[str, str, str | None], Literal | None] = {}
-        self._rest_literals: dict[tuple[str, str], tuple[Literal, int | None] | None] = {}
+        self._rest_literals: dict[tuple[str, str, int, int], tuple[Literal, int | None] | None] = {}
         self._rest_roles: dict[tuple[str, str, str], Literal | None] = {}
         self._parts: dict[tuple[str, str, bool], list[SourceLink] | None] = {}
 
@@ -76,12 +76,16 @@ class SourceFiles:
             self._literals[(path, name, href)] = found
         return self._literals[(path, name, href)]
 
-    def rest_literal(self, path: str, name: str) -> tuple[Literal, int | None] | None:
-        """The one reference of a reST file whose target holds ``name``,
-        and its definition's line, found without docutils (``restliteral``)."""
-        if (path, name) not in self._rest_literals:
-            self._rest_literals[(path, name)] = find_rest(self._read(path), name)
-        return self._rest_literals[(path, name)]
+    def rest_literal(
+        self, path: str, name: str, nth: int = 0, count: int = 1
+    ) -> tuple[Literal, int | None] | None:
+        """The reference of a reST file whose target holds ``name`` (the
+        ``nth`` of ``count``), and its definition's line, found without
+        docutils (``restliteral``)."""
+        if (path, name, nth, count) not in self._rest_literals:
+            found = find_rest(self._read(path), name, nth, count)
+            self._rest_literals[(path, name, nth, count)] = found
+        return self._rest_literals[(path, name, nth, count)]
 
     def rest_role(self, path: str, name: str, role: str) -> Literal | None:
         """The one ``:ref:`` or ``:doc:`` with a title of a reST file whose

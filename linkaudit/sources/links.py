@@ -15,6 +15,9 @@ import re
 from typing import NamedTuple
 
 WS = re.compile(r"\s+")
+# in a literal path's block words, what the page shows of a role (a
+# document's title, a function's name) that cannot be known without the tool
+WILD = "\x00"
 # Template syntax in a source: Hugo shortcodes, Liquid output and tags
 TEMPLATE = re.compile(r"\{\{[<%].*?[%>]\}\}|\{\{.*?\}\}|\{%.*?%\}", re.S)
 
@@ -56,6 +59,16 @@ def text_key(text: str | None) -> str:
     """Texts compared loosely: case, whitespace, punctuation and smart
     quotes do not count (``Pytest's`` is the page's ``Pytest’s``)."""
     return re.sub(r"\W+", "", (text or "").casefold())
+
+
+def words_agree(source: str, built: str) -> bool:
+    """A block's words as a literal path reads them agree with the built
+    block's (``text_key``): each ``WILD`` stands for any run, the fixed
+    words around them in order, from the first word to the last."""
+    if WILD not in source:
+        return text_key(source) == text_key(built)
+    pattern = ".*?".join(re.escape(text_key(part)) for part in source.split(WILD))
+    return re.fullmatch(pattern, text_key(built), re.S) is not None
 
 
 class Cursor:

@@ -1,22 +1,27 @@
 """A Markdown file's link found without its parser: the one inline link
-``[text](href)`` of a file whose target holds a name the file holds once,
-in a plain paragraph, so most places of findings in a Markdown project are
-mapped without importing markdown-it (a tenth of a small build's walk) or
-parsing the file.
+``[text](href)`` or image ``![alt](src)`` of a file whose target holds a
+name the file holds once, in a plain paragraph, a list item, a heading or
+a GFM table's cell (its text perhaps wrapped over lines), so most places
+of findings in a Markdown project are mapped without importing markdown-it
+(a tenth of a small build's walk) or parsing the file.
 
 The line is only a proposal: ``places.py`` maps it when the tool can have
 made the built link of it (``match.candidates``), its text and its block's
-words are the built link's, and the built page has one link to that
-target.  Anything the parser could read otherwise refuses it (None: the
-parser decides): the name on another line or twice, a line in a fenced or
-indented code block, in front matter, in a table, in an HTML block or a
-comment, in a code span, with an escape, an image or HTML; a block whose
-words (code spans' text included) are not the built block's; in a Jekyll
-file, a block holding Liquid or a line inside a Liquid block whose content
-is not the page's Markdown (``highlight``, ``raw``, ``comment``,
-``capture``).  (A Jekyll file's other Liquid, an include's HTML or a link
-Liquid spells, cannot make a second link to the target unseen: the built
-page must have one.)"""
+words are the built link's (a table's cell: the cell's words, as the
+page's ``<td>``; a MyST role, whose shown words only Sphinx knows: a
+wildcard, the words around it checked in order), and the built page has
+one link to that target.  Anything the parser could read otherwise refuses
+it (None: the parser decides): the name on another line or twice, a line
+in a fenced or indented code block, in front matter, in an HTML block or a
+comment, in a code span, with an escape or HTML; an image inside a link's
+text; a table whose rows are not all begun with ``|``, of unlike counts of
+cells, with an escape or a code span holding ``|``, or the link in its
+header row; a block whose words (code spans' text included) are not the
+built block's; in a Jekyll file, a block holding Liquid or a line inside a
+Liquid block whose content is not the page's Markdown (``highlight``,
+``raw``, ``comment``, ``capture``).  (A Jekyll file's other Liquid, an
+include's HTML or a link Liquid spells, cannot make a second link to the
+target unseen: the built page must have one.)"""
 
 from __future__ import annotations
 
@@ -24,12 +29,18 @@ import re
 from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
+from linkaudit.sources.links import WILD
+
 LINK = re.compile(r"(!?)\[([^\[\]`\\<>]*)\]\(([^()\s<>\\`]+)\)")
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,}|:{3,})(.*)$")
-# a fence inside a list item or a block quote: where it ends is the parser's to say
-NESTED_FENCE = re.compile(r"^\s*(?:(?:[>*+-]|\d+[.)])\s*)+(?:`{3}|~{3}|:{3})", re.M)
+# a fence inside a list item or a block quote: where it ends is the parser's
+# to say (on the marker's line: a quote's last ">" line before a fence at
+# the margin, click's faqs.md, leaves the fence at the margin)
+NESTED_FENCE = re.compile(r"^[ \t]*(?:(?:[>*+-]|\d+[.)])[ \t]*)+(?:`{3}|~{3}|:{3})", re.M)
 STARTS = re.compile(r"^ {0,3}(?:[-*+]\s|\d+[.)]\s|#{1,6}\s)|^\s*[-*+]\s")
 HEADING = re.compile(r"^ {0,3}#{1,6}\s")
+ROW = re.compile(r"^ {0,3}\|")  # a table's row, as the literal path reads one
+DELIMITER = re.compile(r"^ {0,3}\|?(?:\s*:?-+:?\s*\|)*\s*:?-+:?\s*\|?\s*$")
 MARKER = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+|>\s*|#{1,6}\s+)*")
 SQUEEZE = re.compile(r"[\s\\]+")
 # a code span: a run of backticks to the next run as long (CommonMark)
@@ -53,6 +64,7 @@ class Literal(NamedTuple):
     href: str
     text: str
     block: str  # the block's words, its links' texts for the links
+    image: bool = False  # ![alt](src): its text the alt
 
 
 def _squeezed(text: str) -> str:
@@ -150,6 +162,13 @@ def find(
     if HEADING.match(lines[at]) and end > at + 1:
         return None
     block = "\n".join(lines[start:end])
+    cells = _cells(lines, at)
+    if cells is not None:  # a table's row: the block is the cell holding the link
+        wanted = name if href is None else _squeezed(href)
+        holding = [c for c in cells if wanted in _squeezed(c)]
+        if len(holding) != 1:
+            return None
+        block, start = holding[0], at
     if liquid and ("{{" in block or "{%" in block or _in_liquid_block(text, at)):
         return None
     if any(c in block for c in "\\|\t") or any(
@@ -157,22 +176,57 @@ def find(
     ):
         return None
     masked = CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), block)
+    before = masked.split("\n")[: at - start]
     line = masked.split("\n")[at - start]
     if "`" in line or "<" in line:
         return None
+    on_line = sum(len(b) + 1 for b in before)  # where line ``at`` starts in the block
     links = [
         m
-        for m in LINK.finditer(line)
-        if (name in _squeezed(m.group(3)) if href is None else m.group(3) == href)
+        for m in LINK.finditer(masked)
+        if on_line <= m.start(3) < on_line + len(line)
+        and (name in _squeezed(m.group(3)) if href is None else m.group(3) == href)
     ]
-    if len(links) != 1 or links[0].group(1):
+    if len(links) != 1 or (links[0].group(1) and masked[: links[0].start()].endswith("[")):
+        return None  # (an image in a link's text: the link's words hold it)
+    # the text as the page shows it: its code spans (blanked in ``masked``,
+    # whole inside the brackets, which no span holds) as their content; an
+    # image's (its alt) is no text of the block
+    written = block[links[0].start(2) : links[0].end(2)]
+    spoken = CODE.sub(lambda m: m.group(2), ROLE.sub(WILD, block))
+    unmarked = "\n".join(MARKER.sub("", b) for b in spoken.split("\n"))
+    shown = LINK.sub(lambda m: "" if m.group(1) else m.group(2), unmarked).split("\n")
+    text = " ".join(CODE.sub(lambda m: m.group(2), written).split())
+    image = bool(links[0].group(1))
+    return Literal(at + 1, links[0].group(3), text, " ".join(shown), image)
+
+
+def _cells(lines: list[str], at: int) -> list[str] | None:
+    """The cells of line ``at`` when it is a body row of a GFM table (the
+    lines around it without a blank one: a header row, a delimiter row,
+    rows, each begun with ``|``), as markdown-it splits it; [] (none
+    found: refused) where the parser may read the row otherwise: an
+    escape or a tab, a code span holding ``|``, a row of another count
+    of cells than the header's; None: no table."""
+    if "|" not in lines[at]:
         return None
-    # the text as the page shows it: its code spans (blanked in ``line``,
-    # whole inside the brackets, which no span holds) as their content
-    written = block.split("\n")[at - start][links[0].start(2) : links[0].end(2)]
-    spoken = CODE.sub(lambda m: m.group(2), ROLE_NAME.sub("", block))
-    words = " ".join(LINK.sub(r"\2", MARKER.sub("", b)) for b in spoken.split("\n"))
-    return Literal(at + 1, links[0].group(3), CODE.sub(lambda m: m.group(2), written), words)
+    first = at
+    while first > 0 and lines[first - 1].strip():
+        first -= 1
+    last = at + 1
+    while last < len(lines) and lines[last].strip():
+        last += 1
+    rows = lines[first:last]
+    if len(rows) < 2 or not DELIMITER.match(rows[1]) or "|" not in rows[1]:
+        return None
+    if at - first < 2 or any(not ROW.match(row) or "\\" in row or "\t" in row for row in rows):
+        return []
+    if any("|" in m.group(0) for row in rows for m in CODE.finditer(row)):
+        return []
+    split = [row.strip().removeprefix("|").removesuffix("|").split("|") for row in rows]
+    if len({len(cells) for cells in split}) != 1:
+        return []
+    return [cell.strip() for cell in split[at - first]]
 
 
 def target_name(resolved_key: str) -> tuple[str, str | None] | None:
@@ -197,5 +251,11 @@ def line_holding(lines: list[str], name: str) -> int | None:
     """The index of the one line whose squeezed text holds ``name``; None
     when no line or several do (the name split across lines, or written
     twice: a literal path refuses both)."""
-    holding = [i for i, line in enumerate(lines) if name in _squeezed(line)]
+    holding = [
+        i
+        for i, line in enumerate(lines)
+        # (``_squeezed`` without its regex where the line has no escape to decode)
+        if name in ("".join(line.split()).lower() if "%" not in line and "\\" not in line
+                    else _squeezed(line))
+    ]  # fmt: skip
     return holding[0] if len(holding) == 1 else None

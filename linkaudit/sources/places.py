@@ -22,7 +22,7 @@ from linkaudit.items import Outcome, Place, SourceLine
 from linkaudit.sources.built import BuiltPage, read_built
 from linkaudit.sources.changes import Change
 from linkaudit.sources.files import MAX_SOURCES, SourceFiles
-from linkaudit.sources.layout import Layout
+from linkaudit.sources.layout import REST, Layout
 from linkaudit.sources.links import SourceLink, shown_path
 from linkaudit.sources.match import (
     NO_TARGET,
@@ -288,8 +288,11 @@ class SourcePlaces:
             words = self.sources.words(page.source)
             if words.lacks(word):
                 return Mapped(None, NO_TARGET)
-            # (a Jekyll file's Liquid: the literal path refuses a block that holds it)
-            if word is not None and (not words.unsure or self.layout.tool == "jekyll"):
+            # (a Jekyll file's Liquid: the literal path refuses a block that holds
+            # it; reST: template syntax and character references are text, and
+            # the literal path refuses an include)
+            sure = not words.unsure or self.layout.tool == "jekyll" or page.source.endswith(REST)
+            if word is not None and sure:
                 found = literal(self.sources, self.rules, page, j, resolved)  # no parser
                 if found is not None:
                     return found

@@ -12,7 +12,7 @@ from urllib.parse import unquote, urldefrag
 from linkaudit.sources.built import BuiltPage
 from linkaudit.sources.files import SourceFiles
 from linkaudit.sources.layout import MARKDOWN, REST
-from linkaudit.sources.links import SourceLink, norm, text_key
+from linkaudit.sources.links import WILD, SourceLink, norm, text_key, words_agree
 from linkaudit.sources.literal import target_name
 from linkaudit.sources.match import (
     Mapped,
@@ -48,16 +48,18 @@ def literal(sources: SourceFiles, rules: Rules, page: Page, j: int, resolved: st
     name = target_name(target)
     if name is None:
         return None
-    defined = None
+    defined, hits = None, None
     if page.source.endswith(MARKDOWN):
         found = sources.literal(page.source, *name)
         if found is None:  # the name written elsewhere too: the href as written, once
             found = sources.literal(page.source, *name, page.built.links.hrefs[j].strip())
-        kind = "inline"
+        kind = "image" if found is not None and found.image else "inline"
     elif page.source.endswith(REST):
         found, kind = None, "rst"
         if name[1] is None:  # (a fragment: the document's ids, but a :ref:'s elsewhere)
-            rest = sources.rest_literal(page.source, name[0])
+            hits = _hits(page, base, target, name)  # a name referenced twice: each in turn
+            nth = hits.index(j) if j in hits else -1
+            rest = sources.rest_literal(page.source, name[0], nth, len(hits)) if nth >= 0 else None
             found, defined = rest if rest is not None else (None, None)
         if found is None and (name[1] is None or urldefrag(target)[0] != urldefrag(key(base))[0]):
             role = "doc" if name[1] is None else "ref"
@@ -68,24 +70,34 @@ def literal(sources: SourceFiles, rules: Rules, page: Page, j: int, resolved: st
     if (
         found is None
         or text_key(found.text) != text_key(built.text)
-        or text_key(found.block) != text_key(built.block)
+        or not words_agree(found.block, built.block)
     ):
         return None
-    link = SourceLink(page.source, found.line, found.href, norm(found.text), norm(found.block),
+    block = norm(found.block.replace(WILD, "…"))  # (what a role shows: not known here)
+    link = SourceLink(page.source, found.line, found.href, norm(found.text), block,
                       kind, defined, page.source if defined is not None else None)  # fmt: skip
     if target not in candidates(link, page.rel, sources.directory_of(page.source),
                                 rules):  # fmt: skip
         return None
+    if hits is None:
+        hits = _hits(page, base, target, name)
+    return Mapped(link, "") if len(hits) == 1 or (kind == "rst" and defined is not None) else None
+
+
+def _hits(page: Page, base: str | None, target: str, name: tuple[str, str | None]) -> list[int]:
+    """The page's links to ``target``, in its order."""
+    assert page.built is not None
     # a fragment's name is held by any href (not empty) that is the target
     # (the one "#": none decoded from its path), a quick test before resolving it
     # on each of a page's thousand links
     sifted = name[1] is not None and target.count("#") == 1
-    same = 0
-    for href in page.built.links.hrefs:
+    found = []
+    for k, href in enumerate(page.built.links.hrefs):
         if sifted and href.strip() and name[0] not in squeezed(unquote(href)).lower():
             continue
-        same += resolve(base, href)[1] == target
-    return Mapped(link, "") if same == 1 else None
+        if resolve(base, href)[1] == target:
+            found.append(k)
+    return found
 
 
 def part(
