@@ -109,8 +109,9 @@ class ArchiveLookups:
         if item.outcome == Outcome.BROKEN:
             self.broken[item.url] = item.referrer_count
         page = item.page
-        if isinstance(page, dict) and page.get("last_modified"):
-            self.modified[item.url] = page["last_modified"]
+        modified = page.get("last_modified") if isinstance(page, dict) else None
+        if modified:
+            self.modified[item.url] = modified
 
     # -- the look-ups --------------------------------------------------------
     def idle(self) -> None:

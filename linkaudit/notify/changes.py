@@ -27,8 +27,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from linkaudit.items import Outcome
+from linkaudit.output.report.records import ArchivedCopy, ReportEntry, TemplateGroup
 from linkaudit.output.report.records import Place as PlaceRecord
-from linkaudit.output.report.records import ReportEntry, TemplateGroup
 from linkaudit.output.words import age, group_text
 
 
@@ -59,7 +59,7 @@ class Link:
     places: tuple[Place, ...]
     since: str | None = None  # broken_since (still broken ones)
     audits: int | None = None
-    archived: dict[str, Any] | None = None  # the archived copy, when the report has one
+    archived: ArchivedCopy | None = None  # the archived copy, when the report has one
 
     def what(self) -> str:
         """``404 Not Found``, ``DNS lookup failed for x``."""

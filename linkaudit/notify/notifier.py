@@ -87,9 +87,10 @@ def _request(
     """The URL, the body (serialised once: what is signed is what is sent)
     and the headers of a hook's POST."""
     url, headers = target.url, {}
+    payload: Mapping[str, Any]  # a webhook's document, or a chat service's message
     if target.kind == "webhook":
-        payload = documents.webhook(found, report)
-        headers = {"X-Linkaudit-Event": payload["event"], "X-Linkaudit-Delivery": payload["id"]}
+        document = payload = documents.webhook(found, report)
+        headers = {"X-Linkaudit-Event": document["event"], "X-Linkaudit-Delivery": document["id"]}
     else:
         payload = CHAT[target.kind](found)
     if target.kind == "discord":  # else Discord drops a message it refuses, saying nothing

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple, TypedDict
 
 from linkaudit.items import UrlResult
 from linkaudit.rules.history import Streak
@@ -45,11 +45,47 @@ class Run(NamedTuple):
     baseline_source: str | None  # where that came from, for the report
 
 
+# an audit's summary counts its record keeps (AuditCounts), in the report's order
+CountName = Literal[
+    "urls", "pages", "requests", "ok", "redirect", "broken", "blocked", "excluded", "unchecked"
+]
+
+
+class AuditCounts(TypedDict):
+    """An audit's summary counts, as its record keeps them."""
+
+    urls: int
+    pages: int
+    requests: int
+    ok: int
+    redirect: int
+    broken: int
+    blocked: int
+    excluded: int
+    unchecked: int
+
+
+class AuditRecord(TypedDict):
+    """A finished audit's record: an item of the report's ``history``, as
+    ``linkaudit history --format json`` prints it and the audit database
+    keeps it (``state/audits.py``, which reads a row back only when it is as
+    linkaudit writes it)."""
+
+    started_at: str
+    finished_at: str
+    seconds: float
+    finish_reason: str
+    complete: bool
+    summary: AuditCounts
+    new: int
+    fixed: int
+
+
 class Past(NamedTuple):
     """What a state that ``remembers`` knows of the site's earlier audits
     (``linkaudit/rules/history.py``)."""
 
-    audits: list[dict]  # their records, oldest first, as the report's ``history``
+    audits: list[AuditRecord]  # their records, oldest first, as the report's ``history``
     broken: dict[str, Streak]  # URL -> its broken run, open after the last one
     carrying: dict[str, Streak]  # page -> its run of audits carrying broken links
 
@@ -158,7 +194,7 @@ class AuditState(ABC):
         return None
 
     def keep_audit(  # noqa: B027 - nothing is kept beyond the audit in memory or Redis
-        self, record: dict, broken: dict[str, Streak], carrying: dict[str, Streak]
+        self, record: AuditRecord, broken: dict[str, Streak], carrying: dict[str, Streak]
     ) -> None:
         """The audit's report is written: keep its ``record`` (as the report's
         ``history`` has it) and the broken runs open after it, for the next

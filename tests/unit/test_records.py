@@ -6,15 +6,21 @@ the records to the contract, so neither drifts from the other."""
 
 from __future__ import annotations
 
+import re
 import typing
 from typing import Any
 
 import pytest
 
 from linkaudit.output.report import records
-from tests.conftest import SCHEMA
+from tests.conftest import ROOT, SCHEMA
 
 DEFS, TOP = SCHEMA["$defs"], SCHEMA["properties"]
+URL = DEFS["url"]["properties"]
+# an entry's render has no page: the schema's render names it for the
+# report's rendered list, which requires it (RenderedPage)
+RENDER = {"properties": {k: v for k, v in DEFS["render"]["properties"].items() if k != "page"}}
+RENDERED = {**DEFS["render"], "required": TOP["rendered"]["items"]["required"]}
 
 # record -> (its shape in the schema, the fields it has beside the schema's)
 SHAPES: dict[str, tuple[dict[str, Any], set[str]]] = {
@@ -32,6 +38,16 @@ SHAPES: dict[str, tuple[dict[str, Any], set[str]]] = {
     "NotPage": (TOP["build"]["properties"]["not_pages"]["items"], set()),
     # deployed: as Place's
     "ReportEntry": (DEFS["url"], {"deployed"}),
+    "PageStats": (URL["page"], set()),
+    "RenderSection": (RENDER, set()),
+    "RenderedPage": (RENDERED, set()),
+    "SuggestionRecord": (URL["suggestion"], set()),
+    "ArchivedCopy": (URL["archived"]["oneOf"][1], set()),
+    "OfflineSection": (TOP["offline"], set()),
+    "SitemapFindings": (TOP["sitemap"], set()),
+    "ChangedSince": (TOP["changed_since"], set()),
+    "AuditRecord": (TOP["history"]["items"], set()),
+    "AuditCounts": (TOP["history"]["items"]["properties"]["summary"], set()),
 }
 
 
@@ -74,3 +90,22 @@ def test_records_are_types_only():
         "loop": False,
     }
     assert type(fix) is dict
+
+
+def test_the_webhook_document_has_the_fields_of_its_table():
+    """The webhook's JSON (notify/documents.py) says what the notifications
+    page's table says: every field named in its first column, no other."""
+    from linkaudit.notify import documents
+
+    text = (ROOT / "docs" / "guide" / "notifications.md").read_text(encoding="utf-8")
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    named = {name for row in rows for name in re.findall(r"`(\w+)`", row.split("|")[1])}
+    required, optional = _fields(documents.WebhookDocument)
+    assert not optional
+    assert required == named
+    new = re.search(r"\| `new` \| `\[\{(.*)\}\]` \|", text)
+    assert new is not None
+    listed = set(re.findall(r'"(\w+)"', new.group(1)))
+    required, optional = _fields(documents.NewLink)
+    assert required | optional == {n for n in listed if n not in ("page", "lines", "text", "pages")}
+    assert optional == {"archived"}  # "archived"? in the table

@@ -54,7 +54,13 @@ from linkaudit.output.formats.places import (
     unmapped,
     written,
 )
-from linkaudit.output.report.records import Place, RedirectFix, ReportEntry, TemplateGroup
+from linkaudit.output.report.records import (
+    Place,
+    RedirectFix,
+    ReportEntry,
+    SuggestionRecord,
+    TemplateGroup,
+)
 from linkaudit.output.words import and_more, block_name, broken_for, fix_words, history_line
 from linkaudit.rules.suggest import WHY, suggestion_target
 from linkaudit.rules.templates import RUN
@@ -361,7 +367,7 @@ def _archived(u: ReportEntry) -> str:
     return ""
 
 
-def _suggested(found: dict[str, Any], broken: str) -> str:
+def _suggested(found: SuggestionRecord, broken: str) -> str:
     why = WHY.get(found["why"], found["why"])
     return f"did you mean {code(suggestion_target(found, broken))}? ({why})"
 

@@ -209,7 +209,7 @@ def entries_of(
     closing = sections.closing()
     if places is not None:
         for fix in closing.get("redirect_fixes", ()):
-            places.fix(fix)
+            places.fix(cast(dict[str, Any], fix))  # (as an entry: read as JSON there)
         if places.change is not None:
             summary["outside_change"] = places.outside
     changes: dict[str, Any] = {}

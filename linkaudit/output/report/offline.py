@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from linkaudit.items import Outcome
+from linkaudit.output.report.records import OfflineSection
 from linkaudit.rules.offline import (
     answered,
     distinct_domains,
@@ -60,7 +61,7 @@ class OfflineCheck:
             self.urls = {url for urls in self.failed.values() for url in urls}
         return self.urls
 
-    def section(self) -> dict[str, Any] | None:
+    def section(self) -> OfflineSection | None:
         """The report's ``offline`` section, None when the rule did not fire."""
         if not self.urls:
             return None
