@@ -6,17 +6,20 @@ the records to the contract, so neither drifts from the other."""
 
 from __future__ import annotations
 
+import json
 import re
 import typing
 from typing import Any
 
 import pytest
 
+from linkaudit.items import FEED_FIELDS
 from linkaudit.output.report import records
 from tests.conftest import ROOT, SCHEMA
 
 DEFS, TOP = SCHEMA["$defs"], SCHEMA["properties"]
 URL = DEFS["url"]["properties"]
+ITEM = json.loads((ROOT / "docs" / "item.schema.json").read_text(encoding="utf-8"))
 # an entry's render has no page: the schema's render names it for the
 # report's rendered list, which requires it (RenderedPage)
 RENDER = {"properties": {k: v for k, v in DEFS["render"]["properties"].items() if k != "page"}}
@@ -48,6 +51,7 @@ SHAPES: dict[str, tuple[dict[str, Any], set[str]]] = {
     "ChangedSince": (TOP["changed_since"], set()),
     "AuditRecord": (TOP["history"]["items"], set()),
     "AuditCounts": (TOP["history"]["items"]["properties"]["summary"], set()),
+    "FeedItem": (ITEM, set()),
 }
 
 
@@ -73,6 +77,11 @@ def test_a_record_has_the_fields_of_its_shape(name):
     required, optional = _fields(getattr(records, name))
     assert required | optional == set(shape["properties"]) | beside
     assert required == set(shape.get("required", ()))
+
+
+def test_a_feed_item_has_the_feed_fields_in_their_order():
+    """revisions.feed_item makes a FeedItem of FEED_FIELDS: the same names, in order."""
+    assert tuple(typing.get_type_hints(records.FeedItem)) == FEED_FIELDS
 
 
 def test_records_are_types_only():

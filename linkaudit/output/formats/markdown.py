@@ -57,6 +57,7 @@ from linkaudit.output.formats.places import (
 from linkaudit.output.report.records import (
     Place,
     RedirectFix,
+    RenderedPage,
     ReportEntry,
     SuggestionRecord,
     TemplateGroup,
@@ -372,7 +373,7 @@ def _suggested(found: SuggestionRecord, broken: str) -> str:
     return f"did you mean {code(suggestion_target(found, broken))}? ({why})"
 
 
-def _rendered_row(section: dict[str, Any]) -> str:
+def _rendered_row(section: RenderedPage) -> str:
     """A rendered page whose DOM's links differ from its HTML's: how many
     only after rendering, removed by its script, and where it navigates."""
     row = (

@@ -36,6 +36,7 @@ __all__ = [
     "BuildSection",
     "BuildSources",
     "ChangedSince",
+    "FeedItem",
     "GetOnlyHost",
     "MissingFragment",
     "NotPage",
@@ -185,6 +186,37 @@ class BuildSection(TypedDict):
     symlinks_out: int
     orphans_sought: NotRequired[bool]
     sources: NotRequired[BuildSources]
+
+
+class FeedItem(TypedDict):
+    """A feed item a report's verdict revises (``revisions.py``; its contract:
+    ``docs/item.schema.json``): an entry's contract fields, every optional
+    one present (None, false or 0 when unset), and ``revised``."""
+
+    url: str
+    near: bool
+    outcome: str
+    status: int | None
+    error: str | None
+    method: str | None
+    content_type: str | None
+    location: str | None
+    depth: int
+    referrer_count: int
+    referrers: list[Place]
+    truncated: bool
+    links_dropped: int
+    page: PageStats | None
+    checked_at: str | None
+    from_cache: bool
+    not_modified: bool
+    warning: str | None
+    new: bool
+    soft_404: bool
+    app_shell: str | None
+    render: RenderSection | None
+    wall: str | None
+    revised: bool
 
 
 class ArchivedCopy(TypedDict):
