@@ -9,13 +9,13 @@ import uuid
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
-from typing import Any, NotRequired, TypedDict
+from typing import NotRequired, TypedDict
 
 from linkaudit import __version__
 from linkaudit.notify.changes import Changes, Link
 from linkaudit.notify.fitting import more, more_links
 from linkaudit.notify.messages import summary_lines
-from linkaudit.output.report.records import ArchivedCopy
+from linkaudit.output.report.records import ArchivedCopy, Report
 from linkaudit.output.words import age
 
 SCHEMA = "linkaudit-notify/1"
@@ -90,7 +90,7 @@ class WebhookDocument(TypedDict):
     omitted: ListCounts
 
 
-def webhook(changes: Changes, report: dict[str, Any]) -> WebhookDocument:
+def webhook(changes: Changes, report: Report) -> WebhookDocument:
     """The JSON body; ``id`` and ``sent_at`` inside the signed body, so a
     receiver can drop a replayed or stale delivery."""
     new, fixed, still = (

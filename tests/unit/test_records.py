@@ -118,3 +118,14 @@ def test_the_webhook_document_has_the_fields_of_its_table():
     required, optional = _fields(documents.NewLink)
     assert required | optional == {n for n in listed if n not in ("page", "lines", "text", "pages")}
     assert optional == {"archived"}  # "archived"? in the table
+
+
+def test_the_naming_fields_are_the_build_sections():
+    """How a build is named (rules/names.py's BuildNaming) are fields of the
+    build section, as the report writes them."""
+    from linkaudit.rules.names import BuildNaming
+
+    assert set(typing.get_type_hints(BuildNaming)) <= set(TOP["build"]["properties"])
+    assert set(typing.get_type_hints(BuildNaming)) <= set(
+        typing.get_type_hints(records.BuildSection)
+    )

@@ -21,13 +21,12 @@ from linkaudit.output.report.records import (
     MissingFragment,
     Place,
     RenderedPage,
+    Report,
     ReportEntry,
     TemplateGroup,
 )
 from linkaudit.output.words import group_text
 from linkaudit.rules.guards import OUTSIDE_ROOT
-
-Report = dict[str, Any]
 
 
 def shown(value: Any) -> str:
@@ -270,7 +269,7 @@ _ENDINGS = {
 }
 
 
-def ending(report: dict[str, Any], quote: Callable[[Any], str] = shown) -> str:
+def ending(report: Report, quote: Callable[[Any], str] = shown) -> str:
     """``complete``; or what stopped the audit and what is left, with the
     way to finish it.  A reason of another's (any text, in a report read
     back) is written by ``quote``: the format's way with a value."""
@@ -296,7 +295,7 @@ def ending(report: dict[str, Any], quote: Callable[[Any], str] = shown) -> str:
     return said
 
 
-def _duration(report: dict[str, Any]) -> str:
+def _duration(report: Report) -> str:
     try:
         took = datetime.fromisoformat(report["finished_at"]) - datetime.fromisoformat(
             report["started_at"]

@@ -16,7 +16,7 @@ formats read it defensively."""
 
 from __future__ import annotations
 
-from typing import NotRequired, Required, TypedDict
+from typing import Any, NotRequired, Required, TypedDict
 
 from linkaudit.items import (
     ChangedSince,
@@ -28,6 +28,14 @@ from linkaudit.items import (
 )
 from linkaudit.rules.suggest import SuggestionRecord
 from linkaudit.state.base import AuditCounts, AuditRecord
+
+# The report as a whole: a plain dict, deliberately open.  Built in one
+# place (output/report/build.py: its sections are the records below), but
+# read back from a file by ``linkaudit report``, the formats, the baseline
+# and notifications: a hostile or older file may hold anything there, so
+# every reader of a Report reads it defensively (output/reading.py conforms
+# what it can).  Not in __all__: no JSON shape of the schema to hold it to.
+Report = dict[str, Any]
 
 __all__ = [
     "ArchivedCopy",
