@@ -14,11 +14,12 @@ capabilities); ``tests/test_state_contract.py`` holds every backend to it.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, Literal, NamedTuple, TypedDict
 
 from linkaudit.items import UrlResult
 from linkaudit.rules.history import Streak
+from linkaudit.rules.memento import ArchiveNote
 from linkaudit.rules.recheck import History
 from linkaudit.rules.rendered import referrer_fields
 
@@ -79,6 +80,23 @@ class AuditRecord(TypedDict):
     summary: AuditCounts
     new: int
     fixed: int
+
+
+class GetOnlyNote(TypedDict):
+    """What showed a host's HEAD answers are no hint (``note_get_only``; the
+    report's ``summary.get_only_hosts``): the URL, its HEAD's and its GET's
+    statuses, the reason in words."""
+
+    url: str
+    head: int
+    get: int
+    reason: str
+
+
+# A record a state hands back (get_only_hosts, archived): the one noted, or
+# one read back from SQLite or Redis as JSON, so open (a tampered or older
+# file may hold anything): its readers check each field (output/report/).
+KeptRecord = Mapping[str, Any]
 
 
 class Past(NamedTuple):
@@ -335,31 +353,31 @@ class AuditState(ABC):
         audit in a state that ``remembers``): its URLs are asked with GET."""
 
     @abstractmethod
-    def note_get_only(self, host: str, record: dict[str, Any]) -> None:
+    def note_get_only(self, host: str, record: GetOnlyNote) -> None:
         """Note ``host`` as :meth:`get_only`, with what showed it (the
         report's ``summary.get_only_hosts``: the URL, its HEAD's and its
         GET's statuses, the reason in words)."""
 
     @abstractmethod
-    def get_only_hosts(self) -> dict[str, dict[str, Any]]:
+    def get_only_hosts(self) -> dict[str, KeptRecord]:
         """Every host noted :meth:`get_only`, with its record."""
 
     # -- archived copies of broken links (--archive, linkaudit/memento/) ------
     @abstractmethod
-    def archived(self, url: str) -> dict[str, Any] | None:
+    def archived(self, url: str) -> KeptRecord | None:
         """What a look-up in the archive found for ``url`` (a record of
         :meth:`note_archived`), in this audit, by another worker of a shared
         audit, or by an earlier audit in a state that ``remembers``; None:
         never looked up."""
 
     @abstractmethod
-    def note_archived(self, url: str, record: dict[str, Any]) -> None:
+    def note_archived(self, url: str, record: ArchiveNote) -> None:
         """Keep what the look-up of ``url`` found: the copy (``url``,
         ``date``) or why none (``note``), whether the archive said so
         (``final``: not asked again) and when (``at``)."""
 
     @abstractmethod
-    def archived_copies(self) -> dict[str, dict[str, Any]]:
+    def archived_copies(self) -> dict[str, KeptRecord]:
         """Every record of :meth:`note_archived`, by URL (the report's
         ``archived``)."""
 

@@ -46,7 +46,7 @@ from linkaudit.items import Outcome, UrlResult
 from linkaudit.rules.history import Runs
 from linkaudit.rules.recheck import History
 from linkaudit.state import audits
-from linkaudit.state.base import AuditRecord, Past, Run, scanned_page
+from linkaudit.state.base import ArchiveNote, AuditRecord, GetOnlyNote, Past, Run, scanned_page
 from linkaudit.state.database import dump_result, load_result, open_database
 from linkaudit.state.memory import MemoryState
 
@@ -307,14 +307,14 @@ class SQLiteState(MemoryState):
         count, refs = self.referrers(url)  # before an ok result drops them
         return super()._remember(result, failing), count, refs
 
-    def note_get_only(self, host: str, record: dict[str, Any]) -> None:
+    def note_get_only(self, host: str, record: GetOnlyNote) -> None:
         """Kept at once, for this audit's resumption and the next audits."""
         super().note_get_only(host, record)
         self.conn.execute(
             "INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"get_only:{host}", json.dumps(record))
         )
 
-    def note_archived(self, url: str, record: dict[str, Any]) -> None:
+    def note_archived(self, url: str, record: ArchiveNote) -> None:
         """Kept at once: the next audits do not ask the archive again."""
         super().note_archived(url, record)
         self.conn.execute(

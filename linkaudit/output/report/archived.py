@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from linkaudit.output.report.records import (
     ReportEntry,
 )
 from linkaudit.rules.memento import robust_link
+from linkaudit.state.base import KeptRecord
 
 
-def archived(item: ReportEntry, record: dict[str, Any] | None) -> int:
+def archived(item: ReportEntry, record: KeptRecord | None) -> int:
     """A broken entry's ``archived`` copy (--archive), with its Robust Links
     markup; none: ``archived`` null and ``archive_note`` says why.  Returns
     1 when a copy was found.  ``record``: the state's (``note_archived``),
