@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Literal, NamedTuple, TypedDict
 
 from linkaudit.items import UrlResult
+from linkaudit.rules.backoff import BackoffRecord
 from linkaudit.rules.history import Streak
 from linkaudit.rules.memento import ArchiveNote
 from linkaudit.rules.recheck import History
@@ -319,14 +320,14 @@ class AuditState(ABC):
         """``url``, new, is the target of a chain of ``hops`` redirects."""
 
     # -- a struggling host's back-off (hosts/backoff.py) ----------------
-    def backoff(self, host: str) -> dict[str, Any] | None:
+    def backoff(self, host: str) -> KeptRecord | None:
         """What another process left of ``host``'s back-off (a record of
         ``save_backoff``: level, pauses, paused until, given up); None:
         nothing.  A state that is not ``shared`` answers None: the one
         process's middleware holds its hosts' back-off itself."""
         return None
 
-    def save_backoff(self, host: str, record: dict[str, Any]) -> None:  # noqa: B027
+    def save_backoff(self, host: str, record: BackoffRecord) -> None:  # noqa: B027
         """Keep ``host``'s back-off for the audit's other workers (a shared
         state: the worker that takes the host over goes on from there)."""
 

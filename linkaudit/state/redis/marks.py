@@ -13,7 +13,7 @@ import json
 import time
 from typing import Any
 
-from linkaudit.rules.backoff import MAX_COUNT
+from linkaudit.rules.backoff import MAX_COUNT, BackoffRecord
 from linkaudit.rules.memento import ArchiveNote
 from linkaudit.state.base import GetOnlyNote, KeptRecord
 from linkaudit.state.redis.calls import Calls
@@ -37,13 +37,13 @@ class Marks(Calls):
     def set_hops(self, url: str, hops: int) -> None:
         self._do(lambda: self.client.hset(self.key("hops"), url, hops), None)
 
-    def backoff(self, host: str) -> dict[str, Any] | None:
+    def backoff(self, host: str) -> KeptRecord | None:
         """The host's record as JSON gives it; None when it is not a JSON
         object (an altered record: the rules clamp each value, see
         ``HostBackoff.restore``)."""
         return _record(self._do(lambda: self.client.hget(self.key("bo"), host), None))
 
-    def save_backoff(self, host: str, record: dict[str, Any]) -> None:
+    def save_backoff(self, host: str, record: BackoffRecord) -> None:
         self._do(lambda: self.client.hset(self.key("bo"), host, json.dumps(record)), None)
 
     # this worker's copy of ``getonly``, and when it was read (monotonic)
