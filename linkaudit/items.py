@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 # The report contract's per-URL fields, in the contract's order.  With
 # OPTIONAL_FIELDS (and ``revised``) they are the fields of feed exports
@@ -99,7 +99,7 @@ class UrlResult:
     # LINKAUDIT_PAGE_MAXLINKS) and only what was read was scanned; a
     # scanned page's statistics (see page_stats()).
     truncated: bool = False
-    page: dict[str, Any] | None = None
+    page: PageStats | None = None
     # With an audit database (linkaudit/state/sqlite.py): when the outcome
     # was decided (ISO 8601 UTC); carried over from an earlier run without a
     # request; the server answered 304 to a conditional request, so status,
@@ -123,7 +123,7 @@ class UrlResult:
     fragments: list[list[Any]] | None = None
     # Not reported as such: a sitemap read, {"kind": "urlset" or
     # "sitemapindex", "urls": the URLs it lists} (the report's sitemap section)
-    sitemap: dict[str, Any] | None = None
+    sitemap: SitemapListing | None = None
     # Not reported as such: where a scanned page's links sit, template
     # blocks and runs of links (rules/templates.py; the report's groups)
     blocks: list[list[Any]] | None = None
@@ -141,7 +141,7 @@ class UrlResult:
     # Reported: a rendered page's links only its DOM has, those its script
     # removed, its navigations and the render's cost; or why it could not
     # be rendered (rules/rendered.py: render_section)
-    render: dict[str, Any] | None = None
+    render: RenderSection | None = None
     # Feeds only: the item revises an earlier one of its URL, a verdict the
     # report made when the audit ended (output/report/revisions.py); never
     # true on an item of a check, never in the report
@@ -181,10 +181,59 @@ OPTIONAL_FIELDS = (
 # optional one always present, and whether it revises an earlier item
 FEED_FIELDS = (*CONTRACT_FIELDS, *OPTIONAL_FIELDS, "revised")
 
-PAGE_STATS = ("bytes", "last_modified", "links", "images")  # page_stats()'s keys
+PageKey = Literal["bytes", "last_modified", "links", "images"]  # PageStats's keys, typed
+PAGE_STATS: tuple[PageKey, ...] = ("bytes", "last_modified", "links", "images")  # page_stats()'s
 
 
-def page_stats(size: int, last_modified: str | None, links: int, images: int) -> dict[str, Any]:
+class ChangedSince(TypedDict):
+    """``changed_since`` (--changed-since REF; ``sources/changes.py``): the
+    change findings were sorted by."""
+
+    ref: str
+    base: str
+    files: int
+
+
+class SitemapListing(TypedDict):
+    """A sitemap read (``UrlResult.sitemap``, not reported as such): its kind
+    (``urlset``, ``sitemapindex``) and the URLs it lists, repeats kept."""
+
+    kind: str
+    urls: list[str]
+
+
+class PageStats(TypedDict):
+    """A scanned near HTML page's statistics (``page``)."""
+
+    bytes: int
+    last_modified: str | None
+    links: int
+    images: int
+
+
+class RenderSection(TypedDict, total=False):
+    """A rendered page's ``render`` (rules/rendered.py: render_section), or,
+    when its render failed, ``error`` and ``requests`` alone.  The report's
+    ``rendered`` list adds the page (``output/report/records.py``:
+    ``RenderedPage``)."""
+
+    added: list[str]
+    added_count: int
+    removed: list[str]
+    removed_count: int
+    navigations: list[str]
+    requests: int
+    refused: int
+    settled: bool
+    seconds: float
+    dom_truncated: bool  # (always true when present)
+    dom_size: int
+    windows_closed: int
+    dialogs_dismissed: int
+    error: str
+
+
+def page_stats(size: int, last_modified: str | None, links: int, images: int) -> PageStats:
     """A scanned page's ``page`` field: bytes of HTML read (after
     decompression), its Last-Modified as ISO 8601 UTC (None when absent or
     not an HTTP date), link occurrences and ``<img>`` elements."""

@@ -15,6 +15,7 @@ from linkaudit.output.exitstatus import EXIT_OK, EXIT_USAGE
 from linkaudit.output.formats.common import shown
 from linkaudit.output.jsontext import json_text
 from linkaudit.state.audits import COUNTS, MAX_AUDITS, audit_records, last_site
+from linkaudit.state.base import AuditRecord
 from linkaudit.state.database import DatabaseError, open_database
 
 # the table's columns after "when" and "took": the summary's counts
@@ -58,7 +59,7 @@ def history_main(argv: list[str]) -> int:
     return EXIT_OK
 
 
-def read_history(path: str) -> tuple[list[str], list[dict[str, Any]], int, int]:
+def read_history(path: str) -> tuple[list[str], list[AuditRecord], int, int]:
     """The start URLs of the site audited last in the database ``path``, its
     last ``MAX_AUDITS`` audits' records (oldest first), how many other sites
     it holds, and how many rows were skipped (not as linkaudit writes them).
@@ -93,7 +94,7 @@ def _urls(starts: Any) -> list[str]:
 
 
 def history_table(
-    starts: list[str], records: list[dict[str, Any]], path: str, capped: bool = False
+    starts: list[str], records: list[AuditRecord], path: str, capped: bool = False
 ) -> str:
     """The records as a table for a person, a line per audit (``capped``:
     the last ``MAX_AUDITS`` rows were read, there may be more)."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sys
 from dataclasses import replace
-from typing import Any
 
 from scrapy.settings import Settings
 
@@ -19,6 +18,7 @@ from linkaudit.output.formats import FORMATS
 from linkaudit.output.report.atomic import write_json_atomic
 from linkaudit.output.report.build import build_report
 from linkaudit.output.report.facts import now_iso, report_facts
+from linkaudit.output.report.records import Report
 from linkaudit.rules.userinfo import masked_service
 from linkaudit.state.base import Totals
 from linkaudit.state.redis.connection import RedisUnavailable, connect
@@ -59,7 +59,7 @@ def report_main(argv: list[str]) -> int:
     return exit_code(report, ns.fail_on)
 
 
-def shared_report(config: Config) -> dict[str, Any]:
+def shared_report(config: Config) -> Report:
     """The report of the shared audit ``config`` names (LINKAUDIT_REDIS,
     LINKAUDIT_AUDIT): its scope and run as Redis has them, its findings
     switches from ``config``."""

@@ -13,7 +13,7 @@ from linkaudit.components.answers import Reply
 from linkaudit.components.discovery import Discovery
 from linkaudit.components.probes import Probes
 from linkaudit.components.rendered import scan_rendered
-from linkaudit.items import Outcome, UrlResult, page_stats
+from linkaudit.items import Outcome, RenderSection, UrlResult, page_stats
 from linkaudit.rules.decisions import Phase
 from linkaudit.rules.html import extract_links
 from linkaudit.rules.rendered import RenderFacts
@@ -58,7 +58,7 @@ class Pages:
         facts = reply.rendered
         if facts is None and reply.phase == Phase.RENDER:
             facts = RenderFacts(error="the browser gave no DOM")
-        render: dict[str, Any] | None = None
+        render: RenderSection | None = None
         if facts is not None and facts.error is None:
             text = (reply.text or "")[: self.maxsize] if truncated else reply.text
             scanned, render = scan_rendered(self.discovery, text or "", facts, url, depth)
@@ -101,7 +101,8 @@ class Pages:
                     f"{self.maxsize} were read (LINKAUDIT_PAGE_MAXSIZE)",
                 )
         elif facts is not None:  # the render failed: the page as its HTML says
-            soft["render"] = {"error": facts.error, "requests": facts.requests}
+            failed: RenderSection = {"error": str(facts.error), "requests": facts.requests}
+            soft["render"] = failed
             warning = f"not rendered ({facts.error}): its links were read from its HTML"
             soft["warning"] = _joined(soft.get("warning"), warning)
         yield audit.result(

@@ -13,6 +13,7 @@ them), and listed in the page's ``render`` section.
 from __future__ import annotations
 
 from linkaudit.components.discovery import Discovery, Scanned
+from linkaudit.items import RenderSection
 from linkaudit.rules.html import RawLink
 from linkaudit.rules.pagelinks import PageLinks
 from linkaudit.rules.rendered import (
@@ -26,7 +27,7 @@ from linkaudit.rules.urls import InvalidURL, canonicalize
 
 def scan_rendered(
     discovery: Discovery, html: str, facts: RenderFacts, url: str, depth: int
-) -> tuple[Scanned, dict]:
+) -> tuple[Scanned, RenderSection]:
     """The page's :class:`Scanned` from its HTML and its DOM, and its
     ``render`` section."""
     server = discovery.read(html, False)

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from linkaudit.audit import Audit
 from linkaudit.components.answers import Reply
 from linkaudit.components.discovery import Discovery
-from linkaudit.items import Outcome
+from linkaudit.items import Outcome, SitemapListing
 from linkaudit.meta import SITEMAP
 from linkaudit.rules.judge import Verdict
 from linkaudit.rules.pagelinks import unrecorded_out
@@ -140,6 +140,6 @@ class Sitemaps:
             links, _ = unrecorded_out(links, None, unrecorded)
         # every listing, repeats included: the report counts them against referrers
         urls = [key for key, _line in links if verdicts[key].outcome is None]
-        listed = {"kind": parsed.kind, "urls": urls}
+        listed: SitemapListing = {"kind": parsed.kind, "urls": urls}
         yield self.audit.result(reply, Outcome.OK, links=links, sitemap=listed)
         yield from found

@@ -14,8 +14,6 @@ extension is not configured).
 
 from __future__ import annotations
 
-from typing import Any
-
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.defer import maybe_deferred_to_future
@@ -23,6 +21,7 @@ from twisted.internet.threads import deferToThread
 
 from linkaudit.config import config_of
 from linkaudit.notify.notifier import notify
+from linkaudit.output.report.records import Report
 from linkaudit.signals import report_settled
 
 
@@ -37,6 +36,6 @@ class Notify:
     def from_crawler(cls, crawler: Crawler) -> Notify:
         return cls(crawler)
 
-    async def report_settled(self, report: dict[str, Any], path: str | None) -> None:
+    async def report_settled(self, report: Report, path: str | None) -> None:
         # a coroutine, not a Deferred: Scrapy 2.19 deprecates handlers returning one
         await maybe_deferred_to_future(deferToThread(notify, self.config.values, report, path))

@@ -41,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from scrapy import Request
@@ -130,7 +131,7 @@ class BackoffMiddleware:
                 host.restore(record, time.time())
         return key, host
 
-    def _state_record(self, key: str) -> dict[str, Any] | None:
+    def _state_record(self, key: str) -> Mapping[str, Any] | None:  # (open: read back)
         audit = audit_of(self.crawler)
         return audit.state.backoff(key) if audit is not None else None
 

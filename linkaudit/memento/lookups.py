@@ -46,7 +46,7 @@ from linkaudit.items import Outcome, UrlResult
 from linkaudit.memento.walk import Ask, Found, Walk
 from linkaudit.meta import MAXSIZE
 from linkaudit.network.failures import describe_failure, failed_exception, failed_request
-from linkaudit.rules.memento import iso_date, iso_datetime, may_look_up
+from linkaudit.rules.memento import ArchiveNote, iso_date, iso_datetime, may_look_up
 
 logger = logging.getLogger(__name__)
 
@@ -109,8 +109,9 @@ class ArchiveLookups:
         if item.outcome == Outcome.BROKEN:
             self.broken[item.url] = item.referrer_count
         page = item.page
-        if isinstance(page, dict) and page.get("last_modified"):
-            self.modified[item.url] = page["last_modified"]
+        modified = page.get("last_modified") if isinstance(page, dict) else None
+        if modified:
+            self.modified[item.url] = modified
 
     # -- the look-ups --------------------------------------------------------
     def idle(self) -> None:
@@ -250,7 +251,7 @@ class ArchiveLookups:
         self._start_next()
 
     def _keep(self, url: str, found: Found, when: datetime | None = None) -> None:
-        record = {
+        record: ArchiveNote = {
             "url": found.url,
             "date": found.date,
             "note": found.note,

@@ -23,12 +23,11 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 from linkaudit.items import GroupKind, Outcome
+from linkaudit.output.report.records import ArchivedCopy, Report, ReportEntry, TemplateGroup
 from linkaudit.output.report.records import Place as PlaceRecord
-from linkaudit.output.report.records import ReportEntry, TemplateGroup
 from linkaudit.output.words import age, group_text
 
 
@@ -59,7 +58,7 @@ class Link:
     places: tuple[Place, ...]
     since: str | None = None  # broken_since (still broken ones)
     audits: int | None = None
-    archived: dict[str, Any] | None = None  # the archived copy, when the report has one
+    archived: ArchivedCopy | None = None  # the archived copy, when the report has one
 
     def what(self) -> str:
         """``404 Not Found``, ``DNS lookup failed for x``."""
@@ -107,7 +106,7 @@ class Changes:
         )
 
 
-def changes(report: dict[str, Any], path: str | None, report_url: str = "") -> Changes:
+def changes(report: Report, path: str | None, report_url: str = "") -> Changes:
     """The changes ``report`` holds; ``path``: where it was written (None:
     it could not be); ``report_url``: where readers find it, if given."""
     entries = report.get("urls") or []
@@ -174,7 +173,7 @@ def _link(entry: ReportEntry, groups: list[TemplateGroup]) -> Link:
     )
 
 
-def _site(report: dict[str, Any]) -> str:
+def _site(report: Report) -> str:
     build = report.get("build")
     if isinstance(build, dict) and build.get("directory"):
         return str(build.get("root_url") or build["directory"])

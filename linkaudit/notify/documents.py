@@ -9,12 +9,13 @@ import uuid
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from linkaudit import __version__
 from linkaudit.notify.changes import Changes, Link
 from linkaudit.notify.fitting import more, more_links
 from linkaudit.notify.messages import summary_lines
+from linkaudit.output.report.records import ArchivedCopy, Report
 from linkaudit.output.words import age
 
 SCHEMA = "linkaudit-notify/1"
@@ -23,7 +24,73 @@ WEBHOOK_PLACES = 100  # a new link's places
 MAIL_LINKS, MAIL_PLACES, MAIL_STILL = 200, 20, 200
 
 
-def webhook(changes: Changes, report: dict[str, Any]) -> dict[str, Any]:
+# The webhook's JSON, as types (docs/guide/notifications.md's table):
+# plain dicts at run time, serialised once by notifier.py
+
+
+class ListCounts(TypedDict):
+    """``counts``, ``omitted``: per list, every one or those left out."""
+
+    new: int
+    fixed: int
+    still_broken: int
+
+
+class PagePlace(TypedDict):
+    page: str
+    lines: list[int]
+
+
+class TemplatePlace(TypedDict):
+    text: str
+    pages: int
+
+
+class NewLink(TypedDict):
+    """An item of ``new``."""
+
+    url: str
+    status: int | None
+    error: str | None
+    places: list[PagePlace]
+    templates: list[TemplatePlace]
+    places_omitted: int
+    archived: NotRequired[ArchivedCopy]
+
+
+class StillBroken(TypedDict):
+    """An item of ``still_broken``."""
+
+    url: str
+    status: int | None
+    error: str | None
+    since: str | None
+    audits: int | None
+
+
+class WebhookDocument(TypedDict):
+    schema: str
+    event: str
+    id: str
+    sent_at: str
+    linkaudit: str
+    site: str
+    start_urls: list[str]
+    started_at: str | None
+    finished_at: str | None
+    complete: bool
+    compared: bool
+    report: str
+    title: str
+    counts: ListCounts
+    new: list[NewLink]
+    fixed: list[str]
+    still_broken: list[StillBroken]
+    notes: list[str]
+    omitted: ListCounts
+
+
+def webhook(changes: Changes, report: Report) -> WebhookDocument:
     """The JSON body; ``id`` and ``sent_at`` inside the signed body, so a
     receiver can drop a replayed or stale delivery."""
     new, fixed, still = (
@@ -53,8 +120,13 @@ def webhook(changes: Changes, report: dict[str, Any]) -> dict[str, Any]:
         "new": [_new(link) for link in new],
         "fixed": list(fixed),
         "still_broken": [
-            {"url": link.url, "status": link.status, "error": link.error or None}
-            | {"since": link.since, "audits": link.audits}
+            {
+                "url": link.url,
+                "status": link.status,
+                "error": link.error or None,
+                "since": link.since,
+                "audits": link.audits,
+            }
             for link in still
         ],
         "notes": list(changes.notes),
@@ -66,9 +138,9 @@ def webhook(changes: Changes, report: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _new(link: Link) -> dict[str, Any]:
+def _new(link: Link) -> NewLink:
     places = [p for p in link.places if not p.template][:WEBHOOK_PLACES]
-    item: dict[str, Any] = {
+    item: NewLink = {
         "url": link.url,
         "status": link.status,
         "error": link.error or None,

@@ -46,6 +46,11 @@ def _slack_escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+# The chat messages are each service's own JSON (Slack's blocks, Discord's
+# embeds, an Adaptive Card): shapes the services define, made and sent
+# here, so plain dicts, not records of ours (the webhook's is: documents.py)
+
+
 def slack(changes: Changes) -> dict[str, Any]:
     """Blocks: a header, a section a new link, the summary, the report."""
     title = "linkaudit: " + changes.title()

@@ -16,13 +16,14 @@ from linkaudit.notify import documents, messages
 from linkaudit.notify.changes import Changes, changes
 from linkaudit.notify.send import SIGNATURE, SendError, post, send_mail, signature
 from linkaudit.notify.targets import Target
+from linkaudit.output.report.records import Report
 
 logger = logging.getLogger(__name__)
 CHAT = {"slack": messages.slack, "teams": messages.teams, "discord": messages.discord}
 DEFAULT_SENDER = "linkaudit@localhost"
 
 
-def notify(values: Mapping[str, Any], report: dict[str, Any], path: str | None) -> dict[str, bool]:
+def notify(values: Mapping[str, Any], report: Report, path: str | None) -> dict[str, bool]:
     """Tell every target of ``values["LINKAUDIT_NOTIFY"]`` what ``report``
     (written at ``path``, None: not written) says changed; each target's
     masked name -> whether it got the message (none: nothing to send)."""
@@ -42,9 +43,7 @@ def notify(values: Mapping[str, Any], report: dict[str, Any], path: str | None) 
     return sent
 
 
-def _tell(
-    target: Target, found: Changes, report: dict[str, Any], values: Mapping[str, Any]
-) -> bool:
+def _tell(target: Target, found: Changes, report: Report, values: Mapping[str, Any]) -> bool:
     retries = int(values.get("LINKAUDIT_NOTIFY_RETRIES", 2))
     seconds = float(values.get("LINKAUDIT_NOTIFY_TIMEOUT", 30.0))
     try:
@@ -82,14 +81,15 @@ def _tell(
 
 
 def _request(
-    target: Target, found: Changes, report: dict[str, Any], values: Mapping[str, Any]
+    target: Target, found: Changes, report: Report, values: Mapping[str, Any]
 ) -> tuple[str, bytes, dict[str, str]]:
     """The URL, the body (serialised once: what is signed is what is sent)
     and the headers of a hook's POST."""
     url, headers = target.url, {}
+    payload: Mapping[str, Any]  # a webhook's document, or a chat service's message
     if target.kind == "webhook":
-        payload = documents.webhook(found, report)
-        headers = {"X-Linkaudit-Event": payload["event"], "X-Linkaudit-Delivery": payload["id"]}
+        document = payload = documents.webhook(found, report)
+        headers = {"X-Linkaudit-Event": document["event"], "X-Linkaudit-Delivery": document["id"]}
     else:
         payload = CHAT[target.kind](found)
     if target.kind == "discord":  # else Discord drops a message it refuses, saying nothing

@@ -13,9 +13,9 @@ import atexit
 import logging
 import os
 import sys
-from typing import Any
 
 from linkaudit.items import Outcome
+from linkaudit.output.report.records import Report
 
 # The linkaudit command's exit codes (linkaudit/cli.py documents them);
 # scrapy crawl uses the two it cannot see otherwise.
@@ -49,7 +49,7 @@ def _exit() -> None:
     os._exit(requested())
 
 
-def exit_code(report: dict[str, Any], fail_on: str = "broken") -> int:
+def exit_code(report: Report, fail_on: str = "broken") -> int:
     """The linkaudit command's exit code for a report.  ``fail_on``: "new"
     counts only breakage the baseline did not have (every broken URL when
     there was no baseline to compare with)."""

@@ -14,10 +14,11 @@ from __future__ import annotations
 import csv
 import io
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from linkaudit.output.report.atomic import write_atomically
 from linkaudit.output.report.build import read_report
+from linkaudit.output.report.records import Report
 
 if TYPE_CHECKING:
     pass
@@ -39,7 +40,7 @@ FIX_COLUMNS = (
 )
 
 
-def fixes_csv(report: dict[str, Any]) -> str:
+def fixes_csv(report: Report) -> str:
     """The redirect fix-list as CSV, a row per link (statuses as ``301 302``)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")

@@ -21,12 +21,13 @@ import json
 import logging
 import sys
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypedDict
 
 from linkaudit.items import CONTRACT_FIELDS, OPTIONAL_FIELDS, UrlResult
 from linkaudit.output.report.atomic import write_json_atomic
 from linkaudit.output.report.build import build_report
 from linkaudit.output.report.facts import ReportFacts, now_iso
+from linkaudit.output.report.records import Report
 from linkaudit.rules.names import BuildNames
 from linkaudit.state.memory import MemoryState
 
@@ -48,7 +49,7 @@ def read_journal(lines: Iterable[str]) -> list[dict[str, Any]]:
     return records
 
 
-def rebuild_report(records: list[dict[str, Any]]) -> dict[str, Any]:
+def rebuild_report(records: list[dict[str, Any]]) -> Report:
     """The report a journal stands for.  Without an end record the crawl was
     cut off: ``finish_reason`` is ``shutdown``, and the links of scanned
     pages that have no result are ``unchecked``."""
@@ -83,7 +84,16 @@ def rebuild_report(records: list[dict[str, Any]]) -> dict[str, Any]:
     return build_report(state, facts)
 
 
-def build_record(names: BuildNames) -> dict[str, Any]:
+class JournalBuild(TypedDict):
+    """The journal's ``build`` (its start record): how the build is named,
+    read back by :func:`_names` (defensively: a journal is a file)."""
+
+    path: str
+    address: str
+    root_url: str | None
+
+
+def build_record(names: BuildNames) -> JournalBuild:
     """How a build is named, for the report rebuilt from the journal."""
     return {"path": names.path, "address": names.base, "root_url": names.root_url}
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from linkaudit.items import Method, Outcome
+from linkaudit.output.report.records import Report
 
 
 def needed_in_summary(entry: Mapping[str, Any]) -> bool:
@@ -27,7 +28,7 @@ def needed_in_summary(entry: Mapping[str, Any]) -> bool:
     )
 
 
-def read_report(path: str, lean: bool = False) -> dict[str, Any]:
+def read_report(path: str, lean: bool = False) -> Report:
     """A report file; ``lean``: only the entries :func:`needed_in_summary`
     (a report this module wrote has one entry per line, so the others are
     never decoded: reading a 150 MB report takes a few MB)."""
@@ -183,7 +184,7 @@ _CHECKS = {key: _check(kinds) for key, kinds in _KINDS.items()}
 _WALL_COUNT = _check(("count",))
 
 
-def conform(report: dict[str, Any]) -> list[str]:
+def conform(report: Report) -> list[str]:
     """Make ``report`` (read back from a file anyone may have edited) of the
     types a fresh audit writes, in place: a value of another type (a count
     that is not a number, a time that is not a timestamp, an outcome that is

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from typing import Any
 from urllib.parse import urlsplit
 
 from linkaudit.config import Config
@@ -17,6 +16,7 @@ from linkaudit.output.formats.common import shown
 from linkaudit.output.formats.places import DEFAULT, Options
 from linkaudit.output.journal import read_journal, rebuild_report
 from linkaudit.output.report.build import read_report
+from linkaudit.output.report.records import Report
 from linkaudit.rules.scope import directory_of, site_prefix
 
 
@@ -65,7 +65,7 @@ def written(config: Config) -> str:
     return shown("written: " + ", ".join(files))
 
 
-def scope_notes(report: dict[str, Any]) -> list[str]:
+def scope_notes(report: Report) -> list[str]:
     """What the user should know of the site's extent: a start URL read as
     its directory, and a site that turned out to be one page when its
     directory may have been meant."""
@@ -103,7 +103,7 @@ def scope_notes(report: dict[str, Any]) -> list[str]:
 TOOLS = {"mkdocs": "MkDocs", "sphinx": "Sphinx", "hugo": "Hugo", "jekyll": "Jekyll"}
 
 
-def source_notes(report: dict[str, Any]) -> list[str]:
+def source_notes(report: Report) -> list[str]:
     """What the build's sources were (``build.sources``) and, with
     --changed-since, how many findings the change does not hold."""
     said = (report.get("build") or {}).get("sources")
@@ -127,7 +127,7 @@ def source_notes(report: dict[str, Any]) -> list[str]:
     return notes
 
 
-def in_change(report: dict[str, Any]) -> dict[str, Any]:
+def in_change(report: Report) -> Report:
     """The report as the formats show it with --changed-since: only the
     findings the change holds (the JSON report keeps them all, each with
     ``changed``); ``summary.outside_change`` counts the others."""
@@ -166,7 +166,7 @@ def every_entry(fmt: str, options: Options) -> bool:
     return fmt == "html" or (fmt == "junit" and options.junit_all)
 
 
-def _load_report(config: Config, lean: bool) -> dict[str, Any] | None:
+def _load_report(config: Config, lean: bool) -> Report | None:
     try:
         return read_report(config.report, lean)
     except (OSError, ValueError):

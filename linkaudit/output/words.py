@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from linkaudit.items import Outcome
-from linkaudit.output.report.records import RedirectFix, ReportEntry, TemplateGroup
+from linkaudit.output.report.records import RedirectFix, Report, ReportEntry, TemplateGroup
 from linkaudit.rules.statuses import INTERNAL_ERROR
 from linkaudit.rules.templates import RUN, RUNS
 
@@ -77,9 +77,7 @@ def _for(since: str, now: str, stamp: Callable[[str], str]) -> str:
     return f"for {took}" if took else f"since {stamp(since)}"
 
 
-def history_line(
-    report: dict[str, Any], last: int = 10, stamp: Callable[[str], str] = str
-) -> str | None:
+def history_line(report: Report, last: int = 10, stamp: Callable[[str], str] = str) -> str | None:
     """The trend in one line: ``Over time (5 audits since 2026-11-12):
     broken 3, 5, 5, 2, 6`` (the last ``last`` audits); None without it."""
     history = report.get("history")

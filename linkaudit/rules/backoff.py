@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from collections import Counter, deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 BACKOFF, PAUSE, GIVE_UP, RECOVER = "backoff", "pause", "give up", "recover"
 # the answers a throttling host gives: too many requests (429), Shopify's
@@ -72,6 +72,19 @@ class BackoffPolicy:
         if level <= 0:
             return base
         return min(self.max_delay, max(base, FLOOR) * 2**level)
+
+
+class BackoffRecord(TypedDict):
+    """What a shared audit keeps of a host's back-off (:meth:`HostBackoff.record`;
+    ``AuditState.save_backoff``); read back from Redis, it is open again
+    (:meth:`HostBackoff.restore` clamps each value)."""
+
+    level: int
+    pauses: int
+    paused_until: float
+    given_up: str | None
+    backoffs: int
+    paused: int
 
 
 @dataclass
@@ -204,7 +217,7 @@ class HostBackoff:
             f"of the last {len(self.answers)} requests; {then}"
         )
 
-    def record(self) -> dict[str, float | int | str | None]:
+    def record(self) -> BackoffRecord:
         """What a shared audit keeps of it (the window stays with the worker)."""
         return {
             "level": self.level,

@@ -25,7 +25,7 @@ import ipaddress
 import re
 from datetime import UTC, datetime
 from email.utils import format_datetime, parsedate_to_datetime
-from typing import NamedTuple
+from typing import NamedTuple, TypedDict
 from urllib.parse import urljoin, urlsplit
 
 # a TimeMap or a Link header: <uri>; name="value"; name=token, ...
@@ -35,6 +35,22 @@ _PARAM = re.compile(r';\s*([A-Za-z0-9*_.-]+)\s*(?:=\s*(?:"([^"]*)"|([^",;]*)))?'
 _WAYBACK = re.compile(r"^(?P<prefix>.*?/)(?P<stamp>[0-9]{1,14})(?P<mod>[a-z]{2}_)?/(?P<orig>.+)$")
 # names that only a private network resolves (RFC 6761, RFC 8375, common use)
 _PRIVATE_SUFFIXES = (".localhost", ".local", ".internal", ".lan", ".home.arpa", ".intranet")
+
+
+class ArchiveNote(TypedDict):
+    """What a look-up in the archive found for a broken URL, as the state
+    keeps it (``memento/lookups.py``; ``AuditState.note_archived``): the copy
+    (``url``, ``date``), or none and why (``note``); whether the answer is
+    final; how many copies were tried; when it was asked (``at``) and the
+    moment the copy had to precede (``before``)."""
+
+    url: str | None
+    date: str | None
+    note: str | None
+    final: bool
+    tried: int
+    at: str
+    before: str | None
 
 
 class Link(NamedTuple):

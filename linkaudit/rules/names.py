@@ -35,7 +35,7 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 from urllib.parse import unquote, urlsplit
 
 __all__ = ["BuildNames", "file_url", "path_in_build", "shown_path"]
@@ -76,6 +76,17 @@ def path_in_build(url: str, build: dict[str, Any]) -> str | None:
     if directory in (".", ""):
         return (path or ".") + rest[cut:] if path or rest[cut:] else "."
     return f"{directory.rstrip('/')}/{path}{rest[cut:]}"
+
+
+class BuildNaming(TypedDict):
+    """The ``build`` section's fields that say how a build is named
+    (:meth:`BuildNames.section`; as ``output/report/records.py``'s
+    ``BuildSection`` has them)."""
+
+    directory: str
+    path: str
+    url: str
+    root_url: str | None
 
 
 class BuildNames:
@@ -153,7 +164,7 @@ class BuildNames:
         reports (internal), compare with this audit's as shown."""
         return frozenset(map(self.shown, keys))
 
-    def section(self) -> dict[str, Any]:
+    def section(self) -> BuildNaming:
         """The report's ``build`` fields that say how the build is named:
         the directory (as outputs name its files), its absolute path, the
         URL its root is named by, and ``--root-url``."""

@@ -16,9 +16,8 @@ new column.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from linkaudit.items import Place
+from linkaudit.items import Place, RenderSection
 
 NEVER, AUTO, ALWAYS = "never", "auto", "always"
 RENDERED_LINE = 0  # a link only in the rendered DOM (source lines start at 1)
@@ -86,13 +85,13 @@ class RenderFacts:
 
 def render_section(
     facts: RenderFacts, added: list[str], removed: list[str], navigations: list[str]
-) -> dict[str, Any]:
+) -> RenderSection:
     """A rendered page's ``render`` field: the links only the DOM has, the
     links of its HTML the script removed, its script's navigations, and
     what the render cost (lists capped at :data:`LISTED`, counts whole);
     a DOM cut at the page size cap says so (``dom_truncated``, and its
     whole length in characters, ``dom_size``)."""
-    section: dict[str, Any] = {
+    section: RenderSection = {
         "added": added[:LISTED],
         "added_count": len(added),
         "removed": removed[:LISTED],

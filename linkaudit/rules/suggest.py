@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, TypedDict
 
 WHY = {
     "case": "a change of case",
@@ -61,13 +61,21 @@ _INDEX = ("index.html", "index.htm")
 _DIGITS = re.compile(r"\d+")
 
 
+class SuggestionRecord(TypedDict):
+    """An entry's ``suggestion`` as the report writes it (``Suggestion.as_dict``)."""
+
+    url: str
+    score: float
+    why: str
+
+
 @dataclass(frozen=True)
 class Suggestion:
     url: str
     score: float
     why: str
 
-    def as_dict(self) -> dict[str, object]:
+    def as_dict(self) -> SuggestionRecord:
         return {"url": self.url, "score": round(self.score, 3), "why": self.why}
 
 
@@ -284,7 +292,7 @@ class Suggester:
         return out
 
 
-def suggestion_target(suggestion: dict[str, object], broken: str) -> str:
+def suggestion_target(suggestion: SuggestionRecord, broken: str) -> str:
     """The suggested URL as a person reads it beside ``broken``: its path
     when both are on one origin (``/docs/intro.html``), else the URL."""
     url = str(suggestion["url"])
@@ -294,7 +302,7 @@ def suggestion_target(suggestion: dict[str, object], broken: str) -> str:
     return url
 
 
-def suggestion_text(suggestion: dict[str, object], broken: str) -> str:
+def suggestion_text(suggestion: SuggestionRecord, broken: str) -> str:
     """``did you mean /docs/intro.html? (a typo)``"""
     why = WHY.get(str(suggestion["why"]), str(suggestion["why"]))
     return f"did you mean {suggestion_target(suggestion, broken)}? ({why})"

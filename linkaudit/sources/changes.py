@@ -16,6 +16,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass, field
 
+from linkaudit.items import ChangedSince
 from linkaudit.sources.links import SourceLink
 
 HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
@@ -47,7 +48,7 @@ class Change:
         lines = self.lines.get(os.path.realpath(path))
         return lines is not None and (WHOLE in lines or line in lines)
 
-    def section(self) -> dict[str, object]:
+    def section(self) -> ChangedSince:
         return {"ref": self.ref, "base": self.base, "files": len(self.lines)}
 
 

@@ -19,10 +19,10 @@ import json
 import logging
 import sqlite3
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from linkaudit.rules.history import Streak
-from linkaudit.state.base import Past
+from linkaudit.state.base import AuditCounts, AuditRecord, CountName, Past
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS audits (
@@ -55,8 +55,8 @@ CREATE TABLE IF NOT EXISTS broken_runs (
     PRIMARY KEY (run, kind, url)
 );
 """
-COUNTS: tuple[str, ...] = ("urls", "pages", "requests", "ok", "redirect", "broken", "blocked")
-COUNTS += ("excluded", "unchecked")
+COUNTS: tuple[CountName, ...] = ("urls", "pages", "requests", "ok", "redirect", "broken")
+COUNTS += ("blocked", "excluded", "unchecked")
 # the kinds of run: a broken URL's, a page's that carries broken links
 URL, PAGE = "url", "page"
 logger = logging.getLogger(__name__)
@@ -86,7 +86,7 @@ _COLUMNS = ", ".join(
 
 def audit_records(
     conn: sqlite3.Connection, starts: str, before: int | None = None, limit: int = MAX_AUDITS
-) -> tuple[list[dict], int]:
+) -> tuple[list[AuditRecord], int]:
     """The last ``limit`` audits of the site ``starts`` (start URLs, as
     ``runs`` keeps them), oldest first, as the report's ``history`` has
     them: those before the run ``before`` (None: all); and how many of the
@@ -105,7 +105,7 @@ def _count(value: Any) -> bool:
     return type(value) is int and 0 <= value <= MAX_COUNT
 
 
-def _record(row: tuple[Any, ...]) -> dict | None:
+def _record(row: tuple[Any, ...]) -> AuditRecord | None:
     """A row as a record; None: not one linkaudit wrote."""
     started, finished, reason, seconds, complete, *counts = row
     if not all(isinstance(t, str) for t in (started, finished, reason)):
@@ -120,7 +120,7 @@ def _record(row: tuple[Any, ...]) -> dict | None:
         "seconds": seconds,
         "finish_reason": reason,
         "complete": bool(complete),
-        "summary": dict(zip(COUNTS, counts[: len(COUNTS)], strict=True)),
+        "summary": cast(AuditCounts, dict(zip(COUNTS, counts[: len(COUNTS)], strict=True))),
         "new": counts[-2],
         "fixed": counts[-1],
     }
@@ -212,7 +212,7 @@ def keep_audit(
     conn: sqlite3.Connection,
     starts: str,
     run: int,
-    record: dict,
+    record: AuditRecord,
     runs: dict[str, dict[str, Streak]],
 ) -> None:
     """Write the audit ``run``'s record and the broken runs open after it,

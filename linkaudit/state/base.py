@@ -14,11 +14,13 @@ capabilities); ``tests/test_state_contract.py`` holds every backend to it.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
-from typing import Any, NamedTuple
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal, NamedTuple, TypedDict
 
 from linkaudit.items import UrlResult
+from linkaudit.rules.backoff import BackoffRecord
 from linkaudit.rules.history import Streak
+from linkaudit.rules.memento import ArchiveNote
 from linkaudit.rules.recheck import History
 from linkaudit.rules.rendered import referrer_fields
 
@@ -45,11 +47,64 @@ class Run(NamedTuple):
     baseline_source: str | None  # where that came from, for the report
 
 
+# an audit's summary counts its record keeps (AuditCounts), in the report's order
+CountName = Literal[
+    "urls", "pages", "requests", "ok", "redirect", "broken", "blocked", "excluded", "unchecked"
+]
+
+
+class AuditCounts(TypedDict):
+    """An audit's summary counts, as its record keeps them."""
+
+    urls: int
+    pages: int
+    requests: int
+    ok: int
+    redirect: int
+    broken: int
+    blocked: int
+    excluded: int
+    unchecked: int
+
+
+class AuditRecord(TypedDict):
+    """A finished audit's record: an item of the report's ``history``, as
+    ``linkaudit history --format json`` prints it and the audit database
+    keeps it (``state/audits.py``, which reads a row back only when it is as
+    linkaudit writes it)."""
+
+    started_at: str
+    finished_at: str
+    seconds: float
+    finish_reason: str
+    complete: bool
+    summary: AuditCounts
+    new: int
+    fixed: int
+
+
+class GetOnlyNote(TypedDict):
+    """What showed a host's HEAD answers are no hint (``note_get_only``; the
+    report's ``summary.get_only_hosts``): the URL, its HEAD's and its GET's
+    statuses, the reason in words."""
+
+    url: str
+    head: int
+    get: int
+    reason: str
+
+
+# A record a state hands back (get_only_hosts, archived): the one noted, or
+# one read back from SQLite or Redis as JSON, so open (a tampered or older
+# file may hold anything): its readers check each field (output/report/).
+KeptRecord = Mapping[str, Any]
+
+
 class Past(NamedTuple):
     """What a state that ``remembers`` knows of the site's earlier audits
     (``linkaudit/rules/history.py``)."""
 
-    audits: list[dict]  # their records, oldest first, as the report's ``history``
+    audits: list[AuditRecord]  # their records, oldest first, as the report's ``history``
     broken: dict[str, Streak]  # URL -> its broken run, open after the last one
     carrying: dict[str, Streak]  # page -> its run of audits carrying broken links
 
@@ -158,7 +213,7 @@ class AuditState(ABC):
         return None
 
     def keep_audit(  # noqa: B027 - nothing is kept beyond the audit in memory or Redis
-        self, record: dict, broken: dict[str, Streak], carrying: dict[str, Streak]
+        self, record: AuditRecord, broken: dict[str, Streak], carrying: dict[str, Streak]
     ) -> None:
         """The audit's report is written: keep its ``record`` (as the report's
         ``history`` has it) and the broken runs open after it, for the next
@@ -265,14 +320,14 @@ class AuditState(ABC):
         """``url``, new, is the target of a chain of ``hops`` redirects."""
 
     # -- a struggling host's back-off (hosts/backoff.py) ----------------
-    def backoff(self, host: str) -> dict[str, Any] | None:
+    def backoff(self, host: str) -> KeptRecord | None:
         """What another process left of ``host``'s back-off (a record of
         ``save_backoff``: level, pauses, paused until, given up); None:
         nothing.  A state that is not ``shared`` answers None: the one
         process's middleware holds its hosts' back-off itself."""
         return None
 
-    def save_backoff(self, host: str, record: dict[str, Any]) -> None:  # noqa: B027
+    def save_backoff(self, host: str, record: BackoffRecord) -> None:  # noqa: B027
         """Keep ``host``'s back-off for the audit's other workers (a shared
         state: the worker that takes the host over goes on from there)."""
 
@@ -299,31 +354,31 @@ class AuditState(ABC):
         audit in a state that ``remembers``): its URLs are asked with GET."""
 
     @abstractmethod
-    def note_get_only(self, host: str, record: dict[str, Any]) -> None:
+    def note_get_only(self, host: str, record: GetOnlyNote) -> None:
         """Note ``host`` as :meth:`get_only`, with what showed it (the
         report's ``summary.get_only_hosts``: the URL, its HEAD's and its
         GET's statuses, the reason in words)."""
 
     @abstractmethod
-    def get_only_hosts(self) -> dict[str, dict[str, Any]]:
+    def get_only_hosts(self) -> dict[str, KeptRecord]:
         """Every host noted :meth:`get_only`, with its record."""
 
     # -- archived copies of broken links (--archive, linkaudit/memento/) ------
     @abstractmethod
-    def archived(self, url: str) -> dict[str, Any] | None:
+    def archived(self, url: str) -> KeptRecord | None:
         """What a look-up in the archive found for ``url`` (a record of
         :meth:`note_archived`), in this audit, by another worker of a shared
         audit, or by an earlier audit in a state that ``remembers``; None:
         never looked up."""
 
     @abstractmethod
-    def note_archived(self, url: str, record: dict[str, Any]) -> None:
+    def note_archived(self, url: str, record: ArchiveNote) -> None:
         """Keep what the look-up of ``url`` found: the copy (``url``,
         ``date``) or why none (``note``), whether the archive said so
         (``final``: not asked again) and when (``at``)."""
 
     @abstractmethod
-    def archived_copies(self) -> dict[str, dict[str, Any]]:
+    def archived_copies(self) -> dict[str, KeptRecord]:
         """Every record of :meth:`note_archived`, by URL (the report's
         ``archived``)."""
 

@@ -20,13 +20,13 @@ from datetime import datetime
 from string import ascii_letters
 from typing import Any
 
-from linkaudit.items import Method, Outcome, UrlResult
+from linkaudit.items import Method, Outcome, PageKey, UrlResult
 from linkaudit.rules.recheck import iso
 from linkaudit.state.database import STORED_FIELDS
 
 # by position, then the rest by one-letter keys
 _POSITIONAL = ("near", "outcome", "status", "method", "content_type", "checked_at", "page")
-_PAGE = ("bytes", "last_modified", "links", "images")  # page_stats()
+_PAGE: tuple[PageKey, ...] = ("bytes", "last_modified", "links", "images")  # page_stats()
 _REST = tuple(f for f in STORED_FIELDS if f not in _POSITIONAL + ("url", "depth"))
 _SHORT = {name: ascii_letters[i] for i, name in enumerate(_REST)}
 _LONG = {short: name for name, short in _SHORT.items()}

@@ -8,7 +8,7 @@ import sqlite3
 import types
 from dataclasses import MISSING, fields
 from enum import EnumType
-from typing import Any, Union, get_args, get_origin, get_type_hints
+from typing import Any, Union, get_args, get_origin, get_type_hints, is_typeddict
 
 from linkaudit.items import PAGE_STATS, Method, Outcome, UrlResult
 from linkaudit.state.audits import SCHEMA as AUDITS_SCHEMA
@@ -189,6 +189,6 @@ def _fits(value: Any, hint: Any) -> bool:
         if origin is tuple:
             return len(value) == len(args) and all(map(_fits, value, args))
         return all(_fits(item, args[0]) for item in value) if args else True
-    if origin is dict or hint is dict:
+    if origin is dict or hint is dict or is_typeddict(hint):  # a record's keys: as dict's
         return isinstance(value, dict) and all(isinstance(key, str) for key in value)
     return False

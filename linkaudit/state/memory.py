@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from linkaudit.items import Outcome, UrlResult
-from linkaudit.state.base import AuditState, Entry, Pending
+from linkaudit.rules.memento import ArchiveNote
+from linkaudit.state.base import AuditState, Entry, GetOnlyNote, KeptRecord, Pending
 from linkaudit.state.compact import decode_result, encode_result
 
 if TYPE_CHECKING:
@@ -38,8 +39,8 @@ class MemoryState(AuditState):
         self._dropped = 0  # new URLs past max_urls
         self._marks: dict[str, set[str]] = {}  # kind -> URLs
         self._hops: dict[str, int] = {}  # redirect targets -> chain length
-        self._get_only: dict[str, dict[str, Any]] = {}  # host -> what showed it
-        self._archived: dict[str, dict[str, Any]] = {}  # URL -> its archived copy's record
+        self._get_only: dict[str, KeptRecord] = {}  # host -> what showed it
+        self._archived: dict[str, KeptRecord] = {}  # URL -> its archived copy's record
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> MemoryState:
@@ -139,19 +140,19 @@ class MemoryState(AuditState):
     def get_only(self, host: str) -> bool:
         return host in self._get_only
 
-    def note_get_only(self, host: str, record: dict[str, Any]) -> None:
+    def note_get_only(self, host: str, record: GetOnlyNote) -> None:
         self._get_only[host] = record
 
-    def get_only_hosts(self) -> dict[str, dict[str, Any]]:
+    def get_only_hosts(self) -> dict[str, KeptRecord]:
         return dict(self._get_only)
 
-    def archived(self, url: str) -> dict[str, Any] | None:
+    def archived(self, url: str) -> KeptRecord | None:
         return self._archived.get(url)
 
-    def note_archived(self, url: str, record: dict[str, Any]) -> None:
+    def note_archived(self, url: str, record: ArchiveNote) -> None:
         self._archived[url] = record
 
-    def archived_copies(self) -> dict[str, dict[str, Any]]:
+    def archived_copies(self) -> dict[str, KeptRecord]:
         return dict(self._archived)
 
     def entries(self) -> Iterator[Entry]:

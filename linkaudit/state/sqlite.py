@@ -46,7 +46,7 @@ from linkaudit.items import Outcome, UrlResult
 from linkaudit.rules.history import Runs
 from linkaudit.rules.recheck import History
 from linkaudit.state import audits
-from linkaudit.state.base import Past, Run, scanned_page
+from linkaudit.state.base import ArchiveNote, AuditRecord, GetOnlyNote, Past, Run, scanned_page
 from linkaudit.state.database import dump_result, load_result, open_database
 from linkaudit.state.memory import MemoryState
 
@@ -206,7 +206,7 @@ class SQLiteState(MemoryState):
     def past(self) -> Past | None:
         return audits.past(self.conn, self._starts, self.run_id or 0)
 
-    def keep_audit(self, record: dict, broken: Runs, carrying: Runs) -> None:
+    def keep_audit(self, record: AuditRecord, broken: Runs, carrying: Runs) -> None:
         runs = {audits.URL: broken, audits.PAGE: carrying}  # one transaction, with the record
         audits.keep_audit(self.conn, self._starts, self.run_id or 0, record, runs)
 
@@ -287,7 +287,8 @@ class SQLiteState(MemoryState):
             elif result.outcome in (Outcome.OK, Outcome.REDIRECT):
                 failing, count, last_ok = None, 0, now
             # blocked, excluded, unchecked: no news about the URL itself
-            etag, modified = result.etag, _http_date((result.page or {}).get("last_modified"))
+            page = result.page
+            etag, modified = result.etag, _http_date(page.get("last_modified") if page else None)
             if result.not_modified:  # a 304 may leave out the validators it matched
                 etag, modified = etag or prev[3], modified or prev[4]
             self._checked[url] = (
@@ -306,14 +307,14 @@ class SQLiteState(MemoryState):
         count, refs = self.referrers(url)  # before an ok result drops them
         return super()._remember(result, failing), count, refs
 
-    def note_get_only(self, host: str, record: dict[str, Any]) -> None:
+    def note_get_only(self, host: str, record: GetOnlyNote) -> None:
         """Kept at once, for this audit's resumption and the next audits."""
         super().note_get_only(host, record)
         self.conn.execute(
             "INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"get_only:{host}", json.dumps(record))
         )
 
-    def note_archived(self, url: str, record: dict[str, Any]) -> None:
+    def note_archived(self, url: str, record: ArchiveNote) -> None:
         """Kept at once: the next audits do not ask the archive again."""
         super().note_archived(url, record)
         self.conn.execute(

@@ -6,15 +6,24 @@ the records to the contract, so neither drifts from the other."""
 
 from __future__ import annotations
 
+import json
+import re
 import typing
 from typing import Any
 
 import pytest
 
+from linkaudit.items import FEED_FIELDS
 from linkaudit.output.report import records
-from tests.conftest import SCHEMA
+from tests.conftest import ROOT, SCHEMA
 
 DEFS, TOP = SCHEMA["$defs"], SCHEMA["properties"]
+URL = DEFS["url"]["properties"]
+ITEM = json.loads((ROOT / "docs" / "item.schema.json").read_text(encoding="utf-8"))
+# an entry's render has no page: the schema's render names it for the
+# report's rendered list, which requires it (RenderedPage)
+RENDER = {"properties": {k: v for k, v in DEFS["render"]["properties"].items() if k != "page"}}
+RENDERED = {**DEFS["render"], "required": TOP["rendered"]["items"]["required"]}
 
 # record -> (its shape in the schema, the fields it has beside the schema's)
 SHAPES: dict[str, tuple[dict[str, Any], set[str]]] = {
@@ -32,6 +41,17 @@ SHAPES: dict[str, tuple[dict[str, Any], set[str]]] = {
     "NotPage": (TOP["build"]["properties"]["not_pages"]["items"], set()),
     # deployed: as Place's
     "ReportEntry": (DEFS["url"], {"deployed"}),
+    "PageStats": (URL["page"], set()),
+    "RenderSection": (RENDER, set()),
+    "RenderedPage": (RENDERED, set()),
+    "SuggestionRecord": (URL["suggestion"], set()),
+    "ArchivedCopy": (URL["archived"]["oneOf"][1], set()),
+    "OfflineSection": (TOP["offline"], set()),
+    "SitemapFindings": (TOP["sitemap"], set()),
+    "ChangedSince": (TOP["changed_since"], set()),
+    "AuditRecord": (TOP["history"]["items"], set()),
+    "AuditCounts": (TOP["history"]["items"]["properties"]["summary"], set()),
+    "FeedItem": (ITEM, set()),
 }
 
 
@@ -57,6 +77,11 @@ def test_a_record_has_the_fields_of_its_shape(name):
     required, optional = _fields(getattr(records, name))
     assert required | optional == set(shape["properties"]) | beside
     assert required == set(shape.get("required", ()))
+
+
+def test_a_feed_item_has_the_feed_fields_in_their_order():
+    """revisions.feed_item makes a FeedItem of FEED_FIELDS: the same names, in order."""
+    assert tuple(typing.get_type_hints(records.FeedItem)) == FEED_FIELDS
 
 
 def test_records_are_types_only():
@@ -87,3 +112,33 @@ def test_the_kinds_formats_compare_are_the_schemas_words():
     assert [k.value for k in FixKind] == fixes
     assert [o.value for o in Outcome] == DEFS["outcome"]["enum"]
     assert {m.value for m in Method} == {"HEAD", "GET"}
+
+
+def test_the_webhook_document_has_the_fields_of_its_table():
+    """The webhook's JSON (notify/documents.py) says what the notifications
+    page's table says: every field named in its first column, no other."""
+    from linkaudit.notify import documents
+
+    text = (ROOT / "docs" / "guide" / "notifications.md").read_text(encoding="utf-8")
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    named = {name for row in rows for name in re.findall(r"`(\w+)`", row.split("|")[1])}
+    required, optional = _fields(documents.WebhookDocument)
+    assert not optional
+    assert required == named
+    new = re.search(r"\| `new` \| `\[\{(.*)\}\]` \|", text)
+    assert new is not None
+    listed = set(re.findall(r'"(\w+)"', new.group(1)))
+    required, optional = _fields(documents.NewLink)
+    assert required | optional == {n for n in listed if n not in ("page", "lines", "text", "pages")}
+    assert optional == {"archived"}  # "archived"? in the table
+
+
+def test_the_naming_fields_are_the_build_sections():
+    """How a build is named (rules/names.py's BuildNaming) are fields of the
+    build section, as the report writes them."""
+    from linkaudit.rules.names import BuildNaming
+
+    assert set(typing.get_type_hints(BuildNaming)) <= set(TOP["build"]["properties"])
+    assert set(typing.get_type_hints(BuildNaming)) <= set(
+        typing.get_type_hints(records.BuildSection)
+    )

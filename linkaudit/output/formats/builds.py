@@ -20,9 +20,8 @@ from typing import Any
 from linkaudit.items import Outcome
 from linkaudit.output.formats.common import plural
 from linkaudit.output.formats.naming import BuildFiles, is_named
-from linkaudit.output.report.records import ReportEntry
+from linkaudit.output.report.records import Report, ReportEntry
 
-Report = dict[str, Any]
 Quote = Callable[[Any], str]
 
 # The one name of a file reached through a symbolic link that leaves the

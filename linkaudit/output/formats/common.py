@@ -17,11 +17,16 @@ from linkaudit.output.formats.places import (
     unmapped,
     written,
 )
-from linkaudit.output.report.records import MissingFragment, Place, ReportEntry, TemplateGroup
+from linkaudit.output.report.records import (
+    MissingFragment,
+    Place,
+    RenderedPage,
+    Report,
+    ReportEntry,
+    TemplateGroup,
+)
 from linkaudit.output.words import group_text
 from linkaudit.rules.guards import OUTSIDE_ROOT
-
-Report = dict[str, Any]
 
 
 def shown(value: Any) -> str:
@@ -226,7 +231,7 @@ def app_shells(report: Report) -> tuple[str, list[ReportEntry]]:
 RENDERED_SHOWN = 10  # rendered pages a text or markdown report lists (the report has all)
 
 
-def rendered(report: Report) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
+def rendered(report: Report) -> tuple[str, list[RenderedPage], list[RenderedPage]]:
     """The pages rendered in Chromium (--render): the line that says how
     many (and what it cost), the rendered pages whose links differ from
     their HTML's, and the pages whose render failed; none: ``("", [], [])``."""
@@ -241,7 +246,7 @@ def rendered(report: Report) -> tuple[str, list[dict[str, Any]], list[dict[str, 
         words += f"; {plural(remembered, 'render')} remembered (pages unchanged since)"
     if failed:
         words += f"; {plural(failed, 'render')} failed, read from the HTML"
-    sections = report.get("rendered") or ()
+    sections: list[RenderedPage] = report.get("rendered") or []
     changed = [r for r in sections if r.get("added_count") or r.get("removed_count")]
     changed += [r for r in sections if r.get("navigations") and r not in changed]
     failures = [r for r in sections if r.get("error")]
@@ -264,7 +269,7 @@ _ENDINGS = {
 }
 
 
-def ending(report: dict[str, Any], quote: Callable[[Any], str] = shown) -> str:
+def ending(report: Report, quote: Callable[[Any], str] = shown) -> str:
     """``complete``; or what stopped the audit and what is left, with the
     way to finish it.  A reason of another's (any text, in a report read
     back) is written by ``quote``: the format's way with a value."""
@@ -290,7 +295,7 @@ def ending(report: dict[str, Any], quote: Callable[[Any], str] = shown) -> str:
     return said
 
 
-def _duration(report: dict[str, Any]) -> str:
+def _duration(report: Report) -> str:
     try:
         took = datetime.fromisoformat(report["finished_at"]) - datetime.fromisoformat(
             report["started_at"]

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from linkaudit.output.report.atomic import dumps_report
+from linkaudit.output.report.records import Report
 
 
-def as_json(report: dict[str, Any], options: object = None) -> str:
+def as_json(report: Report, options: object = None) -> str:
     # the report whole: every place of every finding
     return dumps_report(report)

@@ -54,7 +54,14 @@ from linkaudit.output.formats.places import (
     unmapped,
     written,
 )
-from linkaudit.output.report.records import Place, RedirectFix, ReportEntry, TemplateGroup
+from linkaudit.output.report.records import (
+    Place,
+    RedirectFix,
+    RenderedPage,
+    ReportEntry,
+    SuggestionRecord,
+    TemplateGroup,
+)
 from linkaudit.output.words import and_more, block_name, broken_for, fix_words, history_line
 from linkaudit.rules.suggest import WHY, suggestion_target
 from linkaudit.rules.templates import RUN
@@ -361,12 +368,12 @@ def _archived(u: ReportEntry) -> str:
     return ""
 
 
-def _suggested(found: dict[str, Any], broken: str) -> str:
+def _suggested(found: SuggestionRecord, broken: str) -> str:
     why = WHY.get(found["why"], found["why"])
     return f"did you mean {code(suggestion_target(found, broken))}? ({why})"
 
 
-def _rendered_row(section: dict[str, Any]) -> str:
+def _rendered_row(section: RenderedPage) -> str:
     """A rendered page whose DOM's links differ from its HTML's: how many
     only after rendering, removed by its script, and where it navigates."""
     row = (

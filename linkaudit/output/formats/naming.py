@@ -28,9 +28,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from linkaudit.output.report.records import Report
 from linkaudit.rules.names import path_in_build, shown_path
-
-Report = dict[str, Any]
 
 # keys whose values are not URLs of the build to rename (the section that
 # says how the build is named; a baseline's path; an href as written)

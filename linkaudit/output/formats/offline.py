@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from linkaudit.output.formats.common import plural
+from linkaudit.output.report.records import Report
 
 SKIP_FAR = "--skip-far"
 
@@ -18,7 +19,7 @@ def _count(section: dict[str, Any], key: str) -> int:
     return value if type(value) is int and value >= 0 else 0
 
 
-def offline_line(report: dict[str, Any], quote: Callable[[str], str] = str) -> str:
+def offline_line(report: Report, quote: Callable[[str], str] = str) -> str:
     """``linkaudit: this machine seems offline: no far host answered and 5
     far domains failed at name lookup or connection; their 12 links are
     unchecked ("no network"), not broken: audit them from a machine with a
@@ -37,7 +38,7 @@ def offline_line(report: dict[str, Any], quote: Callable[[str], str] = str) -> s
     )
 
 
-def sarif_invocations(report: dict[str, Any]) -> dict[str, Any]:
+def sarif_invocations(report: Report) -> dict[str, Any]:
     """A SARIF run's ``invocations``: the offline line as a tool execution
     notification (a warning: code scanning shows it on the tool's status,
     not as an alert of the code); nothing when the report has none."""

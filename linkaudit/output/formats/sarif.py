@@ -36,7 +36,7 @@ from linkaudit.output.formats.places import fix_place
 from linkaudit.output.formats.sarifedits import written_edit
 from linkaudit.output.formats.sarifplaces import MAX_RELATED, Locator, message
 from linkaudit.output.jsontext import json_text
-from linkaudit.output.report.records import Place, RedirectFix
+from linkaudit.output.report.records import Place, RedirectFix, SuggestionRecord
 from linkaudit.output.words import fix_words, group_text
 from linkaudit.rules.suggest import suggestion_text
 
@@ -55,7 +55,7 @@ def as_sarif(report: Report, options: object = None) -> str:
     for u in broken_urls(report):
         text = f"Broken link to {name(u['url'])}: {u['error']}"
         if u.get("suggestion"):
-            suggested = {**u["suggestion"], "url": name(u["suggestion"]["url"])}
+            suggested: SuggestionRecord = {**u["suggestion"], "url": name(u["suggestion"]["url"])}
             text += f"; {suggestion_text(suggested, u['url'])}"
         # the largest template block in words (they come most pages first)
         blocks = [g for g in by_target.get(name(u["url"]), ()) if g["kind"] == GroupKind.TEMPLATE]

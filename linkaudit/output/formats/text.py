@@ -37,14 +37,14 @@ from linkaudit.output.formats.common import (
 from linkaudit.output.formats.naming import for_reading
 from linkaudit.output.formats.offline import offline_line
 from linkaudit.output.formats.places import DEFAULT, Options, fix_place
-from linkaudit.output.report.records import RedirectFix, ReportEntry
+from linkaudit.output.report.records import RedirectFix, Report, ReportEntry
 from linkaudit.output.words import broken_for, fix_text, fix_words, history_line, is_internal_error
 from linkaudit.rules.suggest import suggestion_text
 
 RENDERED_LINKS = 3  # links of a rendered page listed per kind (then how many more)
 
 
-def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
+def summary_text(report: Report, options: Options = DEFAULT) -> str:
     """What to act on first: one line that says it all, the counts, then
     new broken links (with a baseline), broken links, missing fragments,
     links to update, what was fixed, and everything else.  Each finding is
@@ -134,11 +134,11 @@ def summary_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
     return "\n".join(shown(line) for line in lines)
 
 
-def as_text(report: dict[str, Any], options: Options = DEFAULT) -> str:
+def as_text(report: Report, options: Options = DEFAULT) -> str:
     return summary_text(report, options)
 
 
-def headline(report: dict[str, Any]) -> str:
+def headline(report: Report) -> str:
     """The one line that says it all, in words: ``linkaudit: 2 broken links
     (1 new, 1 still broken, 1 fixed since the baseline), 3 links to update;
     2,164 URLs, 327 pages, 519 requests; time limit (--max-time) reached
@@ -172,7 +172,7 @@ def headline(report: dict[str, Any]) -> str:
     return f"linkaudit: {', '.join(parts)}; {counts}; {ending(report)}"
 
 
-def _build_lines(report: dict[str, Any], limit: int | None) -> list[str]:
+def _build_lines(report: Report, limit: int | None) -> list[str]:
     """A build's own findings: its orphan pages, its files that are not
     pages, its symbolic links out (each with its places, when kept)."""
     cut = None if limit is None else LISTED  # -v: every one
@@ -210,7 +210,7 @@ _NOTES = (
 )
 
 
-def _note_lines(report: dict[str, Any]) -> list[str]:
+def _note_lines(report: Report) -> list[str]:
     """The warnings of URLs that are not broken, each kind under its heading."""
     kinds: dict[str, list[ReportEntry]] = {}
     for u in report["urls"]:
@@ -225,7 +225,7 @@ def _note_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _wall_lines(report: dict[str, Any], limit: int | None) -> list[str]:
+def _wall_lines(report: Report, limit: int | None) -> list[str]:
     """The URLs a bot wall kept from being checked, under each wall: not
     broken, not verified either."""
     found = walled(report)
@@ -244,7 +244,7 @@ def _wall_lines(report: dict[str, Any], limit: int | None) -> list[str]:
     return lines
 
 
-def get_only_lines(report: dict[str, Any]) -> list[str]:
+def get_only_lines(report: Report) -> list[str]:
     """The hosts checked with GET only: their GET answers contradicted
     their HEAD answers (``summary.get_only_hosts``)."""
     hosts = report["summary"].get("get_only_hosts") or ()
@@ -257,7 +257,7 @@ def get_only_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _limit_lines(report: dict[str, Any]) -> list[str]:
+def _limit_lines(report: Report) -> list[str]:
     """What a bound of the audit left unread: URLs past --max-urls, links
     past LINKAUDIT_PAGE_MAXLINKS on a page."""
     lines = []
@@ -325,7 +325,7 @@ def _suggested(entry: ReportEntry) -> str:
     return f"  {suggestion_text(found, entry['url'])}" if found else ""
 
 
-def _rendered_lines(report: dict[str, Any], shown: int | None) -> list[str]:
+def _rendered_lines(report: Report, shown: int | None) -> list[str]:
     """--render: how many pages were rendered, the pages whose DOM links
     differ from their HTML's (links only after rendering, removed by the
     script, script navigations: each apart, the first ``shown`` of each and

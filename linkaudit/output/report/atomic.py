@@ -10,9 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 from linkaudit.output.jsontext import json_text
+from linkaudit.output.report.records import Report
 
 
-def dumps_report(report: dict[str, Any]) -> str:
+def dumps_report(report: Report) -> str:
     """The report as JSON with one URL entry per line.
 
     ``json.dumps(indent=...)`` runs the pure-Python encoder: on a 150,000-URL

@@ -17,7 +17,7 @@ from linkaudit.output.report.atomic import directory_of, dumps_report, write_ato
 from linkaudit.output.report.facts import ReportFacts, now_iso
 from linkaudit.output.report.getonly import get_only_hosts
 from linkaudit.output.report.naming import in_shown_order, named_entry, named_head
-from linkaudit.output.report.records import Place, ReportEntry, Summary
+from linkaudit.output.report.records import Place, Report, ReportEntry, Summary
 from linkaudit.output.report.rendered import RenderedPages
 from linkaudit.output.report.sections import Sections, shown
 from linkaudit.output.words import is_internal_error
@@ -55,16 +55,16 @@ def unchecked_error(finish_reason: str, depth: int, max_depth: int | None) -> st
     return _NOT_CHECKED.get(finish_reason, f"Not checked: the audit ended ({finish_reason})")
 
 
-def build_report(state: AuditState, facts: ReportFacts) -> dict[str, Any]:
+def build_report(state: AuditState, facts: ReportFacts) -> Report:
     """The whole report in memory (``linkaudit report``, the journal, tests)."""
-    report: dict[str, Any] = {}
+    report: Report = {}
     urls = list(report_entries(state, report, facts))
     return {**report, "urls": urls}
 
 
 def report_entries(
     state: AuditState,
-    report: dict[str, Any],
+    report: Report,
     facts: ReportFacts,
     late: set[str] | None = None,
 ) -> Iterator[ReportEntry]:
@@ -75,7 +75,7 @@ def report_entries(
 
 def entries_of(
     state: AuditState,
-    report: dict[str, Any],
+    report: Report,
     facts: ReportFacts,
     late: set[str] | None = None,
 ) -> Iterator[ReportEntry]:
@@ -209,7 +209,7 @@ def entries_of(
     closing = sections.closing()
     if places is not None:
         for fix in closing.get("redirect_fixes", ()):
-            places.fix(fix)
+            places.fix(cast(dict[str, Any], fix))  # (as an entry: read as JSON there)
         if places.change is not None:
             summary["outside_change"] = places.outside
     changes: dict[str, Any] = {}
@@ -326,14 +326,14 @@ def _entry_item(
     return item
 
 
-def write_report(path: str, state: AuditState, facts: ReportFacts) -> dict[str, Any]:
+def write_report(path: str, state: AuditState, facts: ReportFacts) -> Report:
     """Write the report to ``path`` an entry at a time (a 150,000-URL
     report is 150 MB of JSON: never in memory as a whole), atomically.
 
     Returns the report with only the entries :func:`needed_in_summary`,
     so the rest can be freed."""
     kept: list[ReportEntry] = []
-    report: dict[str, Any] = {}
+    report: Report = {}
     with tempfile.TemporaryFile("w+", encoding="utf-8", dir=directory_of(path)) as spool:
         first = True
         for part in report_entries(state, report, facts):

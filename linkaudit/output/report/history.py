@@ -11,14 +11,14 @@ is written and, once it is, hands the state what to keep (:meth:`kept`).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from linkaudit.items import Outcome, UrlResult
 from linkaudit.output.report.records import (
     ReportEntry,
 )
 from linkaudit.rules.history import Runs, extend, open_after
-from linkaudit.state.base import Entry, Past
+from linkaudit.state.base import AuditCounts, AuditRecord, Entry, Past
 
 COUNTS: tuple[str, ...] = ("urls", "pages", "requests", "ok", "redirect", "broken", "blocked")
 COUNTS += ("excluded", "unchecked")
@@ -34,7 +34,7 @@ class AuditHistory:
         self.carrying: Runs = {}  # the runs of the pages carrying broken links now
         self.carriers: set[str] = set()  # the pages carrying broken links now
         self.checked: set[str] = set()  # URLs of earlier runs checked now
-        self.record: dict[str, Any] | None = None
+        self.record: AuditRecord | None = None
 
     def see(self, entry: Entry, result: UrlResult | None) -> None:
         """One entry of the report's one pass (``sections.Sections.read``),
@@ -57,7 +57,7 @@ class AuditHistory:
             run = self.carrying[url] = extend(past.carrying.get(url), self.started_at)
             item["broken_links_since"], item["audits_with_broken_links"] = run
 
-    def section(self, head: dict[str, Any], fixed: int, new: int) -> list[dict[str, Any]]:
+    def section(self, head: dict[str, Any], fixed: int, new: int) -> list[AuditRecord]:
         """The ``history`` section, given the report's ``head`` (all but its
         entries) and how many keys are ``fixed`` and ``new`` since the
         previous finished audit."""
@@ -69,13 +69,13 @@ class AuditHistory:
             "seconds": _seconds(started, finished),
             "finish_reason": head["finish_reason"],
             "complete": head["complete"],
-            "summary": {name: summary[name] for name in COUNTS},
+            "summary": cast(AuditCounts, {name: summary[name] for name in COUNTS}),
             "new": new,
             "fixed": fixed,
         }
         return [*self.past.audits, self.record]
 
-    def kept(self) -> tuple[dict[str, Any], Runs, Runs]:
+    def kept(self) -> tuple[AuditRecord, Runs, Runs]:
         """What the state keeps once the report is written: the record and
         the runs open after this audit."""
         assert self.record is not None, "the report's history section was not built"

@@ -8,10 +8,10 @@ from __future__ import annotations
 import dataclasses
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
 
 from linkaudit.items import FEED_FIELDS, UrlResult
 from linkaudit.output.report.records import (
+    Report,
     ReportEntry,
 )
 from linkaudit.rules.names import BuildNames
@@ -34,7 +34,7 @@ def named_entry(
     return named
 
 
-def named_head(report: dict[str, Any], names: BuildNames) -> dict[str, Any]:
+def named_head(report: Report, names: BuildNames) -> Report:
     """The report's head (start URLs, near prefixes, groups, the sitemap,
     the redirect fix-list, rendered pages, what was fixed) translated, with
     how the build is named in its ``build`` section (``rules/names.py``:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
-from typing import Any
 
 from linkaudit.items import Outcome
+from linkaudit.output.report.records import OfflineSection, Report
 from linkaudit.rules.offline import (
     answered,
     distinct_domains,
@@ -60,7 +60,7 @@ class OfflineCheck:
             self.urls = {url for urls in self.failed.values() for url in urls}
         return self.urls
 
-    def section(self) -> dict[str, Any] | None:
+    def section(self) -> OfflineSection | None:
         """The report's ``offline`` section, None when the rule did not fire."""
         if not self.urls:
             return None
@@ -82,7 +82,7 @@ def offline_entry(entry: Entry) -> Entry:
     return entry._replace(result=shown)
 
 
-def carried_keys(report: dict[str, Any], baseline: Iterable[str] | None) -> list[str]:
+def carried_keys(report: Report, baseline: Iterable[str] | None) -> list[str]:
     """The baseline's broken URLs this audit left unchecked for want of a
     network: the audit database keeps them as broken (this audit knows
     nothing new of them), so the next audit with a network does not call

@@ -1,7 +1,12 @@
 """The report's JSON shapes that cross modules, as types (its contract:
 ``docs/report.md``, ``docs/report.schema.json``): a place of a link, the
 summary, a template group, a redirect fix, a missing fragment, the
-``build`` section and a URL's entry.
+``build`` section, a URL's entry and its parts (a page's statistics, its
+render, its suggestion, its archived copy), the ``rendered``, ``offline``,
+``sitemap``, ``changed_since`` and ``history`` sections.  Those made below
+``output/`` are defined where they are made and named here: a place, a
+page's statistics, its render and ``changed_since`` in ``items.py``, a suggestion in
+``rules/suggest.py``, an audit's record in ``state/base.py``.
 
 They are ``TypedDict``s: types for the checker (mypy, ``tests/test_types.py``)
 and nothing at run time, so the report is the same plain dicts, written in
@@ -13,19 +18,47 @@ from __future__ import annotations
 
 from typing import Any, NotRequired, Required, TypedDict
 
-from linkaudit.items import Place, SourceAt, SourceLine
+from linkaudit.items import (
+    ChangedSince,
+    PageStats,
+    Place,
+    RenderSection,
+    SourceAt,
+    SourceLine,
+)
+from linkaudit.rules.suggest import SuggestionRecord
+from linkaudit.state.base import AuditCounts, AuditRecord
+
+# The report as a whole: a plain dict, deliberately open.  Built in one
+# place (output/report/build.py: its sections are the records below), but
+# read back from a file by ``linkaudit report``, the formats, the baseline
+# and notifications: a hostile or older file may hold anything there, so
+# every reader of a Report reads it defensively (output/reading.py conforms
+# what it can).  Not in __all__: no JSON shape of the schema to hold it to.
+Report = dict[str, Any]
 
 __all__ = [
+    "ArchivedCopy",
+    "AuditCounts",
+    "AuditRecord",
     "BuildSection",
     "BuildSources",
+    "ChangedSince",
+    "FeedItem",
     "GetOnlyHost",
     "MissingFragment",
     "NotPage",
+    "OfflineSection",
+    "PageStats",
     "Place",
     "RedirectFix",
+    "RenderSection",
+    "RenderedPage",
     "ReportEntry",
+    "SitemapFindings",
     "SourceAt",
     "SourceLine",
+    "SuggestionRecord",
     "Summary",
     "TemplateGroup",
 ]
@@ -163,6 +196,73 @@ class BuildSection(TypedDict):
     sources: NotRequired[BuildSources]
 
 
+class FeedItem(TypedDict):
+    """A feed item a report's verdict revises (``revisions.py``; its contract:
+    ``docs/item.schema.json``): an entry's contract fields, every optional
+    one present (None, false or 0 when unset), and ``revised``."""
+
+    url: str
+    near: bool
+    outcome: str
+    status: int | None
+    error: str | None
+    method: str | None
+    content_type: str | None
+    location: str | None
+    depth: int
+    referrer_count: int
+    referrers: list[Place]
+    truncated: bool
+    links_dropped: int
+    page: PageStats | None
+    checked_at: str | None
+    from_cache: bool
+    not_modified: bool
+    warning: str | None
+    new: bool
+    soft_404: bool
+    app_shell: str | None
+    render: RenderSection | None
+    wall: str | None
+    revised: bool
+
+
+class ArchivedCopy(TypedDict):
+    """An entry's ``archived`` copy (--archive): the copy, when the archive
+    made it, and the Robust Links markup to paste."""
+
+    url: str
+    date: str
+    markup: str
+
+
+class RenderedPage(RenderSection, total=False):
+    """``rendered[]``: a rendered page's ``render``, and the page."""
+
+    page: Required[str]
+
+
+class OfflineSection(TypedDict):
+    """``offline``: the machine seemed offline (``output/report/offline.py``)."""
+
+    failed_domains: int
+    failed_hosts: NotRequired[int]  # (always written)
+    answered: int
+    urls: int
+
+
+class SitemapFindings(TypedDict):
+    """``sitemap``: the sitemaps read and the crawl side by side."""
+
+    sitemaps: list[str]
+    urls: int
+    broken: list[str]
+    redirects: list[str]
+    orphans: list[str]
+    missing: list[str]
+    skipped: NotRequired[list[str]]
+
+
 class ReportEntry(TypedDict):
     """``urls[]``: one URL's entry: the check's result (``UrlResult``'s
     contract fields), its places, and what the report adds."""
@@ -181,11 +281,11 @@ class ReportEntry(TypedDict):
     file: NotRequired[str]  # a build's: the file of the URL (report/naming.py)
     deployed: NotRequired[str]  # as a format reads it: the deployed URL (formats/naming.py)
     truncated: NotRequired[bool]
-    render: NotRequired[dict[str, Any]]
+    render: NotRequired[RenderSection]
     app_shell: NotRequired[str]
     wall: NotRequired[str]
     links_dropped: NotRequired[int]
-    page: NotRequired[dict[str, Any] | None]
+    page: NotRequired[PageStats | None]
     checked_at: NotRequired[str]
     from_cache: NotRequired[bool]
     not_modified: NotRequired[bool]
@@ -195,9 +295,9 @@ class ReportEntry(TypedDict):
     audits_broken: NotRequired[int]
     broken_links_since: NotRequired[str]
     audits_with_broken_links: NotRequired[int]
-    archived: NotRequired[dict[str, str] | None]
+    archived: NotRequired[ArchivedCopy | None]
     archive_note: NotRequired[str]
-    suggestion: NotRequired[dict[str, Any]]
+    suggestion: NotRequired[SuggestionRecord]
     missing_fragments: NotRequired[list[MissingFragment]]
     soft_404: NotRequired[bool]
     orphan: NotRequired[str]

@@ -11,9 +11,7 @@ and its browser requests are not counted.
 
 from __future__ import annotations
 
-from typing import Any
-
-from linkaudit.output.report.records import ReportEntry, Summary
+from linkaudit.output.report.records import RenderedPage, ReportEntry, Summary
 
 
 class RenderedPages:
@@ -22,7 +20,7 @@ class RenderedPages:
 
     def __init__(self, mode: str) -> None:
         self.mode = mode
-        self.pages: list[dict[str, Any]] = []
+        self.pages: list[RenderedPage] = []
         self.failures = 0
         self.remembered = 0
         self.rendered = 0
@@ -50,7 +48,7 @@ class RenderedPages:
         if self.failures:
             summary["render_failures"] = self.failures
 
-    def section(self) -> dict[str, Any]:
+    def section(self) -> dict[str, list[RenderedPage]]:
         """The report's ``rendered`` list (the entries came sorted by URL)."""
         if self.mode == "never" and not self.pages:
             return {}

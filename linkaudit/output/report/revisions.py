@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from typing import Any
+from typing import cast
 
 from linkaudit.items import FEED_FIELDS, UrlResult
 from linkaudit.output.report.build import report_entries
 from linkaudit.output.report.facts import ReportFacts
 from linkaudit.output.report.records import (
+    FeedItem,
     ReportEntry,
 )
 from linkaudit.state.base import AuditState
@@ -34,7 +35,7 @@ _DEFAULTS = {
 }
 
 
-def revisions(state: AuditState, facts: ReportFacts) -> Iterator[dict[str, Any]]:
+def revisions(state: AuditState, facts: ReportFacts) -> Iterator[FeedItem]:
     """The feed items of the URLs whose verdict the report decides at the
     end, as the report will show them (its final referrers too), each
     ``revised``.  The findings that are no field of an item (fragments,
@@ -48,9 +49,9 @@ def revisions(state: AuditState, facts: ReportFacts) -> Iterator[dict[str, Any]]
             yield feed_item(entry)
 
 
-def feed_item(entry: ReportEntry) -> dict[str, Any]:
+def feed_item(entry: ReportEntry) -> FeedItem:
     """A report entry as a revising feed item: every field of an item, in
     the feed's order (docs/item.schema.json)."""
     item = {name: entry.get(name, _DEFAULTS.get(name)) for name in FEED_FIELDS}
     item["revised"] = True
-    return item
+    return cast(FeedItem, item)  # (FEED_FIELDS are FeedItem's: tests/unit/test_records.py)

@@ -18,7 +18,7 @@ links of a machine that seems offline: unchecked).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from linkaudit.items import UrlResult
 from linkaudit.output.report.facts import ReportFacts
@@ -28,12 +28,16 @@ from linkaudit.output.report.kept import KeptEntries
 from linkaudit.output.report.offline import OfflineCheck, offline_entry
 from linkaudit.output.report.records import (
     MissingFragment,
+    RedirectFix,
+    SitemapFindings,
+    TemplateGroup,
 )
 from linkaudit.output.report.redirects import RedirectFixes, looped
 from linkaudit.output.report.sitemap import SitemapSection
 from linkaudit.output.report.soft404 import Soft404s
 from linkaudit.output.report.suggestions import Suggestions
 from linkaudit.rules.recheck import RecheckPolicy
+from linkaudit.rules.suggest import SuggestionRecord
 from linkaudit.state.base import AuditState, Entry
 
 
@@ -125,7 +129,7 @@ class Sections:
         self.fragments = None
         return missing
 
-    def suggestions(self) -> dict[str, dict[str, Any]]:
+    def suggestions(self) -> dict[str, SuggestionRecord]:
         """Broken URL -> its ``suggestion`` (none unless asked for); what
         the builder gathered is freed."""
         if self.suggest is None:
@@ -134,7 +138,7 @@ class Sections:
         self.suggest = None
         return found
 
-    def closing(self) -> dict[str, Any]:
+    def closing(self) -> Closing:
         """The sections that follow the entries, those that have something
         to say, in the report's order (after every entry was shown)."""
         facts = self.facts
@@ -143,11 +147,23 @@ class Sections:
         sitemap = None
         if self.sitemap is not None and self.read_sitemap:
             sitemap = self.sitemap.section(self.find, facts.start_urls)
-        return {
-            **({"sitemap": sitemap} if sitemap else {}),
-            **({"redirect_fixes": fixes} if fixes else {}),
-            **({"groups": grouped} if grouped else {}),
-        }
+        closing: Closing = {}
+        if sitemap:
+            closing["sitemap"] = sitemap
+        if fixes:
+            closing["redirect_fixes"] = fixes
+        if grouped:
+            closing["groups"] = grouped
+        return closing
+
+
+class Closing(TypedDict, total=False):
+    """The report's sections after its entries, those that have something
+    to say (:meth:`Sections.closing`), in the report's order."""
+
+    sitemap: SitemapFindings
+    redirect_fixes: list[RedirectFix]
+    groups: list[TemplateGroup]
 
 
 def shown(entry: Entry, policy: RecheckPolicy | None, now: float) -> UrlResult | None:

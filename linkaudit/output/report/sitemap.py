@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from linkaudit.items import Outcome
+from linkaudit.output.report.records import SitemapFindings
 from linkaudit.rules.urls import is_near
 from linkaudit.state.base import Entry
 
@@ -48,7 +48,7 @@ class SitemapSection:
 
     def section(
         self, find: Callable[[str], Entry | None], start_urls: Iterable[str]
-    ) -> dict[str, Any] | None:
+    ) -> SitemapFindings | None:
         """None when no sitemap was read.  ``find``: a URL's entry."""
         if not self.sitemaps:
             return None
@@ -56,7 +56,7 @@ class SitemapSection:
         checked = {u: e for u in listed if (e := find(u)) is not None and e.result is not None}
         outcome = {u: e.result.outcome for u, e in checked.items() if e.result is not None}
         starts = set(start_urls)
-        return {
+        found: SitemapFindings = {
             "sitemaps": sorted(self.sitemaps),
             "urls": len(listed),
             "broken": sorted(u for u, o in outcome.items() if o == Outcome.BROKEN),
@@ -70,5 +70,7 @@ class SitemapSection:
                 and (checked[u].referrer_count if u in checked else 0) <= listed[u]
             ),
             "missing": sorted(set(self.pages) - set(listed)),
-            **({"skipped": sorted(self.skipped)} if self.skipped else {}),
         }
+        if self.skipped:
+            found["skipped"] = sorted(self.skipped)
+        return found

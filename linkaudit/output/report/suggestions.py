@@ -13,10 +13,9 @@ same.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from linkaudit.items import Outcome
-from linkaudit.rules.suggest import Suggester
+from linkaudit.rules.suggest import Suggester, SuggestionRecord
 from linkaudit.rules.urls import is_near
 from linkaudit.state.base import Entry
 
@@ -43,7 +42,7 @@ class Suggestions:
         if result.sitemap is not None and result.sitemap.get("kind") == "urlset":
             self.listed.extend(u for u in result.sitemap.get("urls") or () if is_near(u, self.near))
 
-    def suggest(self, find: Callable[[str], Entry | None]) -> dict[str, dict[str, Any]]:
+    def suggest(self, find: Callable[[str], Entry | None]) -> dict[str, SuggestionRecord]:
         """Broken URL -> its ``suggestion``; what was gathered is freed.
         ``find``: a URL's entry (a sitemap's URL the audit did not check is
         taken as the sitemap says: it exists)."""

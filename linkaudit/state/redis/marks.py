@@ -13,7 +13,9 @@ import json
 import time
 from typing import Any
 
-from linkaudit.rules.backoff import MAX_COUNT
+from linkaudit.rules.backoff import MAX_COUNT, BackoffRecord
+from linkaudit.rules.memento import ArchiveNote
+from linkaudit.state.base import GetOnlyNote, KeptRecord
 from linkaudit.state.redis.calls import Calls
 
 GET_ONLY_READ = 2.0  # seconds a worker's copy of ``getonly`` is trusted for a host not in it
@@ -35,17 +37,17 @@ class Marks(Calls):
     def set_hops(self, url: str, hops: int) -> None:
         self._do(lambda: self.client.hset(self.key("hops"), url, hops), None)
 
-    def backoff(self, host: str) -> dict[str, Any] | None:
+    def backoff(self, host: str) -> KeptRecord | None:
         """The host's record as JSON gives it; None when it is not a JSON
         object (an altered record: the rules clamp each value, see
         ``HostBackoff.restore``)."""
         return _record(self._do(lambda: self.client.hget(self.key("bo"), host), None))
 
-    def save_backoff(self, host: str, record: dict[str, Any]) -> None:
+    def save_backoff(self, host: str, record: BackoffRecord) -> None:
         self._do(lambda: self.client.hset(self.key("bo"), host, json.dumps(record)), None)
 
     # this worker's copy of ``getonly``, and when it was read (monotonic)
-    _get_only: dict[str, dict[str, Any]] | None = None
+    _get_only: dict[str, KeptRecord] | None = None
     _get_only_read = 0.0
 
     def get_only(self, host: str) -> bool:
@@ -57,23 +59,23 @@ class Marks(Calls):
             self._get_only_read = time.monotonic()
         return host in known
 
-    def note_get_only(self, host: str, record: dict[str, Any]) -> None:
+    def note_get_only(self, host: str, record: GetOnlyNote) -> None:
         self._do(lambda: self.client.hset(self.key("getonly"), host, json.dumps(record)), None)
         if self._get_only is not None:
             self._get_only[host] = record
 
-    def get_only_hosts(self) -> dict[str, dict[str, Any]]:
+    def get_only_hosts(self) -> dict[str, KeptRecord]:
         records = self._do(lambda: self.client.hgetall(self.key("getonly")), {})
         hosts = {host: _record(raw) for host, raw in records.items()}
         return {host: record for host, record in hosts.items() if record is not None}
 
-    def archived(self, url: str) -> dict[str, Any] | None:
+    def archived(self, url: str) -> KeptRecord | None:
         return _record(self._do(lambda: self.client.hget(self.key("archived"), url), None))
 
-    def note_archived(self, url: str, record: dict[str, Any]) -> None:
+    def note_archived(self, url: str, record: ArchiveNote) -> None:
         self._do(lambda: self.client.hset(self.key("archived"), url, json.dumps(record)), None)
 
-    def archived_copies(self) -> dict[str, dict[str, Any]]:
+    def archived_copies(self) -> dict[str, KeptRecord]:
         records = self._do(lambda: self.client.hgetall(self.key("archived")), {})
         found = {url: _record(raw) for url, raw in records.items()}
         return {url: record for url, record in found.items() if record is not None}

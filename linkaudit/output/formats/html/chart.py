@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from linkaudit.output.formats.html.parts import esc
+from linkaudit.output.report.records import AuditRecord
 
 # The drawing's own units (it scales to the page's width: viewBox).
 WIDTH, HEIGHT = 720, 260
@@ -43,7 +43,7 @@ def when(stamp: str) -> str:
     return moment.strftime("%d %b %Y %H:%M")
 
 
-def figures(record: dict[str, Any]) -> dict[str, int]:
+def figures(record: AuditRecord) -> dict[str, int]:
     """What the chart draws of one audit of the history."""
     return {
         "broken": int(record["summary"]["broken"]),
@@ -52,7 +52,7 @@ def figures(record: dict[str, Any]) -> dict[str, int]:
     }
 
 
-def point_words(record: dict[str, Any]) -> str:
+def point_words(record: AuditRecord) -> str:
     """``24 Nov 2026 10:00: 12 broken, 3 new, 1 fixed``."""
     f = figures(record)
     return f"{when(record['started_at'])}: {f['broken']} broken, {f['new']} new, {f['fixed']} fixed"
@@ -84,7 +84,7 @@ class _Scale:
         return TOP + (HEIGHT - TOP - BOTTOM) * (1 - v / self.peak)
 
 
-def _axes(history: list[dict[str, Any]], scale: _Scale, step: int) -> str:
+def _axes(history: list[AuditRecord], scale: _Scale, step: int) -> str:
     """Grid lines with their counts, some audits' dates, the axes' names."""
     out = [
         f'<line class="grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{scale.y(v):.1f}"'
@@ -123,7 +123,7 @@ def _legend() -> str:
     )
 
 
-def _series(history: list[dict[str, Any]], points: list[dict[str, int]], scale: _Scale) -> str:
+def _series(history: list[AuditRecord], points: list[dict[str, int]], scale: _Scale) -> str:
     """A line per series, then each audit's marks as one labelled group."""
     out = [
         f'<polyline class="s-{key}" fill="none"{_dash(dash)} points="'
@@ -147,7 +147,7 @@ def _series(history: list[dict[str, Any]], points: list[dict[str, int]], scale: 
     return "".join(out)
 
 
-def chart(history: list[dict[str, Any]], title: str) -> str:
+def chart(history: list[AuditRecord], title: str) -> str:
     """The SVG for two or more audits, oldest first; its description says
     the trend in words, and every audit's figures, for a screen reader."""
     points = [figures(r) for r in history]

@@ -18,7 +18,7 @@ from linkaudit.items import Outcome
 from linkaudit.output.formats.common import Report
 from linkaudit.output.formats.html.chart import chart, figures, when
 from linkaudit.output.formats.html.parts import count, esc, link, section
-from linkaudit.output.report.records import ReportEntry
+from linkaudit.output.report.records import AuditRecord, ReportEntry
 from linkaudit.output.words import age
 
 LONGEST = 10  # URLs (and pages) in the "longest broken" lists
@@ -121,7 +121,7 @@ def _longest_pages(report: Report) -> str:
     return section("longest-pages", "Pages with broken links the longest", len(chosen), text, 3)
 
 
-def _figures_table(history: list[dict[str, Any]]) -> str:
+def _figures_table(history: list[AuditRecord]) -> str:
     """The chart's figures (and a little more) as a table, folded."""
     rows = "".join(
         f'<tr><td>{esc(when(r["started_at"]))}</td><td class="num">{f["broken"]}</td>'
