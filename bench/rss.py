@@ -4,7 +4,7 @@ and the crawl's end noted (the report's one pass begins: Sections.read
 wrapped, as bench/heap.py does).  Prints the peak while crawling, the RSS
 as the report began, and the peak while the report was written (MB).
 
-    .venv/bin/python bench/rss.py -- URL... [LINKAUDIT OPTIONS]
+    .venv/bin/python bench/rss.py [--every 0.25] -- URL... [LINKAUDIT OPTIONS]
     .venv/bin/python bench/scale.py --urls 10000,50000 --rss   # the scale site's
 
 No tracing: the audit runs at its own speed and the figures are the ones
@@ -45,11 +45,14 @@ class Sampler(threading.Thread):
 
 def main() -> None:
     args = sys.argv[1:]
+    every = 0.25
+    if args[:1] == ["--every"]:  # seconds between two readings
+        every, args = float(args[1]), args[2:]
     args = args[1:] if args[:1] == ["--"] else args
     from linkaudit.cli import main as linkaudit
     from linkaudit.output.report.sections import Sections
 
-    sampler = Sampler()
+    sampler = Sampler(every)
     read = Sections.read
 
     def noted_then_read(self, state):  # type: ignore[no-untyped-def]
