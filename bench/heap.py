@@ -7,10 +7,13 @@ tenth), and that snapshot's allocations grouped by the line that made them.
     .venv/bin/python bench/heap.py --compare heap-10k.pickle heap-50k.pickle
 
 The first form writes the top lines (``--top``, 40) and keeps the snapshot
-(``OUT`` with ``.pickle``), and the same of the heap as the report began
-(the crawl's end: ``OUT-crawl``); the second prints, line by line, what two
-snapshots' sizes differ by and the bytes a URL that is (give ``--urls A,B``,
-the two audits' URL counts): the allocations that grow with the site.
+(``OUT`` with ``.pickle``), the same of the heap as the report began
+(the crawl's end: ``OUT-crawl``) and at its peak while the report was
+written (within 2 %: ``OUT-report``; the traced heap's peak ``OUT`` may be
+the crawl's, half way, while the peak RSS is the report's); the second
+prints, line by line, what two snapshots' sizes differ by and the bytes a
+URL that is (give ``--urls A,B``, the two audits' URL counts): the
+allocations that grow with the site.
 tracemalloc keeps one frame (``PYTHONTRACEMALLOC`` is not needed); it slows
 the audit about twofold and costs memory of its own, which it does not
 count.
@@ -27,23 +30,43 @@ from pathlib import Path
 
 class PeakSnapshots(threading.Thread):
     """Snapshots the traced heap whenever it has grown by ``growth`` since
-    the last one."""
+    the last one; once the report began (:meth:`reporting`), also whenever
+    it has grown by 2 % since the report's last one."""
 
     def __init__(self, growth: float = 1.1, every: float = 0.5):
         super().__init__(daemon=True)
         self.growth, self.every = growth, every
         self.snapshot: tracemalloc.Snapshot | None = None
         self.size = 0
+        self.report: tracemalloc.Snapshot | None = None
+        self.report_size: int | None = None  # None: the report has not begun
         self.done = threading.Event()
+        self.lock = threading.Lock()
 
     def run(self) -> None:
         while not self.done.wait(self.every):
+            self.check()
+
+    def check(self) -> None:
+        with self.lock:
             current, _peak = tracemalloc.get_traced_memory()
+            taken = None
             if current > self.size * self.growth:
-                self.snapshot, self.size = tracemalloc.take_snapshot(), current
+                taken = tracemalloc.take_snapshot()
+                self.snapshot, self.size = taken, current
+            if self.report_size is not None and current > self.report_size * 1.02:
+                self.report = taken or tracemalloc.take_snapshot()
+                self.report_size = current
+
+    def reporting(self) -> tracemalloc.Snapshot:
+        """The report begins: the heap now (the crawl's end)."""
+        with self.lock:
+            now = tracemalloc.take_snapshot()
+            self.report, self.report_size = now, tracemalloc.get_traced_memory()[0]
+            return now
 
 
-def _at_report() -> list[tracemalloc.Snapshot]:
+def _at_report(watch: PeakSnapshots) -> list[tracemalloc.Snapshot]:
     """A snapshot taken as the report's one pass begins (the crawl's end),
     into the list returned (Sections.read wrapped)."""
     from linkaudit.output.report.sections import Sections
@@ -53,7 +76,7 @@ def _at_report() -> list[tracemalloc.Snapshot]:
 
     def snapshot_then_read(self, state):  # type: ignore[no-untyped-def]
         if not taken:
-            taken.append(tracemalloc.take_snapshot())
+            taken.append(watch.reporting())
         return read(self, state)
 
     Sections.read = snapshot_then_read  # type: ignore[method-assign]
@@ -108,24 +131,26 @@ def main() -> None:
     from linkaudit.cli import main as linkaudit
 
     args = ns.args[1:] if ns.args[:1] == ["--"] else ns.args
-    crawled = _at_report()
     tracemalloc.start(1)
     watch = PeakSnapshots()
+    crawled = _at_report(watch)
     watch.start()
     try:
         code = linkaudit(args)
     finally:
         watch.done.set()
         watch.join()
-    snapshot = watch.snapshot
     tracemalloc.stop()
-    if snapshot is not None and ns.out is not None:
-        snapshot.dump(str(ns.out.with_suffix(".pickle")))
-        ns.out.write_text("\n".join(top(snapshot, ns.top)) + "\n")
-    if crawled and ns.out is not None:  # the heap when the report began
-        crawl = ns.out.with_name(ns.out.stem + "-crawl")
-        crawled[0].dump(str(crawl.with_suffix(".pickle")))
-        crawl.with_suffix(".txt").write_text("\n".join(top(crawled[0], ns.top)) + "\n")
+    if ns.out is not None:
+        for name, snapshot in (
+            ("", watch.snapshot),
+            ("-crawl", crawled[0] if crawled else None),  # the heap when the report began
+            ("-report", watch.report if crawled else None),  # its peak while reporting
+        ):
+            if snapshot is not None:
+                out = ns.out.with_name(ns.out.stem + name)
+                snapshot.dump(str(out.with_suffix(".pickle")))
+                out.with_suffix(".txt").write_text("\n".join(top(snapshot, ns.top)) + "\n")
     sys.exit(code)
 
 

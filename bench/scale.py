@@ -5,6 +5,7 @@ by four workers on one Redis, at each size asked.
     .venv/bin/python bench/scale.py                         # 10,000 and 100,000 URLs
     .venv/bin/python bench/scale.py --urls 10000 --kill     # and a worker killed half way
     .venv/bin/python bench/scale.py --urls 1000000 --kill   # a quiet machine, hours, ~14 GB
+    .venv/bin/python bench/scale.py --urls 10000,50000 --rss  # RSS crawling, then reporting
 
 The site: ``--hosts`` sites of bench/gen_site.py (10 by default), site
 ``k`` on ``127.0.1.k`` (near) with its far origin on ``127.0.2.k``, the
@@ -271,11 +272,14 @@ def main() -> None:
     p.add_argument(
         "--heap", type=Path, help="instead: the one process under bench/heap.py, its census here"
     )
+    p.add_argument("--rss", action="store_true", help="instead: the one process under bench/rss.py")
     ns = p.parse_args()
     if ns.linkaudit:
         LINKAUDIT[:] = [ns.linkaudit]
     if ns.heap is not None:
         return heap(ns)
+    if ns.rss:
+        return rss(ns)
     rows = []
     for size in (int(n) for n in ns.urls.split(",")):
         site = generate(size, ns.hosts)
@@ -339,7 +343,8 @@ def heap(ns: argparse.Namespace) -> None:
             server.stop()
         counts.append(json.loads((cwd / "single.json").read_text())["summary"]["urls"])
         print(out.read_text(), flush=True)
-    for when in ("", "-crawl") if len(sizes) > 1 else ():  # at the peak, at the crawl's end
+    # at the traced peak, at the crawl's end, at the report's peak
+    for when in ("", "-crawl", "-report") if len(sizes) > 1 else ():
         pickles = [str(ns.heap / f"heap-{n}{when}.pickle") for n in sizes[:2]]
         print(f"heap{when}: what grew from {counts[0]:,} to {counts[1]:,} URLs", flush=True)
         subprocess.run(
@@ -347,6 +352,34 @@ def heap(ns: argparse.Namespace) -> None:
             + ["--urls", f"{counts[0]},{counts[1]}"],
             check=True,
         )
+
+
+def rss(ns: argparse.Namespace) -> None:
+    """The one process's RSS, crawling and writing the report, for each size
+    (bench/rss.py: its peak while crawling, as the report began, its peak
+    while writing it)."""
+    for size in (int(n) for n in ns.urls.split(",")):
+        site = generate(size, ns.hosts)
+        server = ScaleNginx(site, ns.hosts)
+        cwd = WORK / "runs" / f"scale-{size}-rss"
+        shutil.rmtree(cwd, ignore_errors=True)
+        cwd.mkdir(parents=True)
+        try:
+            cmd = _command(server.starts[0], cwd / "single.json")
+            cmd[2:2] = server.starts[1:]
+            run = subprocess.run(
+                [sys.executable, str(HERE / "rss.py"), "--", *cmd[1:]],
+                cwd=cwd,
+                check=False,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        finally:
+            server.stop()
+        report = json.loads((cwd / "single.json").read_text())
+        line = run.stderr.strip().splitlines()[-1]
+        print(f"{report['summary']['urls']:,} URLs: {line}, {digest(report, None)[0][:12]}")
 
 
 def table(rows: list[dict]) -> None:

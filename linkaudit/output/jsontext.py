@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 # Characters written as JSON \\u escapes, though JSON may hold them raw: lone
@@ -28,6 +29,16 @@ def json_text(value: Any, **options: Any) -> str:
     if _ESCAPED_IN_JSON.search(text) is None:  # nearly always: one pass in C
         return text
     return _ESCAPED_IN_JSON.sub(_json_escape, text)
+
+
+def json_pieces(value: Any, **options: Any) -> Iterator[str]:
+    """:func:`json_text`'s text a piece at a time (as ``json`` makes it:
+    a string is always one piece whole), to be written as it is made: a
+    large value is never one string, nor the list of its pieces
+    ``json.dumps`` joins (the report's head, its groups: bench/README.md,
+    "A million URLs")."""
+    for piece in json.JSONEncoder(ensure_ascii=False, **options).iterencode(value):
+        yield escaped_raw(piece)
 
 
 def escaped_raw(text: str) -> str:

@@ -298,6 +298,18 @@ class AuditState(ABC):
     def entries(self) -> Iterator[Entry]:
         """Every discovered URL, in no particular order."""
 
+    # A state that holds every entry in this process's memory reads one
+    # again by its URL for about what decoding it costs (``entry``): the
+    # report's one pass then keeps only the URLs, not every entry packed
+    # (output/report/kept.py).  A state with a round trip a read (Redis)
+    # does not: the pass keeps what ``entries`` gave.
+    rereads_entries = False
+
+    def entry(self, url: str) -> Entry:
+        """The entry of a discovered ``url``, as :meth:`entries` gives it
+        (only where ``rereads_entries``)."""
+        raise NotImplementedError
+
     # -- marks: URLs to read in a special way --------------------------------------
     @abstractmethod
     def mark(self, kind: str, urls: list[str]) -> None:

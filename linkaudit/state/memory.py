@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from linkaudit.items import Outcome, UrlResult
 from linkaudit.rules.memento import ArchiveNote
@@ -19,8 +19,12 @@ class MemoryState(AuditState):
 
     Referrer lists are kept only while a URL's outcome is unknown or not ok:
     for an ok URL a count is enough, so a large site does not hold every
-    edge (280,000 on a 10,000-page site) in memory.  Results are kept in
-    their compact form (state/compact.py): a tenth of the objects' size.
+    edge (280,000 on a 10,000-page site) in memory.  A list is flat, page
+    then line, one after the other: no ``(page, line)`` tuple a referrer
+    (56 bytes each, and the URLs found but not yet checked hold most of
+    them half way through a crawl; bench/README.md, "A million URLs").
+    Results are kept in their compact form (state/compact.py): a tenth of
+    the objects' size.
 
     Each URL is one key of one dict, its value the depth it was found at
     (an int) until its result is recorded, then ``"<depth> <compact
@@ -35,7 +39,7 @@ class MemoryState(AuditState):
         self._recorded = 0  # URLs with a result
         self._frontier: dict[int, list[Pending]] = {}
         self._counts: dict[str, int] = {}
-        self._refs: dict[str, list[tuple[str, int | None]]] = {}
+        self._refs: dict[str, list[str | int | None]] = {}  # URL -> [page, line, page, line...]
         self._dropped = 0  # new URLs past max_urls
         self._marks: dict[str, set[str]] = {}  # kind -> URLs
         self._hops: dict[str, int] = {}  # redirect targets -> chain length
@@ -78,7 +82,11 @@ class MemoryState(AuditState):
     def add_referrer(self, target: str, page: str, line: int | None) -> None:
         self._counts[target] = self._counts.get(target, 0) + 1
         if not _is_ok(self._known.get(target)):
-            self._refs.setdefault(target, []).append((page, line))
+            refs = self._refs.get(target)
+            if refs is None:
+                self._refs[target] = [page, line]
+            else:
+                refs += page, line
 
     def _settle(
         self, result: UrlResult, now: float
@@ -123,7 +131,7 @@ class MemoryState(AuditState):
                 yield _decode(url, stored)[1][0]
 
     def referrers(self, url: str) -> tuple[int, list[tuple[str, int | None]]]:
-        return self._counts.get(url, 0), self._refs.get(url, [])
+        return self._counts.get(url, 0), _pairs(self._refs.get(url))
 
     def mark(self, kind: str, urls: list[str]) -> None:
         self._marks.setdefault(kind, set()).update(urls)
@@ -155,14 +163,30 @@ class MemoryState(AuditState):
     def archived_copies(self) -> dict[str, KeptRecord]:
         return dict(self._archived)
 
+    rereads_entries = True  # (every entry is in this dict)
+
     def entries(self) -> Iterator[Entry]:
         for url, stored in self._known.items():
-            count, refs = self.referrers(url)
-            if isinstance(stored, int):
-                yield Entry(url, stored, None, count, refs, None)
-            else:
-                depth, (result, failing) = _decode(url, stored)
-                yield Entry(url, depth, result, count, refs, failing)
+            yield self._entry(url, stored)
+
+    def entry(self, url: str) -> Entry:
+        return self._entry(url, self._known[url])
+
+    def _entry(self, url: str, stored: int | str) -> Entry:
+        count, refs = self.referrers(url)
+        if isinstance(stored, int):
+            return Entry(url, stored, None, count, refs, None)
+        depth, (result, failing) = _decode(url, stored)
+        return Entry(url, depth, result, count, refs, failing)
+
+
+def _pairs(flat: list[str | int | None] | None) -> list[tuple[str, int | None]]:
+    """A flat referrer list's ``(page, line)`` pairs."""
+    if not flat:
+        return []
+    pages = cast(list[str], flat[::2])
+    lines = cast(list[int | None], flat[1::2])
+    return list(zip(pages, lines, strict=True))
 
 
 def _decode(url: str, stored: str) -> tuple[int, tuple[UrlResult, float | None]]:

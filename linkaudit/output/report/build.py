@@ -13,7 +13,7 @@ from linkaudit.items import OUTCOMES, Outcome
 from linkaudit.output.jsontext import json_text
 from linkaudit.output.reading import needed_in_summary, read_report
 from linkaudit.output.report.archived import archived
-from linkaudit.output.report.atomic import directory_of, dumps_report, write_atomically
+from linkaudit.output.report.atomic import directory_of, dumps_report, write_atomically, write_head
 from linkaudit.output.report.facts import ReportFacts, now_iso
 from linkaudit.output.report.getonly import get_only_hosts
 from linkaudit.output.report.naming import in_shown_order, named_entry, named_head
@@ -344,11 +344,11 @@ def write_report(path: str, state: AuditState, facts: ReportFacts) -> Report:
         spool.seek(0)
 
         def write(fh: Any) -> None:
-            head = json_text(report, indent=1)
+            write_head(fh, report)
             if first:  # no entry
-                fh.write(f'{head[:-2]},\n "urls": []\n}}\n')
+                fh.write(',\n "urls": []\n}\n')
                 return
-            fh.write(f'{head[:-2]},\n "urls": [\n')
+            fh.write(',\n "urls": [\n')
             shutil.copyfileobj(spool, fh, 1 << 20)
             fh.write("\n ]\n}\n")
 

@@ -84,13 +84,8 @@ class Groups:
         every entry, for the share of pages each run of links is on."""
         if not self.targets:
             return []
-        pages = {r["url"] for item in self.targets for r in item["referrers"]}
-        blocks: dict[str, BlockIndex] = {}  # a page's, built once for all its referrers
-        for page in pages:
-            entry = find(page)
-            if entry is not None and entry.result is not None and entry.result.blocks:
-                blocks[page] = BlockIndex(entry.result.blocks)
-        placed = [self._placed(item, blocks) for item in self.targets]
+        signatures = self._signatures(find)
+        placed = [self._placed(*both) for both in zip(self.targets, signatures, strict=True)]
         runs = {b for _item, by_block, _own in placed for b in by_block if b.startswith(RUN)}
         menus = self._menus(runs, entries)
         out: list[TemplateGroup] = []
@@ -98,21 +93,45 @@ class Groups:
             out.extend(self._target_groups(item, by_block, own, menus))
         return out
 
+    def _signatures(self, find: Callable[[str], Entry | None]) -> list[list[str | None]]:
+        """For each target, the block each of its referrers sits in (its
+        signature; None: in none).  The pages are read one at a time, each
+        page's blocks indexed once for all its referrers and let go: held
+        all at once, the indexes of every page linking to a broken URL (on
+        a site whose template carries one, every page) were the largest
+        part of the report's peak (bench/README.md, "A million URLs")."""
+        targets = self.targets
+        signatures: list[list[str | None]] = []
+        by_page: dict[str, list[tuple[int, int]]] = {}  # page -> (target, referrer) at
+        for at, item in enumerate(targets):
+            signatures.append([None] * len(item["referrers"]))
+            for place, referrer in enumerate(item["referrers"]):
+                by_page.setdefault(referrer["url"], []).append((at, place))
+        for page, where in by_page.items():
+            entry = find(page)
+            if entry is None or entry.result is None or not entry.result.blocks:
+                continue
+            index = BlockIndex(entry.result.blocks)
+            for at, place in where:
+                item = targets[at]
+                referrer = item["referrers"][place]
+                # a link through a redirect is the page's link to the redirect
+                block = index.of(referrer.get("via") or item["url"], referrer["line"])
+                if block is not None:
+                    signatures[at][place] = block[0]
+        return signatures
+
     def _placed(
-        self, item: ReportEntry, blocks: dict[str, BlockIndex]
+        self, item: ReportEntry, signatures: list[str | None]
     ) -> tuple[ReportEntry, dict[str, list[Place]], list[Place]]:
         """A target's referrers by the block each sits in; those in none."""
         by_block: dict[str, list[Place]] = {}
         own: list[Place] = []
-        for referrer in item["referrers"]:
-            index = blocks.get(referrer["url"])
-            # a link through a redirect is the page's link to the redirect
-            linked = referrer.get("via") or item["url"]
-            block = index.of(linked, referrer["line"]) if index is not None else None
-            if block is None:
+        for referrer, signature in zip(item["referrers"], signatures, strict=True):
+            if signature is None:
                 own.append(referrer)
             else:
-                by_block.setdefault(block[0], []).append(referrer)
+                by_block.setdefault(signature, []).append(referrer)
         return item, by_block, own
 
     def _menus(self, runs: set[str], entries: Iterable[Entry]) -> set[str]:

@@ -1,15 +1,22 @@
-"""The report's entries kept between the one pass and the writing, in the
-compact form the states keep results in (``state/compact.py``).
+"""The report's entries kept between the one pass and the writing.
 
 The one pass (``sections.py``) must keep every entry: the report lists
 them sorted by URL, and the builders look URLs up afterwards.  Kept as
 ``Entry`` values, each with its decoded ``UrlResult`` (its strings, its
 page dict, its ``checked_at`` text), that is about 1,100 bytes a URL, all
 at once at the end of the audit: at 50,000 URLs, the largest single part
-of the process's peak (bench/README.md, "A million URLs").  Kept encoded,
-about 200: the URL (the state's own string), the depth, the result's
-compact text, the referrer count and list, as one tuple; an entry is
-decoded again each time it is read, which costs a few microseconds.
+of the process's peak (bench/README.md, "A million URLs").  So an entry
+is kept as little as its state allows, and read again each time it is
+read (a few microseconds):
+
+- a state that holds every entry in this process's memory and reads one
+  again by its URL (``AuditState.rereads_entries``: the memory state, the
+  audit database's) gives only the URL, the state's own string: 8 bytes
+  a URL, the entry read from the state again (``AuditState.entry``);
+- any other (Redis: a round trip a read) the entry packed, in the compact
+  form the states keep results in (``state/compact.py``): the URL, the
+  depth, the result's compact text, the referrer count and, flat, the
+  referrers, one tuple (about 200 bytes a URL).
 
 An entry a builder replaces (a redirect in a loop, a far link unchecked
 offline) is kept as the ``Entry`` it is given.
@@ -18,47 +25,48 @@ offline) is kept as the ``Entry`` it is given.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from linkaudit.state.base import Entry
+from linkaudit.state.base import AuditState, Entry
 from linkaudit.state.compact import decode_result, encode_result
 
-# (url, depth, compact result or None, referrer count, referrers, failing since)
+# (url, depth, compact result or None, referrer count, referrers flat, failing since)
 _Packed = tuple
-_Kept = _Packed | Entry
+_Kept = str | _Packed | Entry
 
 
 def pack(entry: Entry) -> _Packed:
     result = entry.result
     text = None if result is None else encode_result(result, None)
-    return (
-        entry.url,
-        entry.depth,
-        text,
-        entry.referrer_count,
-        entry.referrers or None,
-        entry.failing_since,
-    )
+    flat = tuple(part for place in entry.referrers for part in place) or None
+    return (entry.url, entry.depth, text, entry.referrer_count, flat, entry.failing_since)
 
 
-def unpack(kept: _Kept) -> Entry:
+def unpack(kept: _Packed | Entry) -> Entry:
     if isinstance(kept, Entry):
         return kept
-    url, depth, text, count, refs, failing = kept
+    url, depth, text, count, flat, failing = kept
     result = None if text is None else decode_result(url, depth, text)[0]
-    return Entry(url, depth, result, count, [] if refs is None else refs, failing)
+    refs = [] if flat is None else list(zip(flat[::2], flat[1::2], strict=True))
+    return Entry(url, depth, result, count, refs, failing)
 
 
 class KeptEntries:
-    """A list of entries held packed: ``append``, ``sort`` by URL, the
-    position of a URL (:meth:`position`), and the entries read (decoded)
-    by index or in order."""
+    """A list of entries held as little as ``state`` allows: ``append``,
+    ``sort`` by URL, the position of a URL (:meth:`position`), and the
+    entries read (again) by index or in order."""
 
-    def __init__(self) -> None:
+    def __init__(self, state: AuditState | None = None) -> None:
         self._kept: list[_Kept] = []
+        self._keep: Callable[[Entry], _Kept] = pack
+        self._read: Callable[[_Kept], Entry] = unpack  # type: ignore[assignment]
+        if state is not None and state.rereads_entries:
+            entry = state.entry
+            self._keep = _url_of
+            self._read = lambda kept: entry(kept) if isinstance(kept, str) else unpack(kept)
 
     def append(self, entry: Entry) -> None:
-        self._kept.append(pack(entry))
+        self._kept.append(self._keep(entry))
 
     def sort(self) -> None:
         """Sorted by URL (as ``Entry`` values sort by their first field)."""
@@ -72,14 +80,18 @@ class KeptEntries:
         return len(self._kept)
 
     def __getitem__(self, at: int) -> Entry:
-        return unpack(self._kept[at])
+        return self._read(self._kept[at])
 
     def __setitem__(self, at: int, entry: Entry) -> None:
         self._kept[at] = entry
 
     def __iter__(self) -> Iterator[Entry]:
-        return map(unpack, self._kept)
+        return map(self._read, self._kept)
+
+
+def _url_of(entry: Entry) -> str:
+    return entry.url
 
 
 def _url(kept: _Kept) -> str:
-    return kept[0]
+    return kept if isinstance(kept, str) else kept[0]

@@ -5,7 +5,8 @@ audit database or Redis, fetching it).  So ``state.entries()`` is read
 once, as the report is written: each entry is seen, in the state's order, by
 every section builder that needs the whole audit before an entry can be
 shown (missing fragments, soft-404 probes, redirect chains, the sitemap),
-and kept, sorted by URL, for the report's entries (packed: ``kept.py``).  What a builder needs of
+and kept, sorted by URL, for the report's entries (as little as the state
+allows: ``kept.py``).  What a builder needs of
 another URL afterwards (a chain's end, a page's anchors or template blocks,
 a listed URL's outcome) it looks up in that sorted list (:meth:`find`).
 
@@ -63,7 +64,9 @@ class Sections:
         """The one pass over the state's entries: each is seen by every
         builder; returned sorted by URL."""
         fragments, soft, sitemap, suggest = self.fragments, self.soft, self.sitemap, self.suggest
-        entries, offline = self.entries, self.offline
+        # kept as little as the state allows (kept.py)
+        entries = self.entries = KeptEntries(state)
+        offline = self.offline
         for entry in state.entries():
             entries.append(entry)
             if offline is not None:

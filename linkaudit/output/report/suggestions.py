@@ -28,7 +28,10 @@ class Suggestions:
         self.near = near
         self.min_score = min_score
         self.broken: list[str] = []
-        self.candidates: list[tuple[str, bool]] = []  # (URL, an HTML page)
+        # every ok near URL (the state's own strings), and whether each is an
+        # HTML page, a byte each: no (URL, bool) tuple a URL (56 bytes)
+        self.candidates: list[str] = []
+        self.pages = bytearray()
         self.listed: list[str] = []  # near URLs a sitemap lists
 
     def see(self, entry: Entry) -> None:
@@ -38,7 +41,8 @@ class Suggestions:
         if result.outcome == Outcome.BROKEN:
             self.broken.append(entry.url)
         elif result.outcome == Outcome.OK and not result.soft_404:
-            self.candidates.append((entry.url, result.page is not None))
+            self.candidates.append(entry.url)
+            self.pages.append(result.page is not None)
         if result.sitemap is not None and result.sitemap.get("kind") == "urlset":
             self.listed.extend(u for u in result.sitemap.get("urls") or () if is_near(u, self.near))
 
@@ -49,11 +53,11 @@ class Suggestions:
         if not self.broken:
             return {}
         suggester = Suggester(self.broken, self.min_score)
-        for url, page in self.candidates:
-            suggester.offer(url, page)
+        for url, page in zip(self.candidates, self.pages, strict=True):
+            suggester.offer(url, bool(page))
         for url in set(self.listed):
             entry = find(url)
             if entry is None or entry.result is None:
                 suggester.offer(url)
-        self.broken, self.candidates, self.listed = [], [], []
+        self.broken, self.candidates, self.pages, self.listed = [], [], bytearray(), []
         return {url: s.as_dict() for url, s in suggester.suggestions().items()}
