@@ -210,12 +210,7 @@ def _cells(lines: list[str], at: int) -> list[str] | None:
     of cells than the header's; None: no table."""
     if "|" not in lines[at]:
         return None
-    first = at
-    while first > 0 and lines[first - 1].strip():
-        first -= 1
-    last = at + 1
-    while last < len(lines) and lines[last].strip():
-        last += 1
+    first, last = block_around(lines, at)
     rows = lines[first:last]
     if len(rows) < 2 or not DELIMITER.match(rows[1]) or "|" not in rows[1]:
         return None
@@ -245,6 +240,18 @@ def target_name(resolved_key: str) -> tuple[str, str | None] | None:
         last = last.rpartition(".")[0]
     name = SQUEEZE.sub("", last).lower()
     return (name, None) if name else None
+
+
+def block_around(lines: list[str], at: int) -> tuple[int, int]:
+    """The lines (start, end: 0-based, end excluded) of the block of
+    non-blank lines that holds line ``at``."""
+    start = at
+    while start > 0 and lines[start - 1].strip():
+        start -= 1
+    end = at + 1
+    while end < len(lines) and lines[end].strip():
+        end += 1
+    return start, end
 
 
 def line_holding(lines: list[str], name: str) -> int | None:

@@ -41,7 +41,7 @@ import re
 
 from linkaudit.sources.blocks import _literal_before, _squeezed
 from linkaudit.sources.links import WILD
-from linkaudit.sources.literal import Literal, line_holding
+from linkaudit.sources.literal import Literal, block_around, line_holding
 
 # `text`_ / `text <href>`_, and `text <href>`__ (anonymous: group 3; one
 # without its href pairs with an anonymous target, refused)
@@ -270,12 +270,7 @@ def _paragraph(lines: list[str], at: int, tables: list[tuple[int, int]]) -> str 
     """The words of the plain paragraph holding line ``at`` as the page
     shows them (a role's: ``WILD``), or None (see the module's doc): an
     unindented paragraph, or the text of a bullet list item (``_item``)."""
-    start = at
-    while start > 0 and lines[start - 1].strip():
-        start -= 1
-    end = at + 1
-    while end < len(lines) and lines[end].strip():
-        end += 1
+    start, end = block_around(lines, at)
     block = lines[start:end]
     if _in_table(tables, start, end - 1):
         return None

@@ -196,10 +196,9 @@ class BuildSection(TypedDict):
     sources: NotRequired[BuildSources]
 
 
-class FeedItem(TypedDict):
-    """A feed item a report's verdict revises (``revisions.py``; its contract:
-    ``docs/item.schema.json``): an entry's contract fields, every optional
-    one present (None, false or 0 when unset), and ``revised``."""
+class _Checked(TypedDict):
+    """The fields every URL's record has, in the report and in a feed: the
+    check's result (``UrlResult``'s contract fields) and its places."""
 
     url: str
     near: bool
@@ -212,6 +211,13 @@ class FeedItem(TypedDict):
     depth: int
     referrer_count: int
     referrers: list[Place]
+
+
+class FeedItem(_Checked):
+    """A feed item a report's verdict revises (``revisions.py``; its contract:
+    ``docs/item.schema.json``): an entry's contract fields, every optional
+    one present (None, false or 0 when unset), and ``revised``."""
+
     truncated: bool
     links_dropped: int
     page: PageStats | None
@@ -263,21 +269,10 @@ class SitemapFindings(TypedDict):
     skipped: NotRequired[list[str]]
 
 
-class ReportEntry(TypedDict):
+class ReportEntry(_Checked):
     """``urls[]``: one URL's entry: the check's result (``UrlResult``'s
     contract fields), its places, and what the report adds."""
 
-    url: str
-    near: bool
-    outcome: str
-    status: int | None
-    error: str | None
-    method: str | None
-    content_type: str | None
-    location: str | None
-    depth: int
-    referrer_count: int
-    referrers: list[Place]
     file: NotRequired[str]  # a build's: the file of the URL (report/naming.py)
     deployed: NotRequired[str]  # as a format reads it: the deployed URL (formats/naming.py)
     truncated: NotRequired[bool]
