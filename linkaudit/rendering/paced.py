@@ -153,15 +153,14 @@ class PacedFetch:
         """The answer, its redirects followed here: the browser would
         follow them out of its routes' sight, so each target is asked of
         the page's rules (``reach.py``) as a request of its own, and
-        counted so; None: it failed, or a target was refused."""
+        counted so; None: its page ended, or a target was refused (a failed
+        download raises: ``__call__`` aborts the browser's request)."""
         for _ in range(MAX_REDIRECTS + 1):
-            try:
-                response = await self._download(request, page)
-            except Exception as exc:  # noqa: BLE001 (the page's request failed, not the audit)
-                logger.debug("%s asked by a rendered page: %s", request.url, exc)
+            response = await self._download(request, page)
+            if response is None:
                 return None
-            location = response.headers.get(b"Location") if response is not None else None
-            if response is None or response.status not in REDIRECTS or not location:
+            location = response.headers.get(b"Location")
+            if response.status not in REDIRECTS or not location:
                 return response
             target = urljoin(request.url, location.decode("latin-1").strip())
             method = "GET" if response.status in (301, 302, 303) else request.method
